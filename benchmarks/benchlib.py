@@ -1,0 +1,329 @@
+"""Shared code of benchmarks/compare-p2p, compare-rma, compare-coll and startup.
+
+Builds the MPI reference programs and the floor programs into BUILD/benchmarks/{mpi,floor},
+runs rmp and MPI jobs interleaved round by round (the VM moves its two vCPUs between near
+and far placements minute to minute, so only side-by-side runs give meaningful ratios),
+parses the OSU-style output, keeps the best value per size, prints tables with ratios and
+writes the raw results as JSON or CSV.
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(HERE)
+NCPU = os.cpu_count() or 1
+
+MPIS = {
+    # name: (compiler wrapper, launcher)
+    "ompi": ("mpicc.openmpi", "mpirun.openmpi"),
+    "mpich": ("mpicc.mpich", "mpirun.mpich"),
+}
+FLAVOR_DIR = {"ompi": "openmpi", "mpich": "mpich"}
+IMPLS = ("rmp", "ompi", "mpich")
+CFLAGS = ["-O2", "-Wall", "-Wextra"]
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- command line
+
+def base_parser(description):
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--build", default=os.path.join(SRC, "build"),
+                   help="meson build directory (default: %(default)s)")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="interleaved rounds; the best value per size is kept (default 3, 1 with --quick)")
+    p.add_argument("--quick", action="store_true",
+                   help="fewer iterations and one round: a fast sanity run")
+    p.add_argument("--impl", default=",".join(IMPLS),
+                   help="comma-separated subset of rmp,ompi,mpich (default all)")
+    p.add_argument("--out", default=None,
+                   help="raw results file, .json or .csv (default BUILD/benchmarks/results/NAME-DATE.json)")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds per run (default 600)")
+    p.add_argument("--verbose", "-v", action="store_true", help="print every command")
+    return p
+
+
+def finish_args(args):
+    args.build = os.path.abspath(args.build)
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else 3
+    args.impls = [i for i in args.impl.split(",") if i]
+    for i in args.impls:
+        if i not in IMPLS:
+            sys.exit("unknown implementation %r (choose from %s)" % (i, ",".join(IMPLS)))
+    return args
+
+
+# ---------------------------------------------------------------- building
+
+def _stale(target, sources):
+    if not os.path.exists(target):
+        return True
+    t = os.path.getmtime(target)
+    return any(os.path.getmtime(s) > t for s in sources)
+
+
+def _compile(compiler, target, sources, extra=()):
+    if not _stale(target, sources):
+        return True
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    cmd = [compiler] + CFLAGS + ["-o", target] + list(sources) + list(extra)
+    log("building: " + " ".join(cmd))
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        log(r.stdout + r.stderr)
+        log("warning: build of %s failed" % target)
+        return False
+    if r.stderr.strip():
+        log(r.stderr)
+    return True
+
+
+def mpi_program(build, impl, name):
+    """Path of benchmarks/mpi/NAME.c built with IMPL's wrapper, or None if it cannot be built."""
+    compiler = MPIS[impl][0]
+    if not shutil.which(compiler):
+        log("warning: %s not found, skipping %s" % (compiler, impl))
+        return None
+    src = [os.path.join(HERE, "mpi", name + ".c"), os.path.join(HERE, "bench_common.c")]
+    deps = src + [os.path.join(HERE, "mpi", "bench_mpi.h"), os.path.join(HERE, "bench_common.h")]
+    target = os.path.join(build, "benchmarks", "mpi", FLAVOR_DIR[impl], name)
+    if _stale(target, deps) and os.path.exists(target):
+        os.unlink(target)
+    return target if _compile(compiler, target, src) else None
+
+
+def floor_program(build, name):
+    src = [os.path.join(HERE, "floor", name + ".c")]
+    target = os.path.join(build, "benchmarks", "floor", name)
+    return target if _compile("cc", target, src, ["-pthread"]) else None
+
+
+def rmp_available(build, program):
+    rrun = os.path.join(build, "launcher", "rrun")
+    prog = os.path.join(build, "benchmarks", program)
+    ok = os.access(rrun, os.X_OK) and os.access(prog, os.X_OK)
+    if not ok:
+        log("note: %s or %s missing: rmp column skipped (build with: ninja -C %s)"
+            % (rrun, prog, build))
+    return ok
+
+
+# ---------------------------------------------------------------- launching
+
+def launcher(build, impl, np):
+    """Command prefix that starts NP ranks. Ranks are bound one per core; above the core
+    count every launcher oversubscribes (rmp and Open MPI need to be told)."""
+    over = np > NCPU
+    if impl == "rmp":
+        cmd = [os.path.join(build, "launcher", "rrun"), "-n", str(np)]
+        return cmd + (["--oversubscribe"] if over else [])
+    if impl == "ompi":
+        cmd = [MPIS["ompi"][1], "--allow-run-as-root", "-n", str(np)]
+        if over:
+            return cmd + ["--oversubscribe", "--bind-to", "core:overload-allowed"]
+        return cmd + ["--bind-to", "core"]
+    if impl == "mpich":
+        return [MPIS["mpich"][1], "-n", str(np), "-bind-to", "core"]
+    raise ValueError(impl)
+
+
+ROW = re.compile(r"^\s*(\d+)\s+([-+0-9.eE]+|inf|nan)\s*$")
+SECTION = re.compile(r"^#\s*(\w+)\s*$")
+
+
+def parse(text):
+    """OSU-style output -> {section: {size: value}}; rows before any one-word '# name'
+    line belong to section ''."""
+    out, sec = {}, ""
+    for line in text.splitlines():
+        m = SECTION.match(line)
+        if m:
+            sec = m.group(1)
+            continue
+        m = ROW.match(line)
+        if m:
+            out.setdefault(sec, {})[int(m.group(1))] = float(m.group(2))
+    return out
+
+
+def run(cmd, timeout, verbose=False):
+    """Runs cmd in its own process group; returns (parsed output or None, text)."""
+    if verbose:
+        log("+ " + " ".join(cmd))
+    t0 = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        log("timeout after %.0f s: %s" % (timeout, " ".join(cmd)))
+        return None, (out or "") + (err or "")
+    if p.returncode != 0:
+        log("failed (exit %d, %.1f s): %s\n%s" % (p.returncode, time.time() - t0,
+                                                  " ".join(cmd), "\n".join((out + err).splitlines()[-15:])))
+        return None, out + err
+    res = parse(out)
+    if not res:
+        log("no data rows from: %s\n%s" % (" ".join(cmd), (out + err)[-2000:]))
+        return None, out + err
+    return res, out + err
+
+
+# ---------------------------------------------------------------- experiments
+
+class Job:
+    """One command producing one or more metrics: sections maps output section -> metric."""
+
+    def __init__(self, impl, cmd, sections):
+        self.impl, self.cmd, self.sections = impl, cmd, sections
+
+
+class Results:
+    def __init__(self, name, args):
+        self.name, self.args = name, args
+        self.raw = {}        # metric -> impl -> [ {size: value} per successful round ]
+        self.failures = {}   # metric -> impl -> count
+        self.commands = {}   # metric -> impl -> command line
+        self.started = datetime.datetime.now()
+
+    def add(self, metric, impl, cmd, rows):
+        self.commands.setdefault(metric, {})[impl] = " ".join(cmd)
+        if rows is None:
+            f = self.failures.setdefault(metric, {})
+            f[impl] = f.get(impl, 0) + 1
+            return
+        self.raw.setdefault(metric, {}).setdefault(impl, []).append(rows)
+
+    def best(self, metric, impl, higher_better):
+        rounds = self.raw.get(metric, {}).get(impl, [])
+        best = {}
+        for rows in rounds:
+            for size, v in rows.items():
+                if size not in best:
+                    best[size] = v
+                else:
+                    best[size] = max(best[size], v) if higher_better else min(best[size], v)
+        return best
+
+    def save(self, path, higher_better):
+        if path is None:
+            d = os.path.join(self.args.build, "benchmarks", "results")
+            os.makedirs(d, exist_ok=True)
+            path = os.path.join(d, "%s-%s.json" % (self.name, self.started.strftime("%Y%m%d-%H%M%S")))
+        if path.endswith(".csv"):
+            with open(path, "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["metric", "impl", "round", "size", "value"])
+                for metric, per in self.raw.items():
+                    for impl, rounds in per.items():
+                        for r, rows in enumerate(rounds):
+                            for size in sorted(rows):
+                                w.writerow([metric, impl, r, size, rows[size]])
+        else:
+            doc = {
+                "benchmark": self.name,
+                "date": self.started.isoformat(timespec="seconds"),
+                "host": socket.gethostname(),
+                "ncpu": NCPU,
+                "rounds": self.args.rounds,
+                "argv": sys.argv,
+                "commands": self.commands,
+                "failures": self.failures,
+                "raw": {m: {i: [{str(s): v for s, v in sorted(rows.items())} for rows in rs]
+                            for i, rs in per.items()} for m, per in self.raw.items()},
+                "best": {m: {i: {str(s): v for s, v in sorted(self.best(m, i, higher_better(m)).items())}
+                             for i in per} for m, per in self.raw.items()},
+            }
+            with open(path, "w") as f:
+                json.dump(doc, f, indent=1)
+        log("raw results written to %s" % path)
+        return path
+
+
+def interleave(results, jobs_by_round, rounds, timeout, verbose=False):
+    """jobs_by_round: list of groups, each a list of (metric, Job) run side by side. The
+    order of the implementations inside a group rotates every round so slow drifts of the
+    VM do not always favour the same one."""
+    for r in range(rounds):
+        log("round %d/%d" % (r + 1, rounds))
+        for group in jobs_by_round:
+            k = r % len(group) if group else 0
+            for job in group[k:] + group[:k]:
+                rows, _ = run(job.cmd, timeout, verbose)
+                for sec, metric in job.sections.items():
+                    results.add(metric, job.impl, job.cmd, None if rows is None else rows.get(sec))
+
+
+# ---------------------------------------------------------------- tables
+
+def fmt(v, prec=2):
+    if v is None:
+        return "-"
+    if v >= 1e5:
+        return "%.0f" % v
+    return "%.*f" % (prec, v)
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def table(results, metric, title, higher_better, impls, ref=None, ref_label=None, ref_scale=1.0,
+          unit=""):
+    """Prints size | each impl | rmp/best-peer | [rmp/ref, peer/ref]. ref is {size: v} or a
+    float applying to every size (the latency floor)."""
+    best = {i: results.best(metric, i, higher_better) for i in impls}
+    sizes = sorted(set(s for i in impls for s in best[i]))
+    peers = [i for i in impls if i != "rmp"]
+    cols = ["Size"] + impls
+    if "rmp" in impls and peers:
+        cols.append("rmp/peer")
+    if ref is not None:
+        if "rmp" in impls:
+            cols.append("rmp/" + ref_label)
+        if peers:
+            cols.append("peer/" + ref_label)
+    print()
+    print("%s  [%s is better; best of %d round(s)%s]" % (
+        title, "higher" if higher_better else "lower", results.args.rounds, unit))
+    widths = [10] + [11] * (len(cols) - 1)
+    print("".join(c.rjust(w) if k else c.ljust(w) for k, (c, w) in enumerate(zip(cols, widths))))
+    for s in sizes:
+        vals = [best[i].get(s) for i in impls]
+        line = [str(s).ljust(10)] + [fmt(v).rjust(11) for v in vals]
+        pv = [best[i].get(s) for i in peers if best[i].get(s) is not None]
+        bp = (max(pv) if higher_better else min(pv)) if pv else None
+        rmpv = best["rmp"].get(s) if "rmp" in impls else None
+        if "rmp" in impls and peers:
+            line.append(fmt(ratio(rmpv, bp)).rjust(11))
+        if ref is not None:
+            rv = ref if isinstance(ref, float) else ref.get(s)
+            rv = rv * ref_scale if rv is not None else None
+            if "rmp" in impls:
+                line.append(fmt(ratio(rmpv, rv)).rjust(11))
+            if peers:
+                line.append(fmt(ratio(bp, rv)).rjust(11))
+        print("".join(line))
+    fails = results.failures.get(metric)
+    if fails:
+        print("  failed runs: " + ", ".join("%s x%d" % kv for kv in fails.items()))
+    sys.stdout.flush()

@@ -1,0 +1,9 @@
+/* Start-up cost: MPI_Init + MPI_Finalize and nothing else (timed by benchmarks/startup). */
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
+        return 1;
+    return MPI_Finalize() == MPI_SUCCESS ? 0 : 1;
+}

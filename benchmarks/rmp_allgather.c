@@ -1,0 +1,47 @@
+/* Allgather latency (osu_allgather): -m is the bytes each rank contributes, -T datatype
+ * (default uint8). Average over ranks of each rank's mean time per call; an untimed
+ * barrier follows each call. */
+#include "bench_rmp.h"
+
+int main(int argc, char **argv)
+{
+    bench_rmp_t b;
+    bench_opts_t o;
+    bench_defaults(&o, BENCH_COLL);
+    o.dtype = "uint8";
+    int rc = bench_rmp_start(&b, &argc, &argv, &o, "rmp_allgather", NULL, 1);
+    if (rc)
+        return rc;
+    rmp_datatype_t dt = bench_rmp_dt(&o);
+    size_t esz = rmp_datatype_size(dt), np = (size_t)b.size;
+    char *sbuf = bench_alloc(o.max_size), *rbuf = bench_alloc(np * o.max_size);
+    bench_rmp_coll_header(&b, &o, "Allgather Latency Test", 0);
+
+    for (size_t size = bench_coll_first_size(&o, esz); size <= o.max_size; size = bench_next_size(size)) {
+        size_t count = size / esz, bytes = count * esz;
+        int iters = bench_iters(&o, size), warm = bench_warmup(&o, size);
+        if (o.validate) {
+            long bad;
+            bench_fill(sbuf, bytes, bench_seed(size, 100 + b.rank));
+            memset(rbuf, 0, np * bytes);
+            CK(rmp_allgather(sbuf, rbuf, count, dt, b.world));
+            for (size_t r = 0; r < np; r++)
+                if ((bad = bench_check(rbuf + r * bytes, bytes, bench_seed(size, 100 + (int)r))) >= 0)
+                    bench_rmp_bad_data("allgather block", size, (long)(r * bytes) + bad);
+        }
+        CK(rmp_barrier(b.world));
+        double total = 0.0;
+        for (int i = 0; i < warm + iters; i++) {
+            double t0 = bench_now();
+            CK(rmp_allgather(sbuf, rbuf, count, dt, b.world));
+            if (i >= warm)
+                total += bench_now() - t0;
+            CK(rmp_barrier(b.world));
+        }
+        bench_rmp_coll_row(&b, size, total * 1e6 / iters);
+    }
+    bench_free(sbuf);
+    bench_free(rbuf);
+    CK(rmp_finalize());
+    return 0;
+}

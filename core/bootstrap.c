@@ -1,0 +1,332 @@
+/* PMIx client side of the runtime. Every PMIx status is converted to an rmp
+ * code here; nothing else in the library includes pmix.h. */
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bootstrap.h"
+#include "log.h"
+#include "rmpi.h"
+
+static pmix_proc_t boot_me;
+static int boot_connected;
+
+/* Singleton key/value store: a 1-rank job still puts and gets its own keys. */
+typedef struct boot_kv {
+    struct boot_kv *next;
+    char *key;
+    void *data;
+    size_t len;
+} boot_kv_t;
+static boot_kv_t *boot_local_kv;
+
+/* A launcher that wanted N ranks but does not serve PMIx would otherwise
+ * start N unrelated singletons. */
+static int boot_check_orphaned(void)
+{
+    static const char *const vars[] = {"SLURM_NTASKS", "SLURM_NPROCS", "OMPI_COMM_WORLD_SIZE",
+                                       "PMI_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atoi(v) > 1) {
+            rmpi_error("%s=%s says this job has several ranks, but no PMIx server is "
+                       "reachable: under Slurm run 'srun --mpi=pmix', under Open MPI use "
+                       "its mpirun, or use rrun",
+                       vars[i], v);
+            return RMP_ERR_BOOTSTRAP;
+        }
+    }
+    return RMP_SUCCESS;
+}
+
+static int boot_get_u32(const pmix_proc_t *p, const char *key, int optional, uint32_t *out)
+{
+    pmix_value_t *val = NULL;
+    pmix_info_t info;
+    bool t = true;
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &t, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Get(p, key, optional ? &info : NULL, optional ? 1 : 0, &val);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS || val == NULL)
+        return RMP_ERR_BOOTSTRAP;
+    int ret = RMP_SUCCESS;
+    switch (val->type) {
+    case PMIX_UINT32: *out = val->data.uint32; break;
+    case PMIX_UINT16: *out = val->data.uint16; break;
+    case PMIX_INT: *out = (uint32_t)val->data.integer; break;
+    case PMIX_PROC_RANK: *out = val->data.rank; break;
+    default: ret = RMP_ERR_BOOTSTRAP;
+    }
+    PMIX_VALUE_RELEASE(val);
+    return ret;
+}
+
+static int boot_singleton(void)
+{
+    int rc = boot_check_orphaned();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rmpi_g.singleton = true;
+    rmpi_g.rank = 0;
+    rmpi_g.size = 1;
+    rmpi_g.local_rank = 0;
+    rmpi_g.local_size = 1;
+    rmpi_g.num_nodes = 1;
+    rmpi_g.local_ranks = calloc(1, sizeof(int));
+    rmpi_g.node_of = calloc(1, sizeof(int));
+    if (!rmpi_g.local_ranks || !rmpi_g.node_of)
+        return RMP_ERR_NOMEM;
+    gethostname(rmpi_g.hostname, sizeof(rmpi_g.hostname) - 1);
+    return RMP_SUCCESS;
+}
+
+static int boot_local_peers(void)
+{
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
+    pmix_value_t *val = NULL;
+    int n = 0;
+    rmpi_g.local_ranks = calloc((size_t)rmpi_g.size, sizeof(int));
+    if (!rmpi_g.local_ranks)
+        return RMP_ERR_NOMEM;
+    if (PMIx_Get(&wild, PMIX_LOCAL_PEERS, NULL, 0, &val) == PMIX_SUCCESS && val &&
+        val->type == PMIX_STRING) {
+        char *s = val->data.string;
+        while (s && *s && n < rmpi_g.size) {
+            int r = atoi(s);
+            if (r >= 0 && r < rmpi_g.size)
+                rmpi_g.local_ranks[n++] = r;
+            s = strchr(s, ',');
+            if (s)
+                s++;
+        }
+    }
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+    if (n == 0) { /* the server did not say: assume only ourselves */
+        rmpi_g.local_ranks[0] = rmpi_g.rank;
+        n = 1;
+    }
+    /* Ascending, so that every local rank computes the same local indices. */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && rmpi_g.local_ranks[j - 1] > rmpi_g.local_ranks[j]; j--) {
+            int t = rmpi_g.local_ranks[j];
+            rmpi_g.local_ranks[j] = rmpi_g.local_ranks[j - 1];
+            rmpi_g.local_ranks[j - 1] = t;
+        }
+    rmpi_g.local_size = n;
+    rmpi_g.local_rank = -1;
+    for (int i = 0; i < n; i++)
+        if (rmpi_g.local_ranks[i] == rmpi_g.rank)
+            rmpi_g.local_rank = i;
+    if (rmpi_g.local_rank < 0) {
+        rmpi_error("PMIx local peers do not include this rank");
+        return RMP_ERR_BOOTSTRAP;
+    }
+    return RMP_SUCCESS;
+}
+
+/* Node id of every rank: from PMIx (not gethostname: emulated hosts share it). */
+static int boot_nodes(void)
+{
+    rmpi_g.node_of = calloc((size_t)rmpi_g.size, sizeof(int));
+    if (!rmpi_g.node_of)
+        return RMP_ERR_NOMEM;
+    uint32_t mynode = 0;
+    if (boot_get_u32(&boot_me, PMIX_NODEID, 1, &mynode) != RMP_SUCCESS)
+        mynode = 0;
+    int unknown_next = -1;
+    for (int r = 0; r < rmpi_g.size; r++) {
+        int local = 0;
+        for (int i = 0; i < rmpi_g.local_size; i++)
+            local |= rmpi_g.local_ranks[i] == r;
+        if (local) {
+            rmpi_g.node_of[r] = (int)mynode;
+            continue;
+        }
+        pmix_proc_t p;
+        uint32_t nid;
+        PMIX_LOAD_PROCID(&p, boot_me.nspace, (pmix_rank_t)r);
+        if (boot_get_u32(&p, PMIX_NODEID, 1, &nid) == RMP_SUCCESS && nid != mynode)
+            rmpi_g.node_of[r] = (int)nid;
+        else
+            rmpi_g.node_of[r] = unknown_next--; /* remote, node unknown */
+    }
+    /* Count distinct ids. */
+    int nn = 0;
+    for (int r = 0; r < rmpi_g.size; r++) {
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++)
+            seen = rmpi_g.node_of[q] == rmpi_g.node_of[r];
+        nn += !seen;
+    }
+    rmpi_g.num_nodes = nn;
+    return RMP_SUCCESS;
+}
+
+int rmpi_boot_init(void)
+{
+    if (getenv("PMIX_NAMESPACE") == NULL && getenv("PMIX_SERVER_URI41") == NULL &&
+        getenv("PMIX_SERVER_URI4") == NULL && getenv("PMIX_SERVER_URI3") == NULL &&
+        getenv("PMIX_SERVER_URI2") == NULL)
+        return boot_singleton();
+
+    pmix_status_t prc = PMIx_Init(&boot_me, NULL, 0);
+    if (prc != PMIX_SUCCESS) {
+        rmpi_error("PMIx_Init failed: %s", PMIx_Error_string(prc));
+        return RMP_ERR_BOOTSTRAP;
+    }
+    boot_connected = 1;
+    rmpi_g.rank = (int)boot_me.rank;
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
+    uint32_t size;
+    if (boot_get_u32(&wild, PMIX_JOB_SIZE, 0, &size) != RMP_SUCCESS || size == 0) {
+        rmpi_error("PMIx did not report the job size");
+        return RMP_ERR_BOOTSTRAP;
+    }
+    rmpi_g.size = (int)size;
+    int rc = boot_local_peers();
+    if (rc == RMP_SUCCESS)
+        rc = boot_nodes();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    pmix_value_t *val = NULL;
+    if (PMIx_Get(&boot_me, PMIX_HOSTNAME, NULL, 0, &val) == PMIX_SUCCESS && val &&
+        val->type == PMIX_STRING)
+        snprintf(rmpi_g.hostname, sizeof(rmpi_g.hostname), "%s", val->data.string);
+    else
+        gethostname(rmpi_g.hostname, sizeof(rmpi_g.hostname) - 1);
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+    return RMP_SUCCESS;
+}
+
+int rmpi_boot_finalize(void)
+{
+    while (boot_local_kv) {
+        boot_kv_t *kv = boot_local_kv;
+        boot_local_kv = kv->next;
+        free(kv->key);
+        free(kv->data);
+        free(kv);
+    }
+    if (!boot_connected)
+        return RMP_SUCCESS;
+    boot_connected = 0;
+    pmix_status_t rc = PMIx_Finalize(NULL, 0);
+    return rc == PMIX_SUCCESS ? RMP_SUCCESS : RMP_ERR_BOOTSTRAP;
+}
+
+int rmpi_boot_put(const char *key, const void *data, size_t len)
+{
+    if (!boot_connected) {
+        boot_kv_t *kv = calloc(1, sizeof(*kv));
+        if (!kv)
+            return RMP_ERR_NOMEM;
+        kv->key = strdup(key);
+        kv->data = malloc(len ? len : 1);
+        if (!kv->key || !kv->data) {
+            free(kv->key);
+            free(kv->data);
+            free(kv);
+            return RMP_ERR_NOMEM;
+        }
+        memcpy(kv->data, data, len);
+        kv->len = len;
+        kv->next = boot_local_kv;
+        boot_local_kv = kv;
+        return RMP_SUCCESS;
+    }
+    pmix_value_t val;
+    PMIX_VALUE_CONSTRUCT(&val);
+    val.type = PMIX_BYTE_OBJECT;
+    val.data.bo.bytes = (char *)data;
+    val.data.bo.size = len;
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &val);
+    if (rc != PMIX_SUCCESS) {
+        rmpi_error("PMIx_Put(%s) failed: %s", key, PMIx_Error_string(rc));
+        return RMP_ERR_BOOTSTRAP;
+    }
+    return RMP_SUCCESS;
+}
+
+int rmpi_boot_fence(void)
+{
+    if (!boot_connected)
+        return RMP_SUCCESS;
+    pmix_status_t rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) {
+        rmpi_error("PMIx_Commit failed: %s", PMIx_Error_string(rc));
+        return RMP_ERR_BOOTSTRAP;
+    }
+    pmix_info_t info;
+    bool t = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &t, PMIX_BOOL);
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Fence(&wild, 1, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        rmpi_error("PMIx_Fence failed: %s", PMIx_Error_string(rc));
+        return rc == PMIX_ERR_PROC_ABORTED || rc == PMIX_ERR_LOST_CONNECTION
+                   ? RMP_ERR_PEER_FAILED
+                   : RMP_ERR_BOOTSTRAP;
+    }
+    return RMP_SUCCESS;
+}
+
+int rmpi_boot_get(int rank, const char *key, void **data, size_t *len)
+{
+    if (!boot_connected) {
+        for (boot_kv_t *kv = boot_local_kv; kv; kv = kv->next) {
+            if (rank == 0 && strcmp(kv->key, key) == 0) {
+                void *d = malloc(kv->len ? kv->len : 1);
+                if (!d)
+                    return RMP_ERR_NOMEM;
+                memcpy(d, kv->data, kv->len);
+                *data = d;
+                *len = kv->len;
+                return RMP_SUCCESS;
+            }
+        }
+        return RMP_ERR_BOOTSTRAP;
+    }
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, boot_me.nspace, (pmix_rank_t)rank);
+    pmix_value_t *val = NULL;
+    pmix_status_t rc = PMIx_Get(&p, key, NULL, 0, &val);
+    if (rc != PMIX_SUCCESS || val == NULL || val->type != PMIX_BYTE_OBJECT) {
+        rmpi_error("PMIx_Get(rank %d, %s) failed: %s", rank, key, PMIx_Error_string(rc));
+        if (val)
+            PMIX_VALUE_RELEASE(val);
+        return RMP_ERR_BOOTSTRAP;
+    }
+    size_t n = val->data.bo.size;
+    void *d = malloc(n ? n : 1);
+    if (!d) {
+        PMIX_VALUE_RELEASE(val);
+        return RMP_ERR_NOMEM;
+    }
+    memcpy(d, val->data.bo.bytes, n);
+    PMIX_VALUE_RELEASE(val);
+    *data = d;
+    *len = n;
+    return RMP_SUCCESS;
+}
+
+void rmpi_boot_abort(int exit_code, const char *msg)
+{
+    fflush(stdout);
+    fflush(stderr);
+    if (boot_connected)
+        PMIx_Abort(exit_code, msg, NULL, 0);
+    _exit(exit_code);
+}
+
+const char *rmpi_boot_version(void)
+{
+    return PMIx_Get_version();
+}

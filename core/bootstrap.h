@@ -1,0 +1,23 @@
+/* Bootstrap: the only module that talks PMIx. Out-of-band key/value exchange
+ * among the ranks of the job, and the job's shape. */
+#ifndef RMPI_BOOTSTRAP_H
+#define RMPI_BOOTSTRAP_H
+
+#include <stddef.h>
+
+/* Connect to the PMIx server, or become a 1-rank job when there is none.
+ * Fills rmpi_g's rank, size, local ranks, nodes, hostname. */
+int rmpi_boot_init(void);
+int rmpi_boot_finalize(void);
+/* Publish a blob under key for every rank (visible after rmpi_boot_fence). */
+int rmpi_boot_put(const char *key, const void *data, size_t len);
+/* Commit what was put and wait until every rank of the job did the same. */
+int rmpi_boot_fence(void);
+/* Fetch rank's blob under key into a malloc'd buffer the caller frees. */
+int rmpi_boot_get(int rank, const char *key, void **data, size_t *len);
+/* End the whole job with exit_code (never returns). */
+void rmpi_boot_abort(int exit_code, const char *msg) __attribute__((noreturn));
+/* PMIx library version string, or "none". */
+const char *rmpi_boot_version(void);
+
+#endif

@@ -1,0 +1,176 @@
+/* Communicators: the world, split and dup. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "log.h"
+#include "p2p.h"
+
+struct rmp_comm *rmpi_world;
+static uint32_t comm_next_cid = 2; /* 0/1: world p2p/collectives */
+
+#define COMM_MAGIC_TAG 0x3ffffff0 /* collective-context tag used by split */
+
+int rmpi_comm_check(rmp_comm_t comm)
+{
+    int rc = rmpi_check_state();
+    if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
+        return rc;
+    return RMPI_LIKELY(comm != NULL) ? RMP_SUCCESS : RMP_ERR_ARG;
+}
+
+int rmpi_comm_world_init(void)
+{
+    rmpi_world = calloc(1, sizeof(*rmpi_world));
+    if (!rmpi_world)
+        return RMP_ERR_NOMEM;
+    rmpi_world->cid = 0;
+    rmpi_world->rank = rmpi_g.rank;
+    rmpi_world->size = rmpi_g.size;
+    rmpi_world->world = NULL;
+    return RMP_SUCCESS;
+}
+
+static void comm_destroy(struct rmp_comm *c)
+{
+    if (c->coll_priv && c->coll_priv_free)
+        c->coll_priv_free(c->coll_priv);
+    free(c->world);
+    free(c);
+}
+
+void rmpi_comm_world_fini(void)
+{
+    if (rmpi_world)
+        comm_destroy(rmpi_world);
+    rmpi_world = NULL;
+}
+
+RMP_EXPORT rmp_comm_t rmp_comm_world(void)
+{
+    return rmpi_g.state == RMPI_STATE_INIT ? rmpi_world : RMP_COMM_NULL;
+}
+
+RMP_EXPORT int rmp_comm_rank(rmp_comm_t comm)
+{
+    int rc = rmpi_comm_check(comm);
+    return rc != RMP_SUCCESS ? rc : comm->rank;
+}
+
+RMP_EXPORT int rmp_comm_size(rmp_comm_t comm)
+{
+    int rc = rmpi_comm_check(comm);
+    return rc != RMP_SUCCESS ? rc : comm->size;
+}
+
+typedef struct comm_split_entry {
+    int32_t color, key, rank;
+    uint32_t next_cid;
+} comm_split_entry_t;
+
+static int comm_entry_cmp(const void *a, const void *b)
+{
+    const comm_split_entry_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Exchange (color, key, next cid) with every member of comm: an allgather
+ * over point-to-point on the collective context. */
+static int comm_exchange(rmp_comm_t comm, comm_split_entry_t *all)
+{
+    int n = comm->size, rc = RMP_SUCCESS;
+    rmp_request_t *reqs = calloc((size_t)(2 * n), sizeof(*reqs));
+    if (!reqs)
+        return RMP_ERR_NOMEM;
+    int nr = 0;
+    for (int r = 0; r < n && rc == RMP_SUCCESS; r++) {
+        if (r == comm->rank)
+            continue;
+        rc = rmpi_irecv_cid(&all[r], sizeof(all[r]), r, COMM_MAGIC_TAG, comm, comm->cid + 1,
+                            &reqs[nr]);
+        if (rc == RMP_SUCCESS)
+            nr++;
+        if (rc == RMP_SUCCESS)
+            rc = rmpi_isend_cid(&all[comm->rank], sizeof(all[0]), r, COMM_MAGIC_TAG, comm,
+                                comm->cid + 1, &reqs[nr]);
+        if (rc == RMP_SUCCESS)
+            nr++;
+    }
+    int wrc = rmp_waitall((size_t)nr, reqs, NULL);
+    free(reqs);
+    return rc != RMP_SUCCESS ? rc : wrc;
+}
+
+RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *newcomm)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!newcomm || (color < 0 && color != RMP_UNDEFINED))
+        return RMP_ERR_ARG;
+    int n = comm->size;
+    comm_split_entry_t *all = calloc((size_t)n, sizeof(*all));
+    struct rmp_comm *c = NULL;
+    if (!all)
+        return RMP_ERR_NOMEM;
+    all[comm->rank] = (comm_split_entry_t){color, key, comm->rank, comm_next_cid};
+    rc = comm_exchange(comm, all);
+    if (rc != RMP_SUCCESS)
+        goto out_free;
+    /* Every member agrees on the new context: the largest next cid seen. */
+    uint32_t cid = 0;
+    for (int r = 0; r < n; r++)
+        if (all[r].next_cid > cid)
+            cid = all[r].next_cid;
+    comm_next_cid = cid + 2;
+    if (color == RMP_UNDEFINED) {
+        *newcomm = RMP_COMM_NULL;
+        goto out_free;
+    }
+    int m = 0;
+    for (int r = 0; r < n; r++)
+        if (all[r].color == color)
+            all[m++] = all[r];
+    qsort(all, (size_t)m, sizeof(*all), comm_entry_cmp);
+    c = calloc(1, sizeof(*c));
+    if (!c || !(c->world = malloc((size_t)m * sizeof(int)))) {
+        rc = RMP_ERR_NOMEM;
+        goto out_free;
+    }
+    c->cid = cid;
+    c->size = m;
+    for (int i = 0; i < m; i++) {
+        c->world[i] = rmpi_comm_world_rank(comm, all[i].rank);
+        if (all[i].rank == comm->rank)
+            c->rank = i;
+    }
+    *newcomm = c;
+    c = NULL;
+out_free:
+    if (c)
+        comm_destroy(c);
+    free(all);
+    return rc;
+}
+
+RMP_EXPORT int rmp_comm_dup(rmp_comm_t comm, rmp_comm_t *newcomm)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    return rmp_comm_split(comm, 0, comm->rank, newcomm);
+}
+
+RMP_EXPORT int rmp_comm_free(rmp_comm_t *comm)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!comm || !*comm || *comm == rmpi_world)
+        return RMP_ERR_ARG;
+    comm_destroy(*comm);
+    *comm = RMP_COMM_NULL;
+    return RMP_SUCCESS;
+}

@@ -1,0 +1,29 @@
+/* Communicators: a group of world ranks and a context id for matching. */
+#ifndef RMPI_COMM_H
+#define RMPI_COMM_H
+
+#include "rmpi.h"
+
+struct rmp_comm {
+    uint32_t cid;  /* point-to-point context; cid + 1 is for collectives */
+    int rank;
+    int size;
+    int *world;    /* comm rank -> world rank; NULL for the world communicator */
+    uint32_t coll_seq;      /* collectives started on this comm */
+    void *coll_priv;        /* owned by collectives/ */
+    void (*coll_priv_free)(void *);
+    int node_leader;        /* topology cache, filled by collectives on demand */
+};
+
+static inline int rmpi_comm_world_rank(const struct rmp_comm *c, int r)
+{
+    return c->world ? c->world[r] : r;
+}
+
+/* Validate a user communicator handle. */
+int rmpi_comm_check(rmp_comm_t comm);
+int rmpi_comm_world_init(void);
+void rmpi_comm_world_fini(void);
+extern struct rmp_comm *rmpi_world;
+
+#endif

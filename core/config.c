@@ -1,0 +1,318 @@
+/* The RMP_* parameter table and its parser. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "rmpi.h"
+
+extern char **environ;
+
+rmpi_config_t rmpi_cfg;
+
+#define OFF(f) offsetof(rmpi_config_t, f)
+#define STR(f) OFF(f), sizeof(((rmpi_config_t *)0)->f)
+
+const rmpi_param_t rmpi_params[] = {
+    {"RMP_LOG", RMPI_PT_ENUM, "warn", "error|warn|info|debug|trace", OFF(log_level), 0,
+     "log level; every line is prefixed with the rank"},
+    {"RMP_TRANSPORTS", RMPI_PT_STRING, "shm,verbs,tcp", NULL, STR(transports),
+     "transports to use, in order of preference (shm for same-node peers, the first "
+     "usable network transport for the others)"},
+    {"RMP_RNDV_THRESHOLD", RMPI_PT_SIZE, "0", NULL, OFF(rndv_threshold), 0,
+     "message size from which the rendezvous protocol is used; 0 = each transport's "
+     "measured default"},
+    {"RMP_SHM_RING_BYTES", RMPI_PT_SIZE, "1m", NULL, OFF(shm_ring_bytes), 0,
+     "bytes of each shared-memory eager ring (one per ordered pair of local ranks)"},
+    {"RMP_SHM_CMA", RMPI_PT_ENUM, "auto", "auto|on|off", OFF(shm_cma), 0,
+     "single-copy cross-memory attach for large shm messages (auto: use it when the "
+     "kernel allows it)"},
+    {"RMP_TIMEOUT", RMPI_PT_DOUBLE, "0", NULL, OFF(timeout), 0,
+     "seconds after which a blocking call returns RMP_ERR_TIMEOUT; 0 = wait forever"},
+    {"RMP_STATS", RMPI_PT_BOOL, "0", NULL, OFF(stats), 0,
+     "print per-rank counters at finalize"},
+    {"RMP_RCACHE_MAX_BYTES", RMPI_PT_SIZE, "4g", NULL, OFF(rcache_max_bytes), 0,
+     "registered bytes kept in the registration cache before unused regions are evicted"},
+    {"RMP_VERBS_DEVICE", RMPI_PT_STRING, "", NULL, STR(verbs_device),
+     "RDMA device and port, as name[:port]; empty = first active port"},
+    {"RMP_VERBS_GID_INDEX", RMPI_PT_INT, "-1", NULL, OFF(verbs_gid_index), 0,
+     "GID index on RoCE; -1 = the RoCEv2 IPv4 GID"},
+    {"RMP_TCP_IF", RMPI_PT_STRING, "", NULL, STR(tcp_if),
+     "interface name or CIDR for the tcp transport; empty = first non-bridge interface"},
+    {"RMP_POLL_YIELD", RMPI_PT_ENUM, "auto", "auto|always|never", OFF(poll_yield), 0,
+     "yield the core when polling finds nothing (auto: when ranks outnumber cores)"},
+    {"RMP_TUNING_FILE", RMPI_PT_STRING, "", NULL, STR(tuning_file),
+     "tuning file written by rmp_tune (thresholds, collective algorithms)"},
+    {"RMP_ALLREDUCE_ALGO", RMPI_PT_STRING, "auto", NULL, STR(allreduce_algo),
+     "allreduce algorithm (auto, recursive_doubling, rabenseifner, ring, shm)"},
+    {"RMP_BCAST_ALGO", RMPI_PT_STRING, "auto", NULL, STR(bcast_algo),
+     "bcast algorithm (auto, binomial, scatter_allgather)"},
+    {"RMP_ALLGATHER_ALGO", RMPI_PT_STRING, "auto", NULL, STR(allgather_algo),
+     "allgather algorithm (auto, recursive_doubling, bruck, ring)"},
+    {"RMP_REDUCE_SCATTER_ALGO", RMPI_PT_STRING, "auto", NULL, STR(reduce_scatter_algo),
+     "reduce_scatter algorithm (auto, recursive_halving, ring)"},
+    {"RMP_ALLTOALL_ALGO", RMPI_PT_STRING, "auto", NULL, STR(alltoall_algo),
+     "alltoall algorithm (auto, pairwise, bruck)"},
+    {"RMP_BARRIER_ALGO", RMPI_PT_STRING, "auto", NULL, STR(barrier_algo),
+     "barrier algorithm (auto, dissemination)"},
+    {"RMP_REDUCE_ALGO", RMPI_PT_STRING, "auto", NULL, STR(reduce_algo),
+     "reduce algorithm (auto, binomial, reduce_scatter_gather)"},
+    {NULL, 0, NULL, NULL, 0, 0, NULL},
+};
+
+int rmpi_parse_size(const char *s, size_t *out)
+{
+    if (s == NULL || *s == '\0' || *s == '-')
+        return RMP_ERR_ARG;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || end == s)
+        return RMP_ERR_ARG;
+    unsigned shift = 0;
+    switch (tolower((unsigned char)*end)) {
+    case '\0': break;
+    case 'k': shift = 10; end++; break;
+    case 'm': shift = 20; end++; break;
+    case 'g': shift = 30; end++; break;
+    default: return RMP_ERR_ARG;
+    }
+    if (shift && (*end == 'b' || *end == 'B'))
+        end++;
+    if (*end != '\0')
+        return RMP_ERR_ARG;
+    if (shift && v > (~0ULL >> shift))
+        return RMP_ERR_ARG;
+    *out = (size_t)(v << shift);
+    return RMP_SUCCESS;
+}
+
+int rmpi_parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = {"1", "y", "yes", "true", "on"};
+    static const char *const no[] = {"0", "n", "no", "false", "off"};
+    if (s == NULL)
+        return RMP_ERR_ARG;
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (strcasecmp(s, yes[i]) == 0) {
+            *out = true;
+            return RMP_SUCCESS;
+        }
+        if (strcasecmp(s, no[i]) == 0) {
+            *out = false;
+            return RMP_SUCCESS;
+        }
+    }
+    return RMP_ERR_ARG;
+}
+
+int rmpi_parse_int(const char *s, int *out)
+{
+    if (s == NULL || *s == '\0')
+        return RMP_ERR_ARG;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < -2147483647L - 1 || v > 2147483647L)
+        return RMP_ERR_ARG;
+    *out = (int)v;
+    return RMP_SUCCESS;
+}
+
+int rmpi_parse_double(const char *s, double *out)
+{
+    if (s == NULL || *s == '\0')
+        return RMP_ERR_ARG;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno != 0 || *end != '\0' || !isfinite(v) || v < 0)
+        return RMP_ERR_ARG;
+    *out = v;
+    return RMP_SUCCESS;
+}
+
+int rmpi_parse_enum(const char *s, const char *choices, int *out)
+{
+    if (s == NULL || choices == NULL)
+        return RMP_ERR_ARG;
+    size_t n = strlen(s);
+    int idx = 0;
+    for (const char *c = choices; *c;) {
+        const char *bar = strchr(c, '|');
+        size_t len = bar ? (size_t)(bar - c) : strlen(c);
+        if (len == n && strncasecmp(c, s, n) == 0) {
+            *out = idx;
+            return RMP_SUCCESS;
+        }
+        if (!bar)
+            break;
+        c = bar + 1;
+        idx++;
+    }
+    return RMP_ERR_ARG;
+}
+
+/* Edit distance, small strings only: a typo in a variable name. */
+static size_t config_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 64;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t sub = prev + (toupper((unsigned char)a[i - 1]) !=
+                                 toupper((unsigned char)b[j - 1]));
+            size_t best = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
+            row[j] = sub < best ? sub : best;
+            prev = cur;
+        }
+    }
+    return row[lb];
+}
+
+const char *rmpi_config_suggest(const char *name)
+{
+    const char *best = NULL;
+    size_t bestd = 4;
+    for (const rmpi_param_t *p = rmpi_params; p->name; p++) {
+        size_t d = config_distance(name, p->name);
+        if (d < bestd) {
+            bestd = d;
+            best = p->name;
+        }
+    }
+    return best;
+}
+
+static int config_set(rmpi_config_t *cfg, const rmpi_param_t *p, const char *val)
+{
+    void *dst = (char *)cfg + p->offset;
+    switch (p->type) {
+    case RMPI_PT_BOOL: return rmpi_parse_bool(val, dst);
+    case RMPI_PT_INT: return rmpi_parse_int(val, dst);
+    case RMPI_PT_SIZE: return rmpi_parse_size(val, dst);
+    case RMPI_PT_DOUBLE: return rmpi_parse_double(val, dst);
+    case RMPI_PT_ENUM: return rmpi_parse_enum(val, p->choices, dst);
+    case RMPI_PT_STRING:
+        if (strlen(val) >= p->size)
+            return RMP_ERR_ARG;
+        strcpy(dst, val);
+        return RMP_SUCCESS;
+    }
+    return RMP_ERR_ARG;
+}
+
+static const char *config_type_hint(const rmpi_param_t *p)
+{
+    switch (p->type) {
+    case RMPI_PT_BOOL: return "a boolean (0/1, yes/no, true/false, on/off)";
+    case RMPI_PT_INT: return "an integer";
+    case RMPI_PT_SIZE: return "a size in bytes, optionally with k, m or g";
+    case RMPI_PT_DOUBLE: return "a non-negative number";
+    case RMPI_PT_ENUM: return p->choices;
+    case RMPI_PT_STRING: return "a shorter string";
+    }
+    return "?";
+}
+
+int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size_t errlen,
+                          void (*warn_unknown)(const char *name, const char *suggestion))
+{
+    memset(cfg, 0, sizeof(*cfg));
+    for (const rmpi_param_t *p = rmpi_params; p->name; p++) {
+        if (config_set(cfg, p, p->defval) != RMP_SUCCESS) {
+            snprintf(err, errlen, "internal: bad default for %s", p->name);
+            return RMP_ERR_INTERNAL;
+        }
+    }
+    for (char *const *e = envp; e && *e; e++) {
+        if (strncmp(*e, "RMP_", 4) != 0)
+            continue;
+        const char *eq = strchr(*e, '=');
+        if (!eq)
+            continue;
+        size_t nlen = (size_t)(eq - *e);
+        const rmpi_param_t *found = NULL;
+        for (const rmpi_param_t *p = rmpi_params; p->name; p++) {
+            if (strlen(p->name) == nlen && strncmp(p->name, *e, nlen) == 0) {
+                found = p;
+                break;
+            }
+        }
+        if (!found) {
+            char name[128];
+            snprintf(name, sizeof(name), "%.*s", (int)nlen, *e);
+            /* Variables the launcher sets for the ranks are not user knobs. */
+            if (warn_unknown && strncmp(name, "RMP_RRUN_", 9) != 0)
+                warn_unknown(name, rmpi_config_suggest(name));
+            continue;
+        }
+        if (config_set(cfg, found, eq + 1) != RMP_SUCCESS) {
+            snprintf(err, errlen, "%s=%s is malformed: expected %s", found->name, eq + 1,
+                     config_type_hint(found));
+            return RMP_ERR_ARG;
+        }
+    }
+    return RMP_SUCCESS;
+}
+
+static void config_warn_unknown(const char *name, const char *suggestion)
+{
+    if (suggestion)
+        rmpi_warn("unknown variable %s is ignored (did you mean %s?)", name, suggestion);
+    else
+        rmpi_warn("unknown variable %s is ignored (rmp_info lists them all)", name);
+}
+
+int rmpi_config_load(void)
+{
+    char err[256];
+    /* RMP_LOG first, so that warnings about the rest obey it. */
+    const char *lv = getenv("RMP_LOG");
+    int level;
+    if (lv && rmpi_parse_enum(lv, rmpi_params[0].choices, &level) == RMP_SUCCESS)
+        rmpi_log_level = level;
+    int rc = rmpi_config_load_from(environ, &rmpi_cfg, err, sizeof(err), config_warn_unknown);
+    if (rc != RMP_SUCCESS) {
+        rmpi_error("%s", err);
+        return rc;
+    }
+    rmpi_log_level = rmpi_cfg.log_level;
+    return RMP_SUCCESS;
+}
+
+void rmpi_config_format(const rmpi_config_t *cfg, const rmpi_param_t *p, char *buf, size_t len)
+{
+    const void *src = (const char *)cfg + p->offset;
+    switch (p->type) {
+    case RMPI_PT_BOOL: snprintf(buf, len, "%d", *(const bool *)src); break;
+    case RMPI_PT_INT: snprintf(buf, len, "%d", *(const int *)src); break;
+    case RMPI_PT_SIZE: snprintf(buf, len, "%zu", *(const size_t *)src); break;
+    case RMPI_PT_DOUBLE: snprintf(buf, len, "%g", *(const double *)src); break;
+    case RMPI_PT_STRING: snprintf(buf, len, "%s", (const char *)src); break;
+    case RMPI_PT_ENUM: {
+        int idx = *(const int *)src;
+        const char *c = p->choices;
+        for (int i = 0; i < idx && c; i++) {
+            c = strchr(c, '|');
+            if (c)
+                c++;
+        }
+        const char *bar = c ? strchr(c, '|') : NULL;
+        snprintf(buf, len, "%.*s", c ? (bar ? (int)(bar - c) : (int)strlen(c)) : 1,
+                 c ? c : "?");
+        break;
+    }
+    }
+}

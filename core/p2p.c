@@ -1,0 +1,759 @@
+/* Point-to-point protocols: eager, rendezvous (receiver pulls), and
+ * fragmentation for transports without a rendezvous. docs/protocols.md. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "config.h"
+#include "log.h"
+#include "p2p.h"
+
+#define UX_INLINE 256
+
+typedef struct rmpi_ux {
+    rmpi_mq_elem_t mq;
+    int peer;       /* world rank of the sender */
+    uint8_t type;   /* RMPI_MSG_EAGER, _RTS or _FRAG_FIRST */
+    size_t size;    /* whole message */
+    size_t have;    /* bytes buffered so far */
+    uint64_t sreq, addr, key;
+    unsigned char *data;
+    struct rmpi_ux *next_free;
+    unsigned char inline_buf[UX_INLINE];
+} rmpi_ux_t;
+
+rmpi_peer_t *rmpi_peers;
+rmpi_stats_t rmpi_stats;
+static rmpi_mq_t p2p_posted;
+static rmpi_mq_t p2p_unexp;
+static rmpi_ux_t *ux_free_list;
+static int p2p_npending; /* peers with a non-empty pending FIFO */
+
+int rmpi_req_progress_gen(void);
+void rmpi_req_pool_fini(void);
+
+static rmpi_ux_t *ux_alloc(size_t size)
+{
+    rmpi_ux_t *u = ux_free_list;
+    if (u)
+        ux_free_list = u->next_free;
+    else if (!(u = malloc(sizeof(*u))))
+        return NULL;
+    u->data = u->inline_buf;
+    if (size > UX_INLINE && !(u->data = malloc(size))) {
+        u->next_free = ux_free_list;
+        ux_free_list = u;
+        return NULL;
+    }
+    u->have = 0;
+    return u;
+}
+
+static void ux_free(rmpi_ux_t *u)
+{
+    if (u->data != u->inline_buf)
+        free(u->data);
+    u->next_free = ux_free_list;
+    ux_free_list = u;
+}
+
+/* ---- sending ---- */
+
+static void p2p_pending_push(rmpi_peer_t *p, rmp_request_t req)
+{
+    if (rmpi_mq_empty(&p->pending))
+        p2p_npending++;
+    rmpi_mq_push(&p->pending, &req->mq);
+}
+
+/* Move as much of req's wire data as the transport takes. RMP_SUCCESS when
+ * all of it left, RMPI_AGAIN when the transport is full, or an error. */
+static int p2p_try_send(rmpi_peer_t *p, rmp_request_t req)
+{
+    if (!(req->flags & RMPI_REQF_FRAG))
+        return p->iface->send(p->ep, &req->wire, req->hlen, req->payload, req->plen);
+    size_t room = p->max_am - sizeof(rmpi_rts_t);
+    while (req->frag_off < req->total || req->hlen == sizeof(rmpi_rts_t)) {
+        size_t chunk = req->total - req->frag_off;
+        if (chunk > room)
+            chunk = room;
+        int rc = p->iface->send(p->ep, &req->wire, req->hlen,
+                                (const char *)req->payload + req->frag_off, chunk);
+        if (rc != RMP_SUCCESS)
+            return rc;
+        req->frag_off += chunk;
+        req->wire.h.type = RMPI_MSG_FRAG; /* every chunk after the first */
+        req->hlen = sizeof(rmpi_hdr_t);
+    }
+    return RMP_SUCCESS;
+}
+
+/* The wire part of req is gone: finish what that means for its kind. */
+static void p2p_sent(rmp_request_t req)
+{
+    if (req->kind == RMPI_REQ_CTRL) {
+        rmpi_req_free(req);
+        return;
+    }
+    if (!(req->flags & RMPI_REQF_WAIT_FIN))
+        rmpi_req_complete(req);
+}
+
+static int p2p_send_fail(rmp_request_t req, int rc)
+{
+    req->status.error = rc;
+    rmpi_error("send to rank %d failed: %s", req->peer, rmp_strerror(rc));
+    if (req->kind == RMPI_REQ_CTRL)
+        rmpi_req_free(req);
+    else
+        rmpi_req_complete(req);
+    return rc;
+}
+
+/* Send req now if the peer's FIFO is empty and the transport has room,
+ * otherwise queue it behind the others. */
+static int p2p_post_send(rmp_request_t req)
+{
+    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    if (rmpi_mq_empty(&p->pending)) {
+        int rc = p2p_try_send(p, req);
+        if (rc == RMP_SUCCESS) {
+            p2p_sent(req);
+            return RMP_SUCCESS;
+        }
+        if (rc < 0)
+            return p2p_send_fail(req, rc);
+    }
+    p2p_pending_push(p, req);
+    return RMP_SUCCESS;
+}
+
+static int p2p_drain_pending(void)
+{
+    int n = 0;
+    for (int w = 0; w < rmpi_g.size && p2p_npending > 0; w++) {
+        rmpi_peer_t *p = &rmpi_peers[w];
+        while (!rmpi_mq_empty(&p->pending)) {
+            rmp_request_t req = rmpi_container_of(p->pending.head.next, struct rmp_request, mq);
+            int rc = p2p_try_send(p, req);
+            if (rc == RMPI_AGAIN)
+                break;
+            rmpi_mq_remove(&p->pending, &req->mq);
+            if (rmpi_mq_empty(&p->pending))
+                p2p_npending--;
+            n++;
+            if (rc < 0)
+                p2p_send_fail(req, rc);
+            else
+                p2p_sent(req);
+        }
+    }
+    return n;
+}
+
+static int p2p_send_ctrl_fin(int peer, uint64_t sreq, int status)
+{
+    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_CTRL);
+    if (!req)
+        return RMP_ERR_NOMEM;
+    req->peer = peer;
+    memset(&req->wire.fin, 0, sizeof(req->wire.fin));
+    req->wire.fin.type = RMPI_MSG_FIN;
+    req->wire.fin.status = status;
+    req->wire.fin.sreq = sreq;
+    req->hlen = sizeof(rmpi_fin_t);
+    req->payload = NULL;
+    req->plen = 0;
+    return p2p_post_send(req);
+}
+
+/* Fill req's wire for a message of its buf/bytes and choose the protocol. */
+static int p2p_start_send(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag)
+{
+    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    rmpi_hdr_t *h = &req->wire.h;
+    h->flags = 0;
+    h->reserved = 0;
+    h->cid = cid;
+    h->src = comm->rank;
+    h->tag = tag;
+    if (req->bytes + sizeof(rmpi_hdr_t) <= p->max_am && req->bytes < p->rndv_threshold) {
+        h->type = RMPI_MSG_EAGER;
+        req->hlen = sizeof(rmpi_hdr_t);
+        req->payload = req->buf;
+        req->plen = req->bytes;
+        rmpi_stats.eager_sent++;
+        rmpi_stats.eager_bytes += req->bytes;
+    } else {
+        rmpi_rts_t *r = &req->wire.rts;
+        r->size = req->bytes;
+        r->sreq = (uint64_t)(uintptr_t)req;
+        r->addr = (uint64_t)(uintptr_t)req->buf;
+        r->key = 0;
+        req->hlen = sizeof(rmpi_rts_t);
+        if (p->rndv_mode == RMPI_RNDV_GET) {
+            h->type = RMPI_MSG_RTS;
+            int rc = p->iface->rndv_key(p->tl, req->buf, req->bytes, &r->key);
+            if (rc != RMP_SUCCESS)
+                return rc;
+            req->flags |= RMPI_REQF_WAIT_FIN;
+            req->payload = NULL;
+            req->plen = 0;
+            rmpi_stats.rndv_sent++;
+            rmpi_stats.rndv_bytes += req->bytes;
+        } else {
+            h->type = RMPI_MSG_FRAG_FIRST;
+            req->flags |= RMPI_REQF_FRAG;
+            req->payload = req->buf;
+            req->total = req->bytes;
+            req->frag_off = 0;
+            rmpi_stats.frag_sent++;
+            rmpi_stats.frag_bytes += req->bytes;
+        }
+    }
+    return p2p_post_send(req);
+}
+
+static int p2p_check_send(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (RMPI_UNLIKELY(dest < 0 || dest >= comm->size || tag < 0 || tag > RMP_TAG_UB ||
+                      (buf == NULL && bytes > 0))) {
+        rmpi_warn("send: invalid argument (dest %d of %d, tag %d, buf %p, %zu bytes)", dest,
+                  comm->size, tag, buf, bytes);
+        return RMP_ERR_ARG;
+    }
+    return RMP_SUCCESS;
+}
+
+static int p2p_check_recv(const void *buf, size_t bytes, int src, int tag, rmp_comm_t comm)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (RMPI_UNLIKELY((src != RMP_ANY_SOURCE && (src < 0 || src >= comm->size)) ||
+                      (tag != RMP_ANY_TAG && (tag < 0 || tag > RMP_TAG_UB)) ||
+                      (buf == NULL && bytes > 0))) {
+        rmpi_warn("recv: invalid argument (source %d of %d, tag %d, buf %p, %zu bytes)", src,
+                  comm->size, tag, buf, bytes);
+        return RMP_ERR_ARG;
+    }
+    return RMP_SUCCESS;
+}
+
+int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                   uint32_t cid, rmp_request_t *out)
+{
+    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_SEND);
+    if (RMPI_UNLIKELY(!req))
+        return RMP_ERR_NOMEM;
+    req->peer = rmpi_comm_world_rank(comm, dest);
+    req->buf = (void *)buf;
+    req->bytes = bytes;
+    int rc = p2p_start_send(req, comm, cid, tag);
+    if (rc != RMP_SUCCESS && !req->done) {
+        rmpi_req_free(req);
+        return rc;
+    }
+    *out = req;
+    return RMP_SUCCESS;
+}
+
+int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                  uint32_t cid)
+{
+    int w = rmpi_comm_world_rank(comm, dest);
+    rmpi_peer_t *p = &rmpi_peers[w];
+    /* Fast path: an eager message that fits now needs no request at all. */
+    if (bytes + sizeof(rmpi_hdr_t) <= p->max_am && bytes < p->rndv_threshold &&
+        rmpi_mq_empty(&p->pending)) {
+        rmpi_hdr_t h = {RMPI_MSG_EAGER, 0, 0, cid, comm->rank, tag};
+        int rc = p->iface->send(p->ep, &h, sizeof(h), buf, bytes);
+        if (RMPI_LIKELY(rc == RMP_SUCCESS)) {
+            rmpi_stats.eager_sent++;
+            rmpi_stats.eager_bytes += bytes;
+            return RMP_SUCCESS;
+        }
+        if (rc < 0)
+            return rc;
+    }
+    rmp_request_t req;
+    int rc = rmpi_isend_cid(buf, bytes, dest, tag, comm, cid, &req);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rc = rmpi_req_wait(req);
+    if (rc != RMP_SUCCESS) {
+        req->flags |= RMPI_REQF_ORPHAN;
+        return rc;
+    }
+    rc = req->status.error;
+    rmpi_req_free(req);
+    return rc;
+}
+
+/* ---- receiving ---- */
+
+static void p2p_recv_status(rmp_request_t req, const rmpi_hdr_t *h, size_t size)
+{
+    req->status.source = h->src;
+    req->status.tag = h->tag;
+    if (size > req->bytes) {
+        req->status.bytes = req->bytes;
+        req->status.error = RMP_ERR_TRUNCATE;
+    } else {
+        req->status.bytes = size;
+    }
+}
+
+/* Pull a rendezvous message into a matched receive, then release the sender. */
+static void p2p_rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
+{
+    rmpi_peer_t *p = &rmpi_peers[src];
+    p2p_recv_status(req, &r->h, r->size);
+    if (req->status.bytes > 0) {
+        int rc = p->iface->rndv_get(p->ep, req->buf, req->status.bytes, r->addr, r->key);
+        if (rc != RMP_SUCCESS) {
+            rmpi_error("rendezvous read from rank %d failed: %s", src, rmp_strerror(rc));
+            req->status.error = rc;
+        }
+    }
+    int frc = p2p_send_ctrl_fin(src, r->sreq, req->status.error);
+    if (frc != RMP_SUCCESS && req->status.error == RMP_SUCCESS)
+        req->status.error = frc;
+    rmpi_req_complete(req);
+}
+
+static void p2p_frag_copy(rmp_request_t req, const void *data, size_t len)
+{
+    if (req->frag_off < req->bytes) {
+        size_t n = req->bytes - req->frag_off;
+        memcpy((char *)req->buf + req->frag_off, data, n < len ? n : len);
+    }
+    req->frag_off += len;
+}
+
+static void p2p_on_match(rmp_request_t req, int src, const rmpi_hdr_t *h, const void *payload,
+                         size_t plen)
+{
+    req->peer = src;
+    switch (h->type) {
+    case RMPI_MSG_EAGER:
+        p2p_recv_status(req, h, plen);
+        memcpy(req->buf, payload, req->status.bytes);
+        rmpi_req_complete(req);
+        break;
+    case RMPI_MSG_RTS:
+        p2p_rndv_pull(req, src, (const rmpi_rts_t *)h);
+        break;
+    case RMPI_MSG_FRAG_FIRST: {
+        const rmpi_rts_t *r = (const rmpi_rts_t *)h;
+        p2p_recv_status(req, h, r->size);
+        req->total = r->size;
+        req->frag_off = 0;
+        p2p_frag_copy(req, payload, plen);
+        if (req->frag_off >= req->total)
+            rmpi_req_complete(req);
+        else
+            rmpi_peers[src].frag_rx = req;
+        break;
+    }
+    }
+}
+
+static void p2p_buffer_unexpected(int src, const rmpi_hdr_t *h, const void *payload,
+                                  size_t plen)
+{
+    size_t size = plen;
+    const rmpi_rts_t *r = (const rmpi_rts_t *)h;
+    if (h->type == RMPI_MSG_FRAG_FIRST)
+        size = r->size;
+    else if (h->type == RMPI_MSG_RTS)
+        size = 0;
+    rmpi_ux_t *u = ux_alloc(size);
+    if (!u) {
+        rmpi_error("out of memory buffering an unexpected message from rank %d; aborting",
+                   src);
+        abort();
+    }
+    u->mq.cid = h->cid;
+    u->mq.src = h->src;
+    u->mq.tag = h->tag;
+    u->peer = src;
+    u->type = h->type;
+    u->size = h->type == RMPI_MSG_EAGER ? plen : r->size;
+    if (h->type != RMPI_MSG_EAGER) {
+        u->sreq = r->sreq;
+        u->addr = r->addr;
+        u->key = r->key;
+    }
+    if (plen)
+        memcpy(u->data, payload, plen);
+    u->have = plen;
+    if (h->type == RMPI_MSG_FRAG_FIRST && u->have < u->size)
+        rmpi_peers[src].frag_ux = u;
+    rmpi_stats.unexpected++;
+    rmpi_mq_push(&p2p_unexp, &u->mq);
+}
+
+void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
+{
+    const rmpi_hdr_t *h = hdr;
+    (void)hlen;
+    switch (h->type) {
+    case RMPI_MSG_EAGER:
+    case RMPI_MSG_RTS:
+    case RMPI_MSG_FRAG_FIRST: {
+        rmpi_mq_elem_t *e = rmpi_mq_match_posted(&p2p_posted, h->cid, h->src, h->tag);
+        if (e)
+            p2p_on_match(rmpi_container_of(e, struct rmp_request, mq), src, h, payload, plen);
+        else
+            p2p_buffer_unexpected(src, h, payload, plen);
+        break;
+    }
+    case RMPI_MSG_FRAG: {
+        rmpi_peer_t *p = &rmpi_peers[src];
+        if (p->frag_rx) {
+            rmp_request_t req = p->frag_rx;
+            p2p_frag_copy(req, payload, plen);
+            if (req->frag_off >= req->total) {
+                p->frag_rx = NULL;
+                rmpi_req_complete(req);
+            }
+        } else if (p->frag_ux) {
+            rmpi_ux_t *u = p->frag_ux;
+            size_t n = u->size - u->have < plen ? u->size - u->have : plen;
+            memcpy(u->data + u->have, payload, n);
+            u->have += n;
+            if (u->have >= u->size)
+                p->frag_ux = NULL;
+        } else {
+            rmpi_error("protocol error: fragment from rank %d without a message", src);
+        }
+        break;
+    }
+    case RMPI_MSG_FIN: {
+        const rmpi_fin_t *f = hdr;
+        rmp_request_t req = (rmp_request_t)(uintptr_t)f->sreq;
+        if (f->status != RMP_SUCCESS && f->status != RMP_ERR_TRUNCATE)
+            req->status.error = f->status;
+        rmpi_req_complete(req);
+        break;
+    }
+    default:
+        rmpi_error("protocol error: unknown message type %u from rank %d", h->type, src);
+    }
+}
+
+/* A receive takes an unexpected message. */
+static void p2p_take_unexpected(rmp_request_t req, rmpi_ux_t *u)
+{
+    rmpi_hdr_t h = {u->type, 0, 0, u->mq.cid, u->mq.src, u->mq.tag};
+    req->peer = u->peer;
+    if (u->type == RMPI_MSG_EAGER) {
+        p2p_recv_status(req, &h, u->size);
+        memcpy(req->buf, u->data, req->status.bytes);
+        rmpi_req_complete(req);
+    } else if (u->type == RMPI_MSG_RTS) {
+        rmpi_rts_t r = {h, u->size, u->sreq, u->addr, u->key};
+        p2p_rndv_pull(req, u->peer, &r);
+    } else {
+        p2p_recv_status(req, &h, u->size);
+        req->total = u->size;
+        req->frag_off = 0;
+        p2p_frag_copy(req, u->data, u->have);
+        rmpi_peer_t *p = &rmpi_peers[u->peer];
+        if (p->frag_ux == u) {
+            p->frag_ux = NULL;
+            p->frag_rx = req;
+        } else {
+            rmpi_req_complete(req);
+        }
+    }
+    ux_free(u);
+}
+
+int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
+                   rmp_request_t *out)
+{
+    (void)comm;
+    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_RECV);
+    if (RMPI_UNLIKELY(!req))
+        return RMP_ERR_NOMEM;
+    req->buf = buf;
+    req->bytes = bytes;
+    req->mq.cid = cid;
+    req->mq.src = source;
+    req->mq.tag = tag;
+    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&p2p_unexp, cid, source, tag, 1);
+    if (e)
+        p2p_take_unexpected(req, rmpi_container_of(e, rmpi_ux_t, mq));
+    else
+        rmpi_mq_push(&p2p_posted, &req->mq);
+    *out = req;
+    return RMP_SUCCESS;
+}
+
+int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
+                  rmp_status_t *st)
+{
+    rmp_request_t req;
+    int rc = rmpi_irecv_cid(buf, bytes, source, tag, comm, cid, &req);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rc = rmpi_req_wait(req);
+    if (rc != RMP_SUCCESS) {
+        if (!req->done && req->mq.next != &req->mq) {
+            rmpi_mq_remove(&p2p_posted, &req->mq); /* still unmatched: withdraw */
+            rmpi_req_free(req);
+        } else {
+            req->flags |= RMPI_REQF_ORPHAN;
+        }
+        return rc;
+    }
+    if (st)
+        *st = req->status;
+    rc = req->status.error;
+    rmpi_req_free(req);
+    return rc;
+}
+
+/* ---- progress ---- */
+
+int rmpi_progress(void)
+{
+    int n = 0;
+    for (int i = 0; i < rmpi_g.num_tls; i++)
+        n += rmpi_g.tls[i].iface->progress(rmpi_g.tls[i].tl);
+    if (p2p_npending)
+        n += p2p_drain_pending();
+    n += rmpi_req_progress_gen();
+    if (n == 0 && rmpi_g.yield_when_idle)
+        sched_yield();
+    return n;
+}
+
+/* ---- public API ---- */
+
+RMP_EXPORT int rmp_send(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm)
+{
+    int rc = p2p_check_send(buf, bytes, dest, tag, comm);
+    if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
+        return rc;
+    return rmpi_send_cid(buf, bytes, dest, tag, comm, comm->cid);
+}
+
+RMP_EXPORT int rmp_isend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                         rmp_request_t *req)
+{
+    int rc = p2p_check_send(buf, bytes, dest, tag, comm);
+    if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
+        return rc;
+    if (RMPI_UNLIKELY(!req))
+        return RMP_ERR_ARG;
+    return rmpi_isend_cid(buf, bytes, dest, tag, comm, comm->cid, req);
+}
+
+RMP_EXPORT int rmp_recv(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
+                        rmp_status_t *st)
+{
+    int rc = p2p_check_recv(buf, bytes, source, tag, comm);
+    if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
+        return rc;
+    return rmpi_recv_cid(buf, bytes, source, tag, comm, comm->cid, st);
+}
+
+RMP_EXPORT int rmp_irecv(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
+                         rmp_request_t *req)
+{
+    int rc = p2p_check_recv(buf, bytes, source, tag, comm);
+    if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
+        return rc;
+    if (RMPI_UNLIKELY(!req))
+        return RMP_ERR_ARG;
+    return rmpi_irecv_cid(buf, bytes, source, tag, comm, comm->cid, req);
+}
+
+static int p2p_finish(rmp_request_t *req, rmp_status_t *st)
+{
+    rmp_request_t r = *req;
+    if (st)
+        *st = r->status;
+    int rc = r->status.error;
+    rmpi_req_free(r);
+    *req = RMP_REQUEST_NULL;
+    return rc;
+}
+
+RMP_EXPORT int rmp_wait(rmp_request_t *req, rmp_status_t *st)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!req)
+        return RMP_ERR_ARG;
+    if (*req == RMP_REQUEST_NULL) {
+        if (st)
+            *st = (rmp_status_t){RMP_ANY_SOURCE, RMP_ANY_TAG, 0, RMP_SUCCESS};
+        return RMP_SUCCESS;
+    }
+    rc = rmpi_req_wait(*req);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    return p2p_finish(req, st);
+}
+
+RMP_EXPORT int rmp_test(rmp_request_t *req, int *done, rmp_status_t *st)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!req || !done)
+        return RMP_ERR_ARG;
+    if (*req == RMP_REQUEST_NULL) {
+        *done = 1;
+        return RMP_SUCCESS;
+    }
+    if (!(*req)->done)
+        rmpi_progress();
+    *done = (*req)->done;
+    if (!*done)
+        return RMP_SUCCESS;
+    return p2p_finish(req, st);
+}
+
+RMP_EXPORT int rmp_waitall(size_t n, rmp_request_t reqs[], rmp_status_t sts[])
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (n > 0 && !reqs)
+        return RMP_ERR_ARG;
+    int first_err = RMP_SUCCESS;
+    for (size_t i = 0; i < n; i++) {
+        int r = rmp_wait(&reqs[i], sts ? &sts[i] : NULL);
+        if (r != RMP_SUCCESS && first_err == RMP_SUCCESS)
+            first_err = r;
+    }
+    return first_err;
+}
+
+RMP_EXPORT int rmp_sendrecv(const void *sbuf, size_t sbytes, int dest, int stag, void *rbuf,
+                            size_t rbytes, int source, int rtag, rmp_comm_t comm,
+                            rmp_status_t *st)
+{
+    int rc = p2p_check_send(sbuf, sbytes, dest, stag, comm);
+    if (rc == RMP_SUCCESS)
+        rc = p2p_check_recv(rbuf, rbytes, source, rtag, comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rmp_request_t rr, sr;
+    rc = rmpi_irecv_cid(rbuf, rbytes, source, rtag, comm, comm->cid, &rr);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rc = rmpi_isend_cid(sbuf, sbytes, dest, stag, comm, comm->cid, &sr);
+    if (rc != RMP_SUCCESS) {
+        rmp_wait(&rr, st);
+        return rc;
+    }
+    int rc2 = rmp_wait(&sr, NULL);
+    rc = rmp_wait(&rr, st);
+    return rc != RMP_SUCCESS ? rc : rc2;
+}
+
+RMP_EXPORT int rmp_iprobe(int source, int tag, rmp_comm_t comm, int *flag, rmp_status_t *st)
+{
+    int rc = p2p_check_recv(NULL, 0, source, tag, comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!flag)
+        return RMP_ERR_ARG;
+    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&p2p_unexp, comm->cid, source, tag, 0);
+    if (!e) {
+        rmpi_progress();
+        e = rmpi_mq_match_unexp(&p2p_unexp, comm->cid, source, tag, 0);
+    }
+    *flag = e != NULL;
+    if (e && st) {
+        rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
+        *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS};
+    }
+    return RMP_SUCCESS;
+}
+
+RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
+{
+    int rc = p2p_check_recv(NULL, 0, source, tag, comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    double deadline = rmpi_cfg.timeout > 0 ? rmpi_now() + rmpi_cfg.timeout : 0;
+    for (unsigned spins = 1;; spins++) {
+        rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&p2p_unexp, comm->cid, source, tag, 0);
+        if (e) {
+            if (st) {
+                rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
+                *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS};
+            }
+            return RMP_SUCCESS;
+        }
+        rmpi_progress();
+        if (deadline > 0 && (spins & 1023) == 0 && rmpi_now() > deadline)
+            return RMP_ERR_TIMEOUT;
+    }
+}
+
+RMP_EXPORT int rmp_progress(void)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rmpi_progress();
+    return RMP_SUCCESS;
+}
+
+/* ---- lifetime ---- */
+
+int rmpi_p2p_init(void)
+{
+    rmpi_mq_init(&p2p_posted);
+    rmpi_mq_init(&p2p_unexp);
+    p2p_npending = 0;
+    memset(&rmpi_stats, 0, sizeof(rmpi_stats));
+    return RMP_SUCCESS;
+}
+
+/* Push out everything queued (control messages included) before teardown. */
+int rmpi_p2p_drain(void)
+{
+    double deadline = rmpi_now() + 10.0;
+    while (p2p_npending > 0) {
+        rmpi_progress();
+        if (rmpi_now() > deadline) {
+            rmpi_warn("finalize: %d peers still have unsent messages", p2p_npending);
+            return RMP_ERR_TIMEOUT;
+        }
+    }
+    return RMP_SUCCESS;
+}
+
+void rmpi_p2p_fini(void)
+{
+    while (!rmpi_mq_empty(&p2p_unexp)) {
+        rmpi_mq_elem_t *e = p2p_unexp.head.next;
+        rmpi_mq_remove(&p2p_unexp, e);
+        ux_free(rmpi_container_of(e, rmpi_ux_t, mq));
+    }
+    while (ux_free_list) {
+        rmpi_ux_t *u = ux_free_list;
+        ux_free_list = u->next_free;
+        free(u);
+    }
+    rmpi_req_pool_fini();
+}
+
+size_t rmpi_p2p_unexpected_high_water(void)
+{
+    return p2p_unexp.high_water;
+}

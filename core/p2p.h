@@ -1,0 +1,97 @@
+/* Point-to-point engine: requests, peers, protocols. Internal API used by
+ * the public entry points, communicators and collectives. */
+#ifndef RMPI_P2P_H
+#define RMPI_P2P_H
+
+#include "match.h"
+#include "proto.h"
+#include "rmpi.h"
+#include "transport.h"
+
+enum { RMPI_REQ_SEND = 1, RMPI_REQ_RECV, RMPI_REQ_CTRL, RMPI_REQ_GEN };
+
+enum {
+    RMPI_REQF_WAIT_FIN = 1, /* rendezvous send: complete when FIN arrives */
+    RMPI_REQF_FRAG = 2,     /* fragmented send in progress */
+    RMPI_REQF_ORPHAN = 4    /* its waiter gave up (timeout): free on completion */
+};
+
+struct rmp_request {
+    rmpi_mq_elem_t mq; /* posted-receive queue, or a peer's pending-send FIFO */
+    uint8_t kind;
+    uint8_t flags;
+    uint8_t hlen; /* bytes of wire used while the send is pending */
+    volatile int done;
+    int peer; /* world rank: destination of a send, source of a matched receive */
+    void *buf;
+    size_t bytes;
+    rmp_status_t status;
+    /* Send state kept while the transport has no room. */
+    union {
+        rmpi_hdr_t h;
+        rmpi_rts_t rts;
+        rmpi_fin_t fin;
+    } wire;
+    const void *payload;
+    size_t plen;
+    size_t frag_off; /* fragmented protocol: bytes moved so far */
+    size_t total;
+    /* RMPI_REQ_GEN: poll returns 1 when done (status/error set), 0 otherwise. */
+    int (*poll)(rmp_request_t req);
+    void *ctx;
+    void (*release)(rmp_request_t req); /* frees ctx when the request is freed */
+    struct rmp_request *next_active;     /* list of active generic requests */
+};
+
+typedef struct rmpi_peer {
+    const rmpi_tl_iface_t *iface;
+    rmpi_tl_t *tl;
+    rmpi_ep_t *ep;
+    size_t max_am;
+    size_t rndv_threshold;
+    int rndv_mode;
+    rmpi_mq_t pending;          /* sends waiting for room, in order */
+    rmp_request_t frag_rx;      /* fragmented message being received */
+    struct rmpi_ux *frag_ux;    /* ... or buffered as unexpected */
+} rmpi_peer_t;
+
+typedef struct rmpi_stats {
+    uint64_t eager_sent, eager_bytes, rndv_sent, rndv_bytes, frag_sent, frag_bytes;
+    uint64_t unexpected;
+} rmpi_stats_t;
+
+extern rmpi_peer_t *rmpi_peers;
+extern rmpi_stats_t rmpi_stats;
+
+/* Runtime hooks. */
+int rmpi_p2p_init(void);
+int rmpi_p2p_drain(void);
+void rmpi_p2p_fini(void);
+void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen);
+
+/* Requests. */
+rmp_request_t rmpi_req_alloc(int kind);
+void rmpi_req_free(rmp_request_t req);
+void rmpi_req_complete(rmp_request_t req);
+/* Wait until done; the request stays allocated. Honors RMP_TIMEOUT. */
+int rmpi_req_wait(rmp_request_t req);
+/* A generic request completed by poll(), driven by the progress engine. */
+int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_request_t),
+                 rmp_request_t *out);
+
+/* Messaging on an explicit context id (collectives use comm->cid + 1).
+ * dest/source are ranks in comm. */
+int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                   uint32_t cid, rmp_request_t *req);
+int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
+                   uint32_t cid, rmp_request_t *req);
+int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                  uint32_t cid);
+int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
+                  rmp_status_t *st);
+
+/* Progress engine: poll every transport, retry pending sends, poll generic
+ * requests. Returns the number of events. */
+int rmpi_progress(void);
+
+#endif

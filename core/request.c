@@ -1,0 +1,135 @@
+/* Request objects: a pool, so that the message path never calls malloc in
+ * steady state, and the wait loop with its timeout. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "p2p.h"
+
+#define REQ_CHUNK 64
+
+static rmp_request_t req_free_list;
+static void **req_chunks;
+static size_t req_nchunks;
+static rmp_request_t req_active_gen; /* generic requests being progressed */
+
+static int req_grow(void)
+{
+    rmp_request_t chunk = calloc(REQ_CHUNK, sizeof(*chunk));
+    void **chunks = realloc(req_chunks, (req_nchunks + 1) * sizeof(void *));
+    if (!chunk || !chunks) {
+        free(chunk);
+        if (chunks)
+            req_chunks = chunks;
+        return RMP_ERR_NOMEM;
+    }
+    req_chunks = chunks;
+    req_chunks[req_nchunks++] = chunk;
+    for (int i = 0; i < REQ_CHUNK; i++) {
+        chunk[i].next_active = req_free_list;
+        req_free_list = &chunk[i];
+    }
+    return RMP_SUCCESS;
+}
+
+rmp_request_t rmpi_req_alloc(int kind)
+{
+    if (RMPI_UNLIKELY(req_free_list == NULL) && req_grow() != RMP_SUCCESS)
+        return NULL;
+    rmp_request_t r = req_free_list;
+    req_free_list = r->next_active;
+    r->kind = (uint8_t)kind;
+    r->flags = 0;
+    r->done = 0;
+    r->status.error = RMP_SUCCESS;
+    r->status.source = -1;
+    r->status.tag = -1;
+    r->status.bytes = 0;
+    r->frag_off = 0;
+    r->poll = NULL;
+    r->release = NULL;
+    r->ctx = NULL;
+    r->mq.next = r->mq.prev = &r->mq;
+    return r;
+}
+
+void rmpi_req_free(rmp_request_t req)
+{
+    if (req->release)
+        req->release(req);
+    req->kind = 0;
+    req->next_active = req_free_list;
+    req_free_list = req;
+}
+
+void rmpi_req_complete(rmp_request_t req)
+{
+    req->done = 1;
+    if (RMPI_UNLIKELY(req->flags & RMPI_REQF_ORPHAN))
+        rmpi_req_free(req);
+}
+
+int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_request_t),
+                 rmp_request_t *out)
+{
+    rmp_request_t r = rmpi_req_alloc(RMPI_REQ_GEN);
+    if (!r)
+        return RMP_ERR_NOMEM;
+    r->poll = poll;
+    r->ctx = ctx;
+    r->release = release;
+    r->next_active = req_active_gen;
+    req_active_gen = r;
+    *out = r;
+    return RMP_SUCCESS;
+}
+
+/* Poll the generic requests; unlink the finished ones. */
+int rmpi_req_progress_gen(void)
+{
+    int n = 0;
+    rmp_request_t *pp = &req_active_gen;
+    while (*pp) {
+        rmp_request_t r = *pp;
+        if (r->poll(r)) {
+            *pp = r->next_active;
+            r->next_active = NULL;
+            n++;
+            rmpi_req_complete(r);
+        } else {
+            pp = &r->next_active;
+        }
+    }
+    return n;
+}
+
+int rmpi_req_wait(rmp_request_t req)
+{
+    if (rmpi_cfg.timeout <= 0) {
+        while (!req->done)
+            rmpi_progress();
+        return RMP_SUCCESS;
+    }
+    double deadline = rmpi_now() + rmpi_cfg.timeout;
+    unsigned spins = 0;
+    while (!req->done) {
+        rmpi_progress();
+        if ((++spins & 1023) == 0 && rmpi_now() > deadline) {
+            rmpi_warn("operation timed out after %g s (RMP_TIMEOUT)", rmpi_cfg.timeout);
+            return RMP_ERR_TIMEOUT;
+        }
+    }
+    return RMP_SUCCESS;
+}
+
+void rmpi_req_pool_fini(void)
+{
+    for (size_t i = 0; i < req_nchunks; i++)
+        free(req_chunks[i]);
+    free(req_chunks);
+    req_chunks = NULL;
+    req_nchunks = 0;
+    req_free_list = NULL;
+    req_active_gen = NULL;
+}

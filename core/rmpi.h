@@ -1,0 +1,57 @@
+/* Internal declarations shared by every module of the library. */
+#ifndef RMPI_H
+#define RMPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rmp.h"
+#include "rmp_config.h"
+#include "transport.h"
+
+#define RMP_EXPORT __attribute__((visibility("default")))
+#define RMPI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RMPI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define RMPI_CACHELINE 64
+#define rmpi_container_of(ptr, type, member) \
+    ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Internal status, never returned to users: "no room now, try again". */
+#define RMPI_AGAIN 1
+
+/* Process-wide state established by rmp_init. */
+typedef struct rmpi_global {
+    int state;           /* RMPI_STATE_* */
+    int rank;            /* world rank */
+    int size;            /* world size */
+    int local_rank;      /* index among ranks of this node */
+    int local_size;      /* ranks on this node */
+    int *local_ranks;    /* world ranks of this node, ascending */
+    int *node_of;        /* node id per world rank */
+    int num_nodes;
+    bool singleton;      /* started without any PMIx server */
+    bool oversubscribed; /* more local ranks than cores: yield when idle */
+    bool yield_when_idle; /* progress calls sched_yield when it found nothing */
+    char hostname[256];
+    int num_tls; /* transport instances in use */
+    struct {
+        const rmpi_tl_iface_t *iface;
+        rmpi_tl_t *tl;
+        rmpi_tl_caps_t caps;
+    } tls[4];
+} rmpi_global_t;
+
+enum { RMPI_STATE_NONE = 0, RMPI_STATE_INIT = 1, RMPI_STATE_FINALIZED = 2 };
+
+extern rmpi_global_t rmpi_g;
+
+/* Check that rmp_init has run and rmp_finalize has not. */
+static inline int rmpi_check_state(void)
+{
+    return RMPI_LIKELY(rmpi_g.state == RMPI_STATE_INIT) ? RMP_SUCCESS : RMP_ERR_STATE;
+}
+
+double rmpi_now(void);
+
+#endif

@@ -1,0 +1,257 @@
+/* rmp_init / rmp_finalize: configuration, PMIx bootstrap, transport
+ * selection per peer, the world communicator. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bootstrap.h"
+#include "comm.h"
+#include "config.h"
+#include "log.h"
+#include "p2p.h"
+#include "topo.h"
+
+rmpi_global_t rmpi_g;
+
+const rmpi_tl_iface_t *const rmpi_transports[] = {&rmpi_tl_shm, NULL};
+
+double rmpi_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+RMP_EXPORT double rmp_wtime(void)
+{
+    return rmpi_now();
+}
+
+RMP_EXPORT int rmp_initialized(void)
+{
+    return rmpi_g.state == RMPI_STATE_INIT;
+}
+
+static const rmpi_tl_iface_t *runtime_find_tl(const char *name, size_t len)
+{
+    for (const rmpi_tl_iface_t *const *t = rmpi_transports; *t; t++)
+        if (strlen((*t)->name) == len && strncmp((*t)->name, name, len) == 0)
+            return *t;
+    return NULL;
+}
+
+static int runtime_is_known_tl(const char *name, size_t len)
+{
+    static const char *const known[] = {"shm", "verbs", "tcp"};
+    for (size_t i = 0; i < 3; i++)
+        if (strlen(known[i]) == len && strncmp(known[i], name, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* Initialise the transports of RMP_TRANSPORTS that can run here. A name the
+ * user asked for explicitly that cannot work is an error; with the default
+ * list, unusable ones are skipped. */
+static int runtime_open_transports(void)
+{
+    int explicit_list = getenv("RMP_TRANSPORTS") != NULL;
+    const char *s = rmpi_cfg.transports;
+    rmpi_g.num_tls = 0;
+    /* self is always there, and always first. */
+    rmpi_tl_caps_t caps;
+    rmpi_tl_t *tl;
+    int rc = rmpi_tl_self.init(rmpi_am_handler, &tl, &caps);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rmpi_g.tls[0].iface = &rmpi_tl_self;
+    rmpi_g.tls[0].tl = tl;
+    rmpi_g.tls[0].caps = caps;
+    rmpi_g.num_tls = 1;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        if (len == 0) {
+            s++;
+            continue;
+        }
+        if (!runtime_is_known_tl(s, len)) {
+            rmpi_error("RMP_TRANSPORTS names an unknown transport '%.*s' (known: shm, verbs, "
+                       "tcp)",
+                       (int)len, s);
+            return RMP_ERR_ARG;
+        }
+        const rmpi_tl_iface_t *iface = runtime_find_tl(s, len);
+        char why[256] = "not compiled into this build";
+        if (!iface || iface->query(why, sizeof(why)) != RMP_SUCCESS) {
+            if (explicit_list) {
+                rmpi_error("transport '%.*s' cannot be used here: %s", (int)len, s, why);
+                return RMP_ERR_NOT_SUPPORTED;
+            }
+            rmpi_info("transport '%.*s' skipped: %s", (int)len, s, why);
+        } else if ((size_t)rmpi_g.num_tls < sizeof(rmpi_g.tls) / sizeof(rmpi_g.tls[0])) {
+            rc = iface->init(rmpi_am_handler, &tl, &caps);
+            if (rc != RMP_SUCCESS) {
+                rmpi_error("transport '%s' failed to start: %s", iface->name,
+                           rmp_strerror(rc));
+                return rc;
+            }
+            if (rmpi_cfg.rndv_threshold > 0)
+                caps.rndv_threshold = rmpi_cfg.rndv_threshold;
+            rmpi_g.tls[rmpi_g.num_tls].iface = iface;
+            rmpi_g.tls[rmpi_g.num_tls].tl = tl;
+            rmpi_g.tls[rmpi_g.num_tls].caps = caps;
+            rmpi_g.num_tls++;
+        }
+        s += len;
+    }
+    return RMP_SUCCESS;
+}
+
+/* Pick, for every peer, the first transport that reaches it. */
+static int runtime_connect_peers(void)
+{
+    rmpi_peers = calloc((size_t)rmpi_g.size, sizeof(*rmpi_peers));
+    if (!rmpi_peers)
+        return RMP_ERR_NOMEM;
+    for (int w = 0; w < rmpi_g.size; w++) {
+        rmpi_peer_t *p = &rmpi_peers[w];
+        rmpi_mq_init(&p->pending);
+        int same_node = rmpi_g.node_of[w] == rmpi_g.node_of[rmpi_g.rank];
+        int first = w == rmpi_g.rank ? 0 : 1;
+        int last = w == rmpi_g.rank ? 1 : rmpi_g.num_tls;
+        for (int i = first; i < last && !p->iface; i++) {
+            if (rmpi_g.tls[i].caps.intranode_only && !same_node)
+                continue;
+            rmpi_tl_caps_t caps = rmpi_g.tls[i].caps;
+            int rc = rmpi_g.tls[i].iface->connect(rmpi_g.tls[i].tl, w, &p->ep, &caps);
+            if (rc != RMP_SUCCESS) {
+                rmpi_error("cannot connect to rank %d with %s: %s", w,
+                           rmpi_g.tls[i].iface->name, rmp_strerror(rc));
+                return rc;
+            }
+            p->iface = rmpi_g.tls[i].iface;
+            p->tl = rmpi_g.tls[i].tl;
+            p->max_am = caps.max_am;
+            p->rndv_threshold = caps.rndv_threshold;
+            p->rndv_mode = caps.rndv_mode;
+        }
+        if (!p->iface) {
+            rmpi_error("no transport in RMP_TRANSPORTS=%s reaches rank %d (%s node)",
+                       rmpi_cfg.transports, w, same_node ? "same" : "another");
+            return RMP_ERR_TRANSPORT;
+        }
+        rmpi_debug("rank %d via %s (eager up to %zu B, rendezvous from %zu B)", w,
+                   p->iface->name, p->max_am, p->rndv_threshold);
+    }
+    return RMP_SUCCESS;
+}
+
+static void runtime_close_transports(void)
+{
+    for (int i = rmpi_g.num_tls - 1; i >= 0; i--)
+        rmpi_g.tls[i].iface->fini(rmpi_g.tls[i].tl);
+    rmpi_g.num_tls = 0;
+    free(rmpi_peers);
+    rmpi_peers = NULL;
+}
+
+static void runtime_release(void)
+{
+    runtime_close_transports();
+    rmpi_p2p_fini();
+    rmpi_comm_world_fini();
+    free(rmpi_g.local_ranks);
+    free(rmpi_g.node_of);
+    rmpi_g.local_ranks = NULL;
+    rmpi_g.node_of = NULL;
+}
+
+RMP_EXPORT int rmp_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    if (rmpi_g.state != RMPI_STATE_NONE) {
+        rmpi_warn("rmp_init called %s", rmpi_g.state == RMPI_STATE_INIT
+                                             ? "twice"
+                                             : "after rmp_finalize (rmp cannot restart)");
+        return RMP_ERR_STATE;
+    }
+    int rc = rmpi_config_load();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rc = rmpi_boot_init();
+    if (rc != RMP_SUCCESS)
+        goto err_boot;
+    int cores = rmpi_topo_num_cores();
+    rmpi_g.oversubscribed = rmpi_g.local_size > cores;
+    rmpi_g.yield_when_idle = rmpi_cfg.poll_yield == 1 ||
+                             (rmpi_cfg.poll_yield == 0 && rmpi_g.oversubscribed);
+    rc = rmpi_p2p_init();
+    if (rc == RMP_SUCCESS)
+        rc = runtime_open_transports();
+    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
+        rc = rmpi_boot_fence();
+    if (rc == RMP_SUCCESS)
+        rc = runtime_connect_peers();
+    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
+        rc = rmpi_boot_fence();
+    for (int i = 0; rc == RMP_SUCCESS && i < rmpi_g.num_tls; i++)
+        if (rmpi_g.tls[i].iface->post_connect)
+            rc = rmpi_g.tls[i].iface->post_connect(rmpi_g.tls[i].tl);
+    if (rc == RMP_SUCCESS)
+        rc = rmpi_comm_world_init();
+    if (rc != RMP_SUCCESS)
+        goto err_runtime;
+    rmpi_g.state = RMPI_STATE_INIT;
+    rmpi_info("initialized: rank %d of %d on %s (local %d of %d, %d node(s))%s", rmpi_g.rank,
+              rmpi_g.size, rmpi_g.hostname, rmpi_g.local_rank, rmpi_g.local_size,
+              rmpi_g.num_nodes, rmpi_g.singleton ? ", singleton" : "");
+    return RMP_SUCCESS;
+
+err_runtime:
+    runtime_release();
+    rmpi_boot_finalize();
+err_boot:
+    rmpi_error("rmp_init failed: %s", rmp_strerror(rc));
+    return rc;
+}
+
+static void runtime_print_stats(void)
+{
+    extern size_t rmpi_p2p_unexpected_high_water(void);
+    fprintf(stderr,
+            "[rmp %d] stats: eager %llu msgs %llu B, rendezvous %llu msgs %llu B, fragmented "
+            "%llu msgs %llu B, unexpected %llu (high water %zu)\n",
+            rmpi_g.rank, (unsigned long long)rmpi_stats.eager_sent,
+            (unsigned long long)rmpi_stats.eager_bytes, (unsigned long long)rmpi_stats.rndv_sent,
+            (unsigned long long)rmpi_stats.rndv_bytes, (unsigned long long)rmpi_stats.frag_sent,
+            (unsigned long long)rmpi_stats.frag_bytes, (unsigned long long)rmpi_stats.unexpected,
+            rmpi_p2p_unexpected_high_water());
+}
+
+RMP_EXPORT int rmp_finalize(void)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rc = rmpi_p2p_drain();
+    /* Everyone stops sending before anyone tears down its memory. */
+    int frc = rmpi_g.size > 1 ? rmpi_boot_fence() : RMP_SUCCESS;
+    if (rmpi_cfg.stats)
+        runtime_print_stats();
+    rmpi_g.state = RMPI_STATE_FINALIZED;
+    runtime_release();
+    int brc = rmpi_boot_finalize();
+    if (rc == RMP_SUCCESS)
+        rc = frc != RMP_SUCCESS ? frc : brc;
+    return rc;
+}
+
+RMP_EXPORT void rmp_abort(rmp_comm_t comm, int exit_code)
+{
+    (void)comm;
+    char msg[128];
+    snprintf(msg, sizeof(msg), "rank %d called rmp_abort(%d)", rmpi_g.rank, exit_code);
+    rmpi_error("%s", msg);
+    rmpi_boot_abort(exit_code, msg);
+}

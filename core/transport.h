@@ -1,0 +1,70 @@
+/* The transport contract. A transport moves opaque (header, payload) active
+ * messages to a peer in order, and may offer a zero-copy rendezvous and RMA.
+ * It never calls up into the core except through the callback given to init. */
+#ifndef RMPI_TRANSPORT_H
+#define RMPI_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rmpi_tl rmpi_tl_t; /* one instance of a transport (opaque) */
+typedef struct rmpi_ep rmpi_ep_t; /* a transport's connection to one peer (opaque) */
+
+/* Incoming active message from world rank src. hdr and payload are valid
+ * only during the call; the handler copies what it keeps. The handler may
+ * call send() on any endpoint but never progress(). */
+typedef void (*rmpi_am_cb_t)(int src, const void *hdr, size_t hlen, const void *payload,
+                             size_t plen);
+
+enum {
+    RMPI_RNDV_NONE = 0, /* large messages are fragmented through send() */
+    RMPI_RNDV_GET = 1   /* receiver pulls with rndv_get() from (addr, key) in the RTS */
+};
+
+typedef struct rmpi_tl_caps {
+    size_t max_am;          /* largest hlen + plen one send() accepts */
+    size_t rndv_threshold;  /* measured default; RMP_RNDV_THRESHOLD overrides */
+    int rndv_mode;          /* RMPI_RNDV_* */
+    bool intranode_only;    /* reaches only peers on this node */
+} rmpi_tl_caps_t;
+
+typedef struct rmpi_tl_iface {
+    const char *name;
+    /* Can this transport run here? RMP_SUCCESS, or RMP_ERR_NOT_SUPPORTED with a
+     * sentence in why. Cheap, side-effect free; rmp_info calls it too. */
+    int (*query)(char *why, size_t whylen);
+    /* Create the instance and publish its address with rmpi_boot_put (the
+     * core fences afterwards). Errors: RMP_ERR_NOMEM, RMP_ERR_TRANSPORT. */
+    int (*init)(rmpi_am_cb_t cb, rmpi_tl_t **tl, rmpi_tl_caps_t *caps);
+    /* After the fence: an endpoint to world rank peer. May complete lazily; a
+     * send() before the connection is up returns RMPI_AGAIN. caps comes in
+     * as the instance's capabilities; the transport may lower them for this
+     * peer (e.g. no rendezvous when the kernel forbids cross-memory attach). */
+    int (*connect)(rmpi_tl_t *tl, int peer, rmpi_ep_t **ep, rmpi_tl_caps_t *caps);
+    /* After every rank connected (second fence): drop rendezvous names etc. */
+    int (*post_connect)(rmpi_tl_t *tl);
+    /* Non-blocking, ordered per endpoint. Copies hdr and payload before it
+     * returns RMP_SUCCESS; RMPI_AGAIN when there is no room (nothing sent);
+     * RMP_ERR_PEER_FAILED / RMP_ERR_TRANSPORT on a broken endpoint. */
+    int (*send)(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *payload,
+                size_t plen);
+    /* RMPI_RNDV_GET: key that lets the peer read [buf, buf+len). */
+    int (*rndv_key)(rmpi_tl_t *tl, const void *buf, size_t len, uint64_t *key);
+    /* RMPI_RNDV_GET: copy len bytes at the peer's raddr into dst, blocking
+     * until done. RMP_ERR_ACCESS when the peer memory cannot be read. */
+    int (*rndv_get)(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t key);
+    /* Poll for incoming messages and completions; returns how many events
+     * were handled (>= 0) or an error. Never blocks. */
+    int (*progress)(rmpi_tl_t *tl);
+    /* Release everything; safe on a half-built instance. */
+    void (*fini)(rmpi_tl_t *tl);
+} rmpi_tl_iface_t;
+
+/* The compiled-in transports, in default preference order, NULL-terminated. */
+extern const rmpi_tl_iface_t *const rmpi_transports[];
+
+extern const rmpi_tl_iface_t rmpi_tl_self;
+extern const rmpi_tl_iface_t rmpi_tl_shm;
+
+#endif

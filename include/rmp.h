@@ -1,0 +1,143 @@
+/* rmp: message passing for RDMA clusters. Public API (see docs/ and API contract). */
+#ifndef RMP_H
+#define RMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RMP_VERSION_MAJOR 0
+#define RMP_VERSION_MINOR 1
+#define RMP_VERSION_PATCH 0
+#define RMP_VERSION_STRING "0.1.0"
+
+/* Status codes: 0 is success, every error is negative. */
+enum {
+    RMP_SUCCESS = 0,
+    RMP_ERR_ARG = -1,
+    RMP_ERR_NOMEM = -2,
+    RMP_ERR_TRUNCATE = -3,
+    RMP_ERR_ACCESS = -4,
+    RMP_ERR_PEER_FAILED = -5,
+    RMP_ERR_TIMEOUT = -6,
+    RMP_ERR_NOT_SUPPORTED = -7,
+    RMP_ERR_STATE = -8,
+    RMP_ERR_TRANSPORT = -9,
+    RMP_ERR_BOOTSTRAP = -10,
+    RMP_ERR_INTERNAL = -11,
+    RMP_ERR_LAST = -12 /* one past the last code; not a status */
+};
+
+const char *rmp_strerror(int code);
+
+/* ---- Runtime ---- */
+int rmp_init(int *argc, char ***argv);
+int rmp_finalize(void);
+int rmp_initialized(void);
+
+typedef struct rmp_comm *rmp_comm_t;
+#define RMP_COMM_NULL ((rmp_comm_t)0)
+rmp_comm_t rmp_comm_world(void);
+int rmp_comm_rank(rmp_comm_t comm); /* negative status on a bad communicator */
+int rmp_comm_size(rmp_comm_t comm);
+/* Collective over comm. color < 0 (RMP_UNDEFINED) yields RMP_COMM_NULL in *newcomm. */
+#define RMP_UNDEFINED (-32766)
+int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *newcomm);
+int rmp_comm_dup(rmp_comm_t comm, rmp_comm_t *newcomm);
+int rmp_comm_free(rmp_comm_t *comm);
+double rmp_wtime(void);
+void rmp_abort(rmp_comm_t comm, int exit_code);
+
+/* ---- Point-to-point ---- */
+#define RMP_ANY_SOURCE (-1)
+#define RMP_ANY_TAG (-1)
+#define RMP_TAG_UB 0x3fffffff /* user tags are 0..RMP_TAG_UB */
+
+typedef struct {
+    int source;
+    int tag;
+    size_t bytes;
+    int error;
+} rmp_status_t;
+
+typedef struct rmp_request *rmp_request_t;
+#define RMP_REQUEST_NULL ((rmp_request_t)0)
+
+int rmp_send(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm);
+int rmp_recv(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, rmp_status_t *st);
+int rmp_isend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+              rmp_request_t *req);
+int rmp_irecv(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
+              rmp_request_t *req);
+int rmp_sendrecv(const void *sbuf, size_t sbytes, int dest, int stag, void *rbuf,
+                 size_t rbytes, int source, int rtag, rmp_comm_t comm, rmp_status_t *st);
+int rmp_wait(rmp_request_t *req, rmp_status_t *st);
+int rmp_test(rmp_request_t *req, int *done, rmp_status_t *st);
+int rmp_waitall(size_t n, rmp_request_t reqs[], rmp_status_t sts[]);
+int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st);
+int rmp_iprobe(int source, int tag, rmp_comm_t comm, int *flag, rmp_status_t *st);
+/* Drive communication without blocking (useful when overlapping computation). */
+int rmp_progress(void);
+
+/* ---- One-sided ---- */
+typedef struct rmp_win *rmp_win_t;
+#define RMP_WIN_NULL ((rmp_win_t)0)
+int rmp_win_create(void *base, size_t bytes, rmp_comm_t comm, rmp_win_t *win);
+int rmp_win_allocate(size_t bytes, rmp_comm_t comm, void **base, rmp_win_t *win);
+int rmp_win_free(rmp_win_t *win);
+int rmp_put(const void *src, size_t bytes, int target, size_t offset, rmp_win_t win);
+int rmp_get(void *dst, size_t bytes, int target, size_t offset, rmp_win_t win);
+int rmp_put_nbi(const void *src, size_t bytes, int target, size_t offset, rmp_win_t win);
+int rmp_get_nbi(void *dst, size_t bytes, int target, size_t offset, rmp_win_t win);
+int rmp_win_flush(int target, rmp_win_t win);
+int rmp_win_flush_all(rmp_win_t win);
+int rmp_atomic_fetch_add(uint64_t value, uint64_t *old, int target, size_t offset,
+                         rmp_win_t win);
+int rmp_atomic_cswap(uint64_t compare, uint64_t swap, uint64_t *old, int target,
+                     size_t offset, rmp_win_t win);
+
+/* ---- Collectives ---- */
+typedef enum {
+    RMP_INT8, RMP_UINT8, RMP_INT16, RMP_UINT16, RMP_INT32, RMP_UINT32,
+    RMP_INT64, RMP_UINT64, RMP_FLOAT16, RMP_BFLOAT16, RMP_FLOAT, RMP_DOUBLE,
+    RMP_DATATYPE_COUNT /* not a datatype */
+} rmp_datatype_t;
+
+typedef enum {
+    RMP_SUM, RMP_PROD, RMP_MIN, RMP_MAX, RMP_BAND, RMP_BOR, RMP_BXOR, RMP_LAND, RMP_LOR,
+    RMP_OP_COUNT /* not an op */
+} rmp_op_t;
+
+/* Size in bytes of one element of dt, 0 for an unknown datatype. */
+size_t rmp_datatype_size(rmp_datatype_t dt);
+
+#define RMP_IN_PLACE ((void *)1)
+int rmp_barrier(rmp_comm_t comm);
+int rmp_bcast(void *buf, size_t count, rmp_datatype_t dt, int root, rmp_comm_t comm);
+int rmp_reduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, rmp_op_t op,
+               int root, rmp_comm_t comm);
+int rmp_allreduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                  rmp_op_t op, rmp_comm_t comm);
+int rmp_allgather(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                  rmp_comm_t comm);
+int rmp_reduce_scatter(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                       rmp_op_t op, rmp_comm_t comm);
+int rmp_alltoall(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                 rmp_comm_t comm);
+int rmp_gather(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, int root,
+               rmp_comm_t comm);
+int rmp_scatter(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, int root,
+                rmp_comm_t comm);
+int rmp_iallreduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                   rmp_op_t op, rmp_comm_t comm, rmp_request_t *req);
+int rmp_ibcast(void *buf, size_t count, rmp_datatype_t dt, int root, rmp_comm_t comm,
+               rmp_request_t *req);
+int rmp_ibarrier(rmp_comm_t comm, rmp_request_t *req);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RMP_H */

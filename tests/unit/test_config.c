@@ -1,0 +1,122 @@
+/* Parsing of RMP_* variables. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "rmp.h"
+
+static void test_sizes(void **state)
+{
+    (void)state;
+    size_t v;
+    assert_int_equal(rmpi_parse_size("0", &v), RMP_SUCCESS);
+    assert_int_equal(v, 0);
+    assert_int_equal(rmpi_parse_size("4096", &v), RMP_SUCCESS);
+    assert_int_equal(v, 4096);
+    assert_int_equal(rmpi_parse_size("16k", &v), RMP_SUCCESS);
+    assert_int_equal(v, 16384);
+    assert_int_equal(rmpi_parse_size("2M", &v), RMP_SUCCESS);
+    assert_int_equal(v, 2u << 20);
+    assert_int_equal(rmpi_parse_size("1gb", &v), RMP_SUCCESS);
+    assert_int_equal(v, 1u << 30);
+    const char *bad[] = {"", "-1", "12x", "k", "1.5k", "99999999999999999999", "17179869184g", " 4"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_int_equal(rmpi_parse_size(bad[i], &v), RMP_ERR_ARG);
+}
+
+static void test_bool_int_double_enum(void **state)
+{
+    (void)state;
+    bool b;
+    assert_int_equal(rmpi_parse_bool("yes", &b), RMP_SUCCESS);
+    assert_true(b);
+    assert_int_equal(rmpi_parse_bool("OFF", &b), RMP_SUCCESS);
+    assert_false(b);
+    assert_int_equal(rmpi_parse_bool("2", &b), RMP_ERR_ARG);
+    int i;
+    assert_int_equal(rmpi_parse_int("-1", &i), RMP_SUCCESS);
+    assert_int_equal(i, -1);
+    assert_int_equal(rmpi_parse_int("3e", &i), RMP_ERR_ARG);
+    assert_int_equal(rmpi_parse_int("99999999999", &i), RMP_ERR_ARG);
+    double d;
+    assert_int_equal(rmpi_parse_double("2.5", &d), RMP_SUCCESS);
+    assert_true(d == 2.5);
+    assert_int_equal(rmpi_parse_double("-1", &d), RMP_ERR_ARG);
+    assert_int_equal(rmpi_parse_double("nan", &d), RMP_ERR_ARG);
+    assert_int_equal(rmpi_parse_enum("info", "error|warn|info", &i), RMP_SUCCESS);
+    assert_int_equal(i, 2);
+    assert_int_equal(rmpi_parse_enum("inf", "error|warn|info", &i), RMP_ERR_ARG);
+    assert_int_equal(rmpi_parse_enum("", "error|warn|info", &i), RMP_ERR_ARG);
+}
+
+static int unknown_count;
+static char unknown_suggestion[64];
+static void on_unknown(const char *name, const char *sugg)
+{
+    (void)name;
+    unknown_count++;
+    snprintf(unknown_suggestion, sizeof(unknown_suggestion), "%s", sugg ? sugg : "");
+}
+
+static void test_load(void **state)
+{
+    (void)state;
+    rmpi_config_t cfg;
+    char err[256];
+    char *env1[] = {"PATH=/bin", "RMP_LOG=debug", "RMP_RNDV_THRESHOLD=32k",
+                    "RMP_TRANSPORTS=shm", "RMP_TIMEOUT=1.5", NULL};
+    assert_int_equal(rmpi_config_load_from(env1, &cfg, err, sizeof(err), on_unknown),
+                     RMP_SUCCESS);
+    assert_int_equal(cfg.log_level, 3);
+    assert_int_equal(cfg.rndv_threshold, 32768);
+    assert_string_equal(cfg.transports, "shm");
+    assert_true(cfg.timeout == 1.5);
+    /* defaults */
+    assert_int_equal(cfg.shm_ring_bytes, 1u << 20);
+    assert_int_equal(cfg.verbs_gid_index, -1);
+
+    char *env2[] = {"RMP_RNDV_THRESHOLD=lots", NULL};
+    assert_int_equal(rmpi_config_load_from(env2, &cfg, err, sizeof(err), on_unknown),
+                     RMP_ERR_ARG);
+    assert_non_null(strstr(err, "RMP_RNDV_THRESHOLD"));
+
+    unknown_count = 0;
+    char *env3[] = {"RMP_RNDV_TRESHOLD=1", "RMP_RRUN_BINDING=core 0", NULL};
+    assert_int_equal(rmpi_config_load_from(env3, &cfg, err, sizeof(err), on_unknown),
+                     RMP_SUCCESS);
+    assert_int_equal(unknown_count, 1);
+    assert_string_equal(unknown_suggestion, "RMP_RNDV_THRESHOLD");
+}
+
+static void test_format_every_param(void **state)
+{
+    (void)state;
+    rmpi_config_t cfg;
+    char err[256], buf[256];
+    char *env[] = {NULL};
+    assert_int_equal(rmpi_config_load_from(env, &cfg, err, sizeof(err), NULL), RMP_SUCCESS);
+    int n = 0;
+    for (const rmpi_param_t *p = rmpi_params; p->name; p++, n++) {
+        assert_non_null(p->help);
+        rmpi_config_format(&cfg, p, buf, sizeof(buf));
+        if (p->type == RMPI_PT_ENUM || p->type == RMPI_PT_STRING)
+            assert_string_equal(buf, p->defval);
+    }
+    assert_true(n >= 10);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_bool_int_double_enum),
+        cmocka_unit_test(test_load),
+        cmocka_unit_test(test_format_every_param),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

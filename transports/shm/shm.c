@@ -1,0 +1,362 @@
+/* Shared-memory transport for ranks of one node.
+ *
+ * Each rank owns one segment holding its inbound rings, one per local
+ * sender. Peers map it after the first fence; after the second fence the
+ * owner unlinks it, so no name is left in /dev/shm whatever happens to the
+ * job afterwards. Large messages are pulled by the receiver with one
+ * process_vm_readv (cross-memory attach) from the sender's buffer; where the
+ * kernel forbids that, they are fragmented through the rings. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "bootstrap.h"
+#include "config.h"
+#include "log.h"
+#include "rmpi.h"
+#include "shm_ring.h"
+
+#define SHM_MAGIC 0x726d70736d656d31ULL /* "rmpsmem1" */
+#define SHM_DEFAULT_RNDV 16384
+#define SHM_MAX_AM (64 * 1024)
+
+typedef struct shm_seg_hdr {
+    uint64_t magic;
+    uint64_t probe; /* read by peers to check cross-memory attach */
+    int32_t pid;
+    int32_t nlocal;
+    uint64_t ring_lines;
+} shm_seg_hdr_t;
+
+typedef struct shm_addr {
+    char name[64];
+    int32_t pid;
+    int32_t nlocal;
+    uint64_t ring_lines;
+    uint64_t seg_bytes;
+    uint64_t probe_addr; /* address of the owner's probe word */
+} shm_addr_t;
+
+struct rmpi_ep {
+    int peer;        /* world rank */
+    int lidx;        /* local index */
+    pid_t pid;
+    shm_tx_t tx;     /* my ring inside the peer's segment */
+    void *seg;       /* the peer's segment, mapped */
+    size_t seg_bytes;
+};
+
+struct rmpi_tl {
+    rmpi_am_cb_t cb;
+    char name[64];
+    void *seg;        /* my segment */
+    size_t seg_bytes;
+    int nlocal, me;   /* local size and my local index */
+    uint64_t ring_lines;
+    struct rmpi_ep *eps;  /* by local index */
+    shm_rx_t *rx;         /* my inbound rings by sender local index */
+    int *active;          /* local indices of connected peers */
+    int nactive;
+    int unlinked;
+    int cma_warned;
+};
+
+static size_t shm_seg_bytes(int nlocal, uint64_t ring_lines)
+{
+    size_t ctl = (size_t)SHM_LINE * (size_t)(1 + nlocal);
+    return ctl + (size_t)nlocal * ring_lines * SHM_LINE;
+}
+
+static shm_ring_ctl_t *shm_ctl(void *seg, int idx)
+{
+    return (shm_ring_ctl_t *)((char *)seg + SHM_LINE * (size_t)(1 + idx));
+}
+
+static shm_line_t *shm_lines(void *seg, int nlocal, uint64_t ring_lines, int idx)
+{
+    return (shm_line_t *)((char *)seg + SHM_LINE * (size_t)(1 + nlocal) +
+                          (size_t)idx * ring_lines * SHM_LINE);
+}
+
+static int shm_query(char *why, size_t len)
+{
+    if (access("/dev/shm", W_OK) != 0) {
+        snprintf(why, len, "/dev/shm is not writable: %s", strerror(errno));
+        return RMP_ERR_NOT_SUPPORTED;
+    }
+    return RMP_SUCCESS;
+}
+
+static uint64_t shm_ring_lines_cfg(void)
+{
+    uint64_t lines = rmpi_cfg.shm_ring_bytes / SHM_LINE;
+    uint64_t p = 64;
+    while (p * 2 <= lines && p * 2 <= SHM_RING_MAX_LINES)
+        p *= 2;
+    return p;
+}
+
+static void shm_fini(rmpi_tl_t *tl)
+{
+    if (!tl)
+        return;
+    for (int i = 0; tl->eps && i < tl->nlocal; i++)
+        if (tl->eps[i].seg)
+            munmap(tl->eps[i].seg, tl->eps[i].seg_bytes);
+    if (tl->seg)
+        munmap(tl->seg, tl->seg_bytes);
+    if (tl->name[0] && !tl->unlinked)
+        shm_unlink(tl->name);
+    free(tl->eps);
+    free(tl->rx);
+    free(tl->active);
+    free(tl);
+}
+
+static int shm_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
+{
+    int rc = RMP_SUCCESS;
+    rmpi_tl_t *tl = calloc(1, sizeof(*tl));
+    if (!tl)
+        return RMP_ERR_NOMEM;
+    tl->cb = cb;
+    tl->nlocal = rmpi_g.local_size;
+    tl->me = rmpi_g.local_rank;
+    tl->ring_lines = shm_ring_lines_cfg();
+    tl->seg_bytes = shm_seg_bytes(tl->nlocal, tl->ring_lines);
+    tl->eps = calloc((size_t)tl->nlocal, sizeof(*tl->eps));
+    tl->rx = calloc((size_t)tl->nlocal, sizeof(*tl->rx));
+    tl->active = calloc((size_t)tl->nlocal, sizeof(int));
+    if (!tl->eps || !tl->rx || !tl->active) {
+        rc = RMP_ERR_NOMEM;
+        goto err;
+    }
+    if (tl->nlocal > 1) {
+        /* An unpredictable name, created exclusively, owner-only. */
+        uint64_t rnd = 0;
+        if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+            rnd = (uint64_t)rmpi_now() ^ ((uint64_t)getpid() << 32);
+        snprintf(tl->name, sizeof(tl->name), "/rmp-%d-%d-%016llx", (int)getuid(),
+                 (int)getpid(), (unsigned long long)rnd);
+        int fd = shm_open(tl->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd < 0) {
+            rmpi_error("shm_open(%s): %s", tl->name, strerror(errno));
+            tl->name[0] = '\0';
+            rc = RMP_ERR_TRANSPORT;
+            goto err;
+        }
+        if (ftruncate(fd, (off_t)tl->seg_bytes) != 0) {
+            rmpi_error("ftruncate of %zu bytes in /dev/shm: %s", tl->seg_bytes,
+                       strerror(errno));
+            close(fd);
+            rc = RMP_ERR_NOMEM;
+            goto err;
+        }
+        tl->seg = mmap(NULL, tl->seg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (tl->seg == MAP_FAILED) {
+            tl->seg = NULL;
+            rc = RMP_ERR_NOMEM;
+            goto err;
+        }
+        shm_seg_hdr_t *h = tl->seg;
+        h->magic = SHM_MAGIC;
+        h->probe = SHM_MAGIC ^ (uint64_t)getpid();
+        h->pid = getpid();
+        h->nlocal = tl->nlocal;
+        h->ring_lines = tl->ring_lines;
+        shm_addr_t a;
+        memset(&a, 0, sizeof(a));
+        snprintf(a.name, sizeof(a.name), "%s", tl->name);
+        a.pid = getpid();
+        a.nlocal = tl->nlocal;
+        a.ring_lines = tl->ring_lines;
+        a.seg_bytes = tl->seg_bytes;
+        a.probe_addr = (uint64_t)(uintptr_t)&h->probe;
+        rc = rmpi_boot_put("rmp.shm", &a, sizeof(a));
+        if (rc != RMP_SUCCESS)
+            goto err;
+    }
+    size_t max_am = shm_ring_max_msg(tl->ring_lines);
+    caps->max_am = max_am < SHM_MAX_AM ? max_am : SHM_MAX_AM;
+    caps->rndv_threshold = SHM_DEFAULT_RNDV;
+    caps->rndv_mode = rmpi_cfg.shm_cma == RMPI_CMA_OFF ? RMPI_RNDV_NONE : RMPI_RNDV_GET;
+    caps->intranode_only = true;
+    *out = tl;
+    return RMP_SUCCESS;
+err:
+    shm_fini(tl);
+    return rc;
+}
+
+static int shm_local_index(int world)
+{
+    for (int i = 0; i < rmpi_g.local_size; i++)
+        if (rmpi_g.local_ranks[i] == world)
+            return i;
+    return -1;
+}
+
+/* Can we read the peer's memory with process_vm_readv? */
+static int shm_cma_works(pid_t pid, uint64_t probe_addr)
+{
+    uint64_t v = 0;
+    struct iovec l = {&v, sizeof(v)}, r = {(void *)(uintptr_t)probe_addr, sizeof(v)};
+    ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (n != (ssize_t)sizeof(v))
+        return -errno;
+    return v == (SHM_MAGIC ^ (uint64_t)pid) ? 1 : 0;
+}
+
+static int shm_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t *caps)
+{
+    int lidx = shm_local_index(peer);
+    if (lidx < 0 || lidx == tl->me)
+        return RMP_ERR_INTERNAL;
+    shm_addr_t *a = NULL;
+    size_t alen = 0;
+    int rc = rmpi_boot_get(peer, "rmp.shm", (void **)&a, &alen);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (alen != sizeof(*a) || a->nlocal != tl->nlocal) {
+        rc = RMP_ERR_BOOTSTRAP;
+        goto out;
+    }
+    int fd = shm_open(a->name, O_RDWR, 0);
+    if (fd < 0) {
+        rmpi_error("cannot open rank %d's segment %s: %s", peer, a->name, strerror(errno));
+        rc = RMP_ERR_TRANSPORT;
+        goto out;
+    }
+    void *seg = mmap(NULL, a->seg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (seg == MAP_FAILED) {
+        rc = RMP_ERR_NOMEM;
+        goto out;
+    }
+    rmpi_ep_t *ep = &tl->eps[lidx];
+    ep->peer = peer;
+    ep->lidx = lidx;
+    ep->pid = a->pid;
+    ep->seg = seg;
+    ep->seg_bytes = a->seg_bytes;
+    ep->tx.ctl = shm_ctl(seg, tl->me);
+    ep->tx.lines = shm_lines(seg, a->nlocal, a->ring_lines, tl->me);
+    ep->tx.nlines = a->ring_lines;
+    ep->tx.head = 0;
+    ep->tx.tail_cache = 0;
+    shm_rx_t *rx = &tl->rx[lidx];
+    rx->ctl = shm_ctl(tl->seg, lidx);
+    rx->lines = shm_lines(tl->seg, tl->nlocal, tl->ring_lines, lidx);
+    rx->nlines = tl->ring_lines;
+    rx->tail = 0;
+    tl->active[tl->nactive++] = lidx;
+    size_t max_am = shm_ring_max_msg(a->ring_lines);
+    if (max_am < caps->max_am)
+        caps->max_am = max_am;
+    if (caps->rndv_mode == RMPI_RNDV_GET) {
+        int ok = shm_cma_works(a->pid, a->probe_addr);
+        if (ok <= 0) {
+            caps->rndv_mode = RMPI_RNDV_NONE;
+            if (!tl->cma_warned && rmpi_cfg.shm_cma == RMPI_CMA_ON) {
+                rmpi_error("RMP_SHM_CMA=on but cross-memory attach to rank %d fails (%s)",
+                           peer, ok < 0 ? strerror(-ok) : "wrong data");
+                rc = RMP_ERR_NOT_SUPPORTED;
+            } else if (!tl->cma_warned) {
+                rmpi_info("cross-memory attach is not permitted here (%s): large shm "
+                          "messages use the two-copy pipeline",
+                          ok < 0 ? strerror(-ok) : "wrong data");
+            }
+            tl->cma_warned = 1;
+        }
+    }
+    *out = ep;
+out:
+    free(a);
+    return rc;
+}
+
+static int shm_post_connect(rmpi_tl_t *tl)
+{
+    if (tl->name[0] && !tl->unlinked) {
+        shm_unlink(tl->name);
+        tl->unlinked = 1;
+    }
+    return RMP_SUCCESS;
+}
+
+static int shm_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *payload,
+                    size_t plen)
+{
+    return shm_ring_push(&ep->tx, hdr, hlen, payload, plen) ? RMPI_AGAIN : RMP_SUCCESS;
+}
+
+static int shm_rndv_key(rmpi_tl_t *tl, const void *buf, size_t len, uint64_t *key)
+{
+    (void)tl;
+    (void)buf;
+    (void)len;
+    *key = 0; /* the endpoint's pid is the key */
+    return RMP_SUCCESS;
+}
+
+static int shm_rndv_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t key)
+{
+    (void)key;
+    size_t done = 0;
+    while (done < len) {
+        struct iovec l = {(char *)dst + done, len - done};
+        struct iovec r = {(char *)(uintptr_t)raddr + done, len - done};
+        ssize_t n = process_vm_readv(ep->pid, &l, 1, &r, 1, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            int e = errno;
+            if (e == ESRCH)
+                return RMP_ERR_PEER_FAILED;
+            rmpi_error("process_vm_readv from rank %d: %s", ep->peer, strerror(e));
+            return RMP_ERR_ACCESS;
+        }
+        done += (size_t)n;
+    }
+    return RMP_SUCCESS;
+}
+
+static int shm_progress(rmpi_tl_t *tl)
+{
+    int n = 0;
+    for (int i = 0; i < tl->nactive; i++) {
+        int lidx = tl->active[i];
+        shm_rx_t *rx = &tl->rx[lidx];
+        for (int budget = 0; budget < 32; budget++) {
+            shm_rec_t *rec = shm_ring_peek(rx);
+            if (!rec)
+                break;
+            const unsigned char *d = (const unsigned char *)(rec + 1);
+            tl->cb(tl->eps[lidx].peer, d, rec->hlen, d + rec->hlen, rec->plen);
+            shm_ring_pop(rx, rec);
+            n++;
+        }
+    }
+    return n;
+}
+
+const rmpi_tl_iface_t rmpi_tl_shm = {
+    .name = "shm",
+    .query = shm_query,
+    .init = shm_init,
+    .connect = shm_connect,
+    .post_connect = shm_post_connect,
+    .send = shm_send,
+    .rndv_key = shm_rndv_key,
+    .rndv_get = shm_rndv_get,
+    .progress = shm_progress,
+    .fini = shm_fini,
+};

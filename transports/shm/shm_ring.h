@@ -1,0 +1,122 @@
+/* Single-producer single-consumer ring of 64-byte lines in shared memory.
+ *
+ * A record is [shm_rec_t | header | payload], padded to whole lines and
+ * contiguous (a pad record fills the end of the ring when a record would
+ * wrap). The first line's seq word is written last, with release order, and
+ * holds the record's absolute line position + 1: the consumer polls the
+ * very line it will read, so a small message costs one cache-line transfer,
+ * and stale lines from earlier laps never look valid. The consumer publishes
+ * its position in a line of its own; the producer reads it only when its
+ * cached copy says the ring is full. */
+#ifndef SHM_RING_H
+#define SHM_RING_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#define SHM_LINE 64
+#define SHM_REC_PAD 1
+#define SHM_RING_MAX_LINES 65535u /* nlines is 16 bits */
+
+typedef struct shm_rec {
+    _Atomic uint64_t seq;
+    uint32_t plen;
+    uint16_t nlines;
+    uint8_t hlen;
+    uint8_t flags;
+} shm_rec_t;
+
+typedef struct shm_ring_ctl {
+    _Alignas(SHM_LINE) _Atomic uint64_t tail; /* consumer position, absolute lines */
+    char pad[SHM_LINE - sizeof(uint64_t)];
+} shm_ring_ctl_t;
+
+typedef struct shm_line {
+    _Alignas(SHM_LINE) unsigned char b[SHM_LINE];
+} shm_line_t;
+
+typedef struct shm_tx {
+    shm_ring_ctl_t *ctl;
+    shm_line_t *lines;
+    uint64_t nlines; /* power of two */
+    uint64_t head;   /* next line to write, absolute */
+    uint64_t tail_cache;
+} shm_tx_t;
+
+typedef struct shm_rx {
+    shm_ring_ctl_t *ctl;
+    shm_line_t *lines;
+    uint64_t nlines;
+    uint64_t tail; /* next line to read, absolute */
+} shm_rx_t;
+
+static inline uint64_t shm_rec_lines(size_t hlen, size_t plen)
+{
+    return (sizeof(shm_rec_t) + hlen + plen + SHM_LINE - 1) / SHM_LINE;
+}
+
+/* Largest hlen + plen a ring of nlines lines accepts: half the ring, so that
+ * a record plus the pad before it always fits in an empty ring. */
+static inline size_t shm_ring_max_msg(uint64_t nlines)
+{
+    return (size_t)(nlines / 2) * SHM_LINE - sizeof(shm_rec_t);
+}
+
+/* 0 when the record went in, 1 when there is no room now. */
+static inline int shm_ring_push(shm_tx_t *tx, const void *hdr, size_t hlen,
+                                const void *payload, size_t plen)
+{
+    uint64_t need = shm_rec_lines(hlen, plen);
+    uint64_t pos = tx->head & (tx->nlines - 1);
+    uint64_t contig = tx->nlines - pos;
+    uint64_t total = need <= contig ? need : contig + need;
+    if (tx->head + total - tx->tail_cache > tx->nlines) {
+        tx->tail_cache = atomic_load_explicit(&tx->ctl->tail, memory_order_acquire);
+        if (tx->head + total - tx->tail_cache > tx->nlines)
+            return 1;
+    }
+    if (need > contig) {
+        shm_rec_t *pad = (shm_rec_t *)&tx->lines[pos];
+        pad->nlines = (uint16_t)contig;
+        pad->flags = SHM_REC_PAD;
+        pad->plen = 0;
+        pad->hlen = 0;
+        atomic_store_explicit(&pad->seq, tx->head + 1, memory_order_release);
+        tx->head += contig;
+        pos = 0;
+    }
+    shm_rec_t *rec = (shm_rec_t *)&tx->lines[pos];
+    rec->plen = (uint32_t)plen;
+    rec->nlines = (uint16_t)need;
+    rec->hlen = (uint8_t)hlen;
+    rec->flags = 0;
+    unsigned char *d = (unsigned char *)(rec + 1);
+    memcpy(d, hdr, hlen);
+    if (plen)
+        memcpy(d + hlen, payload, plen);
+    atomic_store_explicit(&rec->seq, tx->head + 1, memory_order_release);
+    tx->head += need;
+    return 0;
+}
+
+/* The next record, or NULL. Valid until shm_ring_pop. Skips pad records. */
+static inline shm_rec_t *shm_ring_peek(shm_rx_t *rx)
+{
+    for (;;) {
+        shm_rec_t *rec = (shm_rec_t *)&rx->lines[rx->tail & (rx->nlines - 1)];
+        if (atomic_load_explicit(&rec->seq, memory_order_acquire) != rx->tail + 1)
+            return NULL;
+        if (!(rec->flags & SHM_REC_PAD))
+            return rec;
+        rx->tail += rec->nlines;
+    }
+}
+
+static inline void shm_ring_pop(shm_rx_t *rx, shm_rec_t *rec)
+{
+    rx->tail += rec->nlines;
+    atomic_store_explicit(&rx->ctl->tail, rx->tail, memory_order_release);
+}
+
+#endif
