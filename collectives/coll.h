@@ -1,0 +1,193 @@
+/* Collective algorithms (internal). Every collective runs over point-to-point messages on
+ * the communicator's collective context (comm->cid + 1), so it never matches a user receive.
+ *
+ * Tags: each collective call takes the next value of comm->coll_seq (every rank calls the
+ * collectives of a communicator in the same order, so the values agree) and uses the tags
+ * coll_tag(seq, sub) with sub < COLL_SUB_MAX, one sub per phase of the algorithm. Within a
+ * phase, messages between a pair are matched in the order they were sent; the algorithms
+ * post receives in the order their peers send. All tags stay below 0x10000000, away from
+ * the tag rmp_comm_split uses on the same context.
+ *
+ * Determinism: every reducing algorithm combines partial results in an order that depends
+ * only on (count, datatype, number of ranks, algorithm), and the algorithm choice depends
+ * only on those too, so allreduce results are bitwise identical on every rank. Where two
+ * ranks combine the same pair of partial results (recursive doubling), the partial result
+ * of the lower ranks is the left operand on both.
+ */
+#ifndef COLL_H
+#define COLL_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_op.h"
+#include "comm.h"
+#include "p2p.h"
+
+#define COLL_SUB_BITS 10
+#define COLL_SUB_MAX (1 << COLL_SUB_BITS)
+/* Scratch up to this size lives on the stack. */
+#define COLL_STACK_BYTES 4096
+
+static inline uint32_t coll_cid(rmp_comm_t comm)
+{
+    return comm->cid + 1;
+}
+
+/* Tag base of a new collective call on comm (sub-tag 0). */
+static inline int coll_next_tag(rmp_comm_t comm)
+{
+    uint32_t seq = comm->coll_seq++;
+    return (int)((seq & 0x3ffffu) << COLL_SUB_BITS);
+}
+
+/* ---- Blocks: a vector cut into contiguous parts. ----
+ * Part i has q + (i < r) elements of es bytes. With fold > 0, index i names the group of
+ * parts that one rank of a folded power-of-two group owns: i < fold stands for parts
+ * 2i and 2i+1, i >= fold for part i + fold (see coll_fold_*). */
+typedef struct coll_blocks {
+    size_t q, r, es;
+    int fold;
+} coll_blocks_t;
+
+static inline coll_blocks_t coll_blocks_even(size_t count, int parts, size_t es)
+{
+    coll_blocks_t b = {count / (size_t)parts, count % (size_t)parts, es, 0};
+    return b;
+}
+
+/* Byte offset of (group) index i; coll_blk_off(b, i + 1) - coll_blk_off(b, i) is its size. */
+static inline size_t coll_blk_off(const coll_blocks_t *b, int i)
+{
+    size_t k = (size_t)(i < b->fold ? 2 * i : i + b->fold);
+    return (k * b->q + (k < b->r ? k : b->r)) * b->es;
+}
+
+static inline size_t coll_blk_len(const coll_blocks_t *b, int i)
+{
+    return coll_blk_off(b, i + 1) - coll_blk_off(b, i);
+}
+
+/* ---- Non-power-of-two folding (MPICH): with pof2 the largest power of two <= n and
+ * rem = n - pof2, ranks 2i and 2i+1 (i < rem) act as the single rank i of a power-of-two
+ * group: the even one hands its data to the odd one and sits out. ---- */
+static inline int coll_pof2(int n)
+{
+    int p = 1;
+    while (p * 2 <= n)
+        p *= 2;
+    return p;
+}
+
+/* Rank in the folded group, or -1 for a rank that sits out. */
+static inline int coll_fold_rank(int rank, int rem)
+{
+    if (rank < 2 * rem)
+        return rank & 1 ? rank / 2 : -1;
+    return rank - rem;
+}
+
+static inline int coll_fold_real(int nr, int rem)
+{
+    return nr < rem ? 2 * nr + 1 : nr + rem;
+}
+
+/* ---- Point-to-point on the collective context (coll_p2p.c). ---- */
+
+/* Wait for req and free it. A receive that got fewer bytes than posted means the ranks
+ * passed different counts: RMP_ERR_ARG. */
+int coll_wait(rmp_request_t req);
+/* Wait for and free reqs[0..n); the first error. */
+int coll_waitn(rmp_request_t *reqs, int n);
+int coll_send(const void *buf, size_t bytes, int dst, int tag, rmp_comm_t comm);
+int coll_recv(void *buf, size_t bytes, int src, int tag, rmp_comm_t comm);
+/* Send to dst and receive from src at the same time. A side with 0 bytes is skipped (the
+ * peer computes the same size), and dst or src < 0 skips that side too. */
+int coll_sendrecv(const void *sbuf, size_t sbytes, int dst, void *rbuf, size_t rbytes,
+                  int src, int tag, rmp_comm_t comm);
+
+/* Common argument checks; each returns RMP_SUCCESS or RMP_ERR_ARG (logged). */
+int coll_check_dt(rmp_datatype_t dt);
+int coll_check_dt_op(rmp_datatype_t dt, rmp_op_t op);
+int coll_check_root(int root, rmp_comm_t comm);
+/* buf must be non-NULL and not RMP_IN_PLACE (unless in_place_ok) when bytes > 0. */
+int coll_check_buf(const void *buf, int in_place_ok, const char *what);
+/* count * es * mult in *bytes, RMP_ERR_ARG on overflow. */
+int coll_bytes(size_t count, size_t es, size_t mult, size_t *bytes);
+
+/* Scratch: the stack buffer when it is big enough, else malloc. */
+static inline void *coll_scratch(void *stack, size_t stack_len, size_t need)
+{
+    return need <= stack_len ? stack : malloc(need ? need : 1);
+}
+
+static inline void coll_scratch_free(void *p, void *stack)
+{
+    if (p != stack)
+        free(p);
+}
+
+/* ---- Building blocks shared by several collectives. ----
+ * comm ranks are used as given; `me` is this rank's block index where it differs. */
+
+/* Ring allgather in place over the n blocks of b (b->fold == 0): buf holds block `me` (the
+ * block of comm rank (rank + k) % n is (me + k) % n); on return it holds every block. */
+int coll_ag_ring(char *buf, const coll_blocks_t *b, int me, rmp_comm_t comm, int tag);
+
+/* Recursive-doubling allgather in place among the pof2 ranks of a folded group (rank nr of
+ * the group is comm rank coll_fold_real(nr, rem)): buf holds group block nr of b; on return
+ * it holds all pof2 group blocks. */
+int coll_ag_doubling(char *buf, const coll_blocks_t *b, int nr, int pof2, int rem,
+                     rmp_comm_t comm, int tag);
+
+/* Recursive-halving reduce-scatter among the pof2 ranks of a folded group: acc holds this
+ * rank's (folded) contribution to the whole vector; on return group block nr of acc holds
+ * the reduction over the group. tmp: scratch of the whole vector, coll_blk_off(b, pof2)
+ * bytes. Lower ranks' data is the left operand. */
+int coll_rs_halving(char *acc, char *tmp, const coll_blocks_t *b, int nr, int pof2, int rem,
+                    rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm, int tag);
+
+/* Ring reduce-scatter over the n blocks of b (b->fold == 0): src holds this rank's whole
+ * contribution (not modified); the reduction of block `rank` is written to dst, which may
+ * be src's block `rank`. tmp: scratch of 2 * the largest block. */
+int coll_rs_ring(const char *src, char *dst, char *tmp, const coll_blocks_t *b,
+                 rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm, int tag);
+
+/* Largest block of b. */
+static inline size_t coll_blk_max(const coll_blocks_t *b)
+{
+    return (b->q + (b->r > 0)) * b->es * (b->fold > 0 ? 2 : 1);
+}
+
+/* ---- Algorithm selection (coll_tune.c). ---- */
+typedef enum {
+    COLL_BARRIER,
+    COLL_BCAST,
+    COLL_REDUCE,
+    COLL_ALLREDUCE,
+    COLL_ALLGATHER,
+    COLL_REDUCE_SCATTER,
+    COLL_ALLTOALL,
+    COLL_NKINDS
+} coll_kind_t;
+
+enum { COLL_BARRIER_DISSEMINATION };
+enum { COLL_BCAST_BINOMIAL, COLL_BCAST_SCATTER_ALLGATHER };
+enum { COLL_REDUCE_BINOMIAL, COLL_REDUCE_RS_GATHER };
+enum { COLL_ALLREDUCE_RD, COLL_ALLREDUCE_RABENSEIFNER, COLL_ALLREDUCE_RING };
+enum { COLL_ALLGATHER_RD, COLL_ALLGATHER_BRUCK, COLL_ALLGATHER_RING };
+enum { COLL_RS_HALVING, COLL_RS_RING };
+enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK };
+
+/* The algorithm for a call of `kind` moving `bytes` (the vector for barrier/bcast/reduce/
+ * allreduce, the per-rank block for allgather/reduce_scatter/alltoall) on n ranks: the
+ * RMP_<KIND>_ALGO override, else the tuning table. RMP_ERR_ARG (logged, with the valid
+ * names) for an unknown name in the environment. */
+int coll_select(coll_kind_t kind, size_t bytes, int n, int *algo);
+const char *coll_algo_name(coll_kind_t kind, int algo);
+
+/* Allreduce body without argument checks (also used by other collectives). */
+int coll_allreduce_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                       rmp_op_t op, rmp_comm_t comm, int algo);
+
+#endif /* COLL_H */

@@ -1,0 +1,91 @@
+/* Allgather: recursive doubling (power-of-two rank counts), Bruck (any count, log n steps
+ * for small blocks), ring (bandwidth-optimal for large blocks). The ring and doubling
+ * building blocks also serve bcast and allreduce. */
+#include "coll.h"
+
+int coll_ag_ring(char *buf, const coll_blocks_t *b, int me, rmp_comm_t comm, int tag)
+{
+    int n = comm->size, rank = comm->rank;
+    int right = (rank + 1) % n, left = (rank - 1 + n) % n;
+    for (int s = 0; s < n - 1; s++) {
+        int sb = (me - s + n) % n, rb = (me - s - 1 + n) % n;
+        int rc = coll_sendrecv(buf + coll_blk_off(b, sb), coll_blk_len(b, sb), right,
+                               buf + coll_blk_off(b, rb), coll_blk_len(b, rb), left, tag, comm);
+        if (rc != RMP_SUCCESS)
+            return rc;
+    }
+    return RMP_SUCCESS;
+}
+
+int coll_ag_doubling(char *buf, const coll_blocks_t *b, int nr, int pof2, int rem,
+                     rmp_comm_t comm, int tag)
+{
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+        int pnr = nr ^ mask, peer = coll_fold_real(pnr, rem);
+        int mylo = nr & ~(mask - 1), plo = pnr & ~(mask - 1);
+        size_t soff = coll_blk_off(b, mylo), roff = coll_blk_off(b, plo);
+        int rc = coll_sendrecv(buf + soff, coll_blk_off(b, mylo + mask) - soff, peer,
+                               buf + roff, coll_blk_off(b, plo + mask) - roff, peer, tag, comm);
+        if (rc != RMP_SUCCESS)
+            return rc;
+    }
+    return RMP_SUCCESS;
+}
+
+/* Bruck: after step k, tmp holds the blocks of ranks rank .. rank + 2k - 1; a final
+ * rotation puts them in place. Works for any n in ceil(log2 n) steps. */
+static int allgather_bruck(const char *mine, char *rbuf, size_t blk, rmp_comm_t comm, int tag)
+{
+    int n = comm->size, rank = comm->rank;
+    size_t total = blk * (size_t)n;
+    _Alignas(64) char stack[COLL_STACK_BYTES];
+    char *tmp = rank == 0 ? rbuf : coll_scratch(stack, sizeof(stack), total);
+    if (!tmp)
+        return RMP_ERR_NOMEM;
+    int rc = RMP_SUCCESS;
+    if (tmp + 0 != mine)
+        memmove(tmp, mine, blk);
+    for (int k = 1; k < n && rc == RMP_SUCCESS; k <<= 1) {
+        size_t cnt = (size_t)(k < n - k ? k : n - k);
+        rc = coll_sendrecv(tmp, cnt * blk, (rank - k + n) % n, tmp + (size_t)k * blk,
+                           cnt * blk, (rank + k) % n, tag, comm);
+    }
+    if (rc == RMP_SUCCESS && tmp != rbuf) {
+        /* tmp[i] is the block of rank (rank + i) % n. */
+        size_t head = (size_t)(n - rank) * blk;
+        memcpy(rbuf + (size_t)rank * blk, tmp, head);
+        memcpy(rbuf, tmp + head, total - head);
+    }
+    if (tmp != rbuf)
+        coll_scratch_free(tmp, stack);
+    return rc;
+}
+
+RMP_EXPORT int rmp_allgather(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                             rmp_comm_t comm)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc == RMP_SUCCESS)
+        rc = coll_check_dt(dt);
+    if (rc != RMP_SUCCESS || count == 0)
+        return rc;
+    size_t es = rmp_datatype_size(dt), blk = count * es, total;
+    int algo;
+    if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
+        (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
+        (rc = coll_bytes(count, es, (size_t)comm->size, &total)) != RMP_SUCCESS ||
+        (rc = coll_select(COLL_ALLGATHER, blk, comm->size, &algo)) != RMP_SUCCESS)
+        return rc;
+    int n = comm->size, rank = comm->rank, tag = coll_next_tag(comm);
+    char *mine = (char *)rbuf + (size_t)rank * blk;
+    if (algo == COLL_ALLGATHER_RD && (n & (n - 1)) != 0)
+        algo = COLL_ALLGATHER_BRUCK; /* recursive doubling needs a power of two */
+    if (algo == COLL_ALLGATHER_BRUCK)
+        return allgather_bruck(sbuf == RMP_IN_PLACE ? mine : sbuf, rbuf, blk, comm, tag);
+    if (sbuf != RMP_IN_PLACE && sbuf != mine)
+        memcpy(mine, sbuf, blk);
+    coll_blocks_t b = coll_blocks_even(count * (size_t)n, n, es);
+    if (algo == COLL_ALLGATHER_RD)
+        return coll_ag_doubling(rbuf, &b, rank, n, 0, comm, tag);
+    return coll_ag_ring(rbuf, &b, rank, comm, tag);
+}

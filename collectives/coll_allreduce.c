@@ -1,0 +1,139 @@
+/* Allreduce: recursive doubling (latency: log2 n exchanges of the whole vector),
+ * Rabenseifner (recursive-halving reduce-scatter + recursive-doubling allgather: 2x the
+ * vector on the wire, log2 n steps) and ring (2x the vector, 2(n-1) steps, no folding).
+ * Non-power-of-two rank counts fold the first 2*rem ranks pairwise (MPICH).
+ *
+ * Bitwise identity: recursive doubling and Rabenseifner combine the same tree, lower
+ * ranks on the left (both give ((x0 op x1) op (x2 op x3)) ... with the folded pairs at the
+ * leaves); in Rabenseifner and ring each element is reduced by one rank and then copied,
+ * so every rank gets the same bits. */
+#include "coll.h"
+
+/* Fold: the even rank of a pair hands its vector to the odd one (sub-tag 0), which
+ * combines it on the left. Unfold: the odd rank returns the result (sub-tag 2). */
+static int allreduce_fold(char *acc, char *tmp, size_t count, rmp_datatype_t dt,
+                          rmp_op_t op, rmp_comm_t comm, int rem, int tag)
+{
+    int rank = comm->rank;
+    size_t bytes = count * rmp_datatype_size(dt);
+    if (rank & 1) {
+        int rc = coll_recv(tmp, bytes, rank - 1, tag, comm);
+        if (rc == RMP_SUCCESS)
+            coll_op_reduce3(acc, tmp, acc, count, dt, op);
+        return rc;
+    }
+    (void)rem;
+    int rc = coll_send(acc, bytes, rank + 1, tag, comm);
+    return rc != RMP_SUCCESS ? rc : coll_recv(acc, bytes, rank + 1, tag + 2, comm);
+}
+
+static int allreduce_rd(char *acc, size_t count, rmp_datatype_t dt, rmp_op_t op,
+                        rmp_comm_t comm, int tag)
+{
+    int n = comm->size, rank = comm->rank, pof2 = coll_pof2(n), rem = n - pof2;
+    size_t bytes = count * rmp_datatype_size(dt);
+    _Alignas(64) char stack[COLL_STACK_BYTES];
+    char *tmp = coll_scratch(stack, sizeof(stack), bytes);
+    if (!tmp)
+        return RMP_ERR_NOMEM;
+    int rc = RMP_SUCCESS;
+    if (rank < 2 * rem) {
+        rc = allreduce_fold(acc, tmp, count, dt, op, comm, rem, tag);
+        if (rc != RMP_SUCCESS || !(rank & 1))
+            goto out;
+    }
+    int nr = coll_fold_rank(rank, rem);
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+        int pnr = nr ^ mask;
+        rc = coll_sendrecv(acc, bytes, coll_fold_real(pnr, rem), tmp, bytes,
+                           coll_fold_real(pnr, rem), tag + 1, comm);
+        if (rc != RMP_SUCCESS)
+            goto out;
+        if (pnr < nr)
+            coll_op_reduce3(acc, tmp, acc, count, dt, op);
+        else
+            coll_op_reduce(acc, tmp, count, dt, op);
+    }
+    if (rank < 2 * rem)
+        rc = coll_send(acc, bytes, rank - 1, tag + 2, comm);
+out:
+    coll_scratch_free(tmp, stack);
+    return rc;
+}
+
+static int allreduce_rabenseifner(char *acc, size_t count, rmp_datatype_t dt, rmp_op_t op,
+                                  rmp_comm_t comm, int tag)
+{
+    int n = comm->size, rank = comm->rank, pof2 = coll_pof2(n), rem = n - pof2;
+    size_t es = rmp_datatype_size(dt), bytes = count * es;
+    _Alignas(64) char stack[COLL_STACK_BYTES];
+    char *tmp = coll_scratch(stack, sizeof(stack), bytes);
+    if (!tmp)
+        return RMP_ERR_NOMEM;
+    int rc = RMP_SUCCESS;
+    if (rank < 2 * rem) {
+        rc = allreduce_fold(acc, tmp, count, dt, op, comm, rem, tag);
+        if (rc != RMP_SUCCESS || !(rank & 1))
+            goto out;
+    }
+    int nr = coll_fold_rank(rank, rem);
+    coll_blocks_t b = coll_blocks_even(count, pof2, es);
+    rc = coll_rs_halving(acc, tmp, &b, nr, pof2, rem, dt, op, comm, tag + 1);
+    if (rc == RMP_SUCCESS)
+        rc = coll_ag_doubling(acc, &b, nr, pof2, rem, comm, tag + 3);
+    if (rc == RMP_SUCCESS && rank < 2 * rem)
+        rc = coll_send(acc, bytes, rank - 1, tag + 2, comm);
+out:
+    coll_scratch_free(tmp, stack);
+    return rc;
+}
+
+static int allreduce_ring(const char *src, char *rbuf, size_t count, rmp_datatype_t dt,
+                          rmp_op_t op, rmp_comm_t comm, int tag)
+{
+    int n = comm->size;
+    coll_blocks_t b = coll_blocks_even(count, n, rmp_datatype_size(dt));
+    _Alignas(64) char stack[COLL_STACK_BYTES];
+    char *tmp = coll_scratch(stack, sizeof(stack), 2 * coll_blk_max(&b));
+    if (!tmp)
+        return RMP_ERR_NOMEM;
+    int rc = coll_rs_ring(src, rbuf + coll_blk_off(&b, comm->rank), tmp, &b, dt, op, comm, tag);
+    if (rc == RMP_SUCCESS)
+        rc = coll_ag_ring(rbuf, &b, comm->rank, comm, tag + 1);
+    coll_scratch_free(tmp, stack);
+    return rc;
+}
+
+int coll_allreduce_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                       rmp_op_t op, rmp_comm_t comm, int algo)
+{
+    const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
+    int tag = coll_next_tag(comm);
+    if (algo == COLL_ALLREDUCE_RING && comm->size > 1)
+        return allreduce_ring(src, rbuf, count, dt, op, comm, tag);
+    if (src != rbuf)
+        memcpy(rbuf, src, count * rmp_datatype_size(dt));
+    if (comm->size == 1)
+        return RMP_SUCCESS;
+    if (algo == COLL_ALLREDUCE_RABENSEIFNER && count >= (size_t)coll_pof2(comm->size))
+        return allreduce_rabenseifner(rbuf, count, dt, op, comm, tag);
+    return allreduce_rd(rbuf, count, dt, op, comm, tag);
+}
+
+RMP_EXPORT int rmp_allreduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                             rmp_op_t op, rmp_comm_t comm)
+{
+    int rc = rmpi_comm_check(comm);
+    if (RMPI_LIKELY(rc == RMP_SUCCESS))
+        rc = coll_check_dt_op(dt, op);
+    if (RMPI_UNLIKELY(rc != RMP_SUCCESS || count == 0))
+        return rc;
+    size_t bytes;
+    int algo;
+    if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
+        (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
+        (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
+        (rc = coll_select(COLL_ALLREDUCE, bytes, comm->size, &algo)) != RMP_SUCCESS)
+        return rc;
+    return coll_allreduce_run(sbuf, rbuf, count, dt, op, comm, algo);
+}

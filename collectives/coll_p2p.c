@@ -1,0 +1,131 @@
+/* Point-to-point helpers on the collective context, and the argument checks every
+ * collective shares. */
+#include "coll.h"
+#include "log.h"
+
+int coll_wait(rmp_request_t req)
+{
+    int rc = rmpi_req_wait(req);
+    if (rc != RMP_SUCCESS) {
+        /* Timed out: the request may still complete; let the engine free it then. */
+        req->flags |= RMPI_REQF_ORPHAN;
+        return rc;
+    }
+    rc = req->status.error;
+    if (rc == RMP_SUCCESS && req->kind == RMPI_REQ_RECV && req->status.bytes != req->bytes) {
+        rmpi_error("collective: rank %d sent %zu bytes where %zu were expected (the ranks "
+                   "passed different counts or datatypes)",
+                   req->status.source, req->status.bytes, req->bytes);
+        rc = RMP_ERR_ARG;
+    } else if (rc == RMP_ERR_TRUNCATE) {
+        rmpi_error("collective: rank %d sent more than the %zu bytes expected (the ranks "
+                   "passed different counts or datatypes)",
+                   req->status.source, req->bytes);
+        rc = RMP_ERR_ARG;
+    }
+    rmpi_req_free(req);
+    return rc;
+}
+
+int coll_waitn(rmp_request_t *reqs, int n)
+{
+    int rc = RMP_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        int r = coll_wait(reqs[i]);
+        if (r != RMP_SUCCESS && rc == RMP_SUCCESS)
+            rc = r;
+    }
+    return rc;
+}
+
+int coll_send(const void *buf, size_t bytes, int dst, int tag, rmp_comm_t comm)
+{
+    rmp_request_t req;
+    int rc = rmpi_isend_cid(buf, bytes, dst, tag, comm, coll_cid(comm), &req);
+    return rc != RMP_SUCCESS ? rc : coll_wait(req);
+}
+
+int coll_recv(void *buf, size_t bytes, int src, int tag, rmp_comm_t comm)
+{
+    rmp_request_t req;
+    int rc = rmpi_irecv_cid(buf, bytes, src, tag, comm, coll_cid(comm), &req);
+    return rc != RMP_SUCCESS ? rc : coll_wait(req);
+}
+
+int coll_sendrecv(const void *sbuf, size_t sbytes, int dst, void *rbuf, size_t rbytes,
+                  int src, int tag, rmp_comm_t comm)
+{
+    rmp_request_t reqs[2];
+    int n = 0, rc = RMP_SUCCESS;
+    if (src >= 0 && rbytes > 0) {
+        rc = rmpi_irecv_cid(rbuf, rbytes, src, tag, comm, coll_cid(comm), &reqs[n]);
+        if (rc != RMP_SUCCESS)
+            return rc;
+        n++;
+    }
+    if (dst >= 0 && sbytes > 0) {
+        rc = rmpi_isend_cid(sbuf, sbytes, dst, tag, comm, coll_cid(comm), &reqs[n]);
+        if (rc == RMP_SUCCESS)
+            n++;
+    }
+    int wrc = coll_waitn(reqs, n);
+    return rc != RMP_SUCCESS ? rc : wrc;
+}
+
+int coll_check_dt(rmp_datatype_t dt)
+{
+    if (RMPI_UNLIKELY(rmp_datatype_size(dt) == 0)) {
+        rmpi_error("collective: unknown datatype %d", (int)dt);
+        return RMP_ERR_ARG;
+    }
+    return RMP_SUCCESS;
+}
+
+int coll_check_dt_op(rmp_datatype_t dt, rmp_op_t op)
+{
+    int rc = coll_check_dt(dt);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (RMPI_UNLIKELY(coll_op_check(dt, op) != RMP_SUCCESS)) {
+        rmpi_error("collective: op %d cannot reduce datatype %d (unknown op, or a bitwise op "
+                   "on a floating type)",
+                   (int)op, (int)dt);
+        return RMP_ERR_ARG;
+    }
+    return RMP_SUCCESS;
+}
+
+int coll_check_root(int root, rmp_comm_t comm)
+{
+    if (RMPI_UNLIKELY(root < 0 || root >= comm->size)) {
+        rmpi_error("collective: root %d out of range (communicator of %d ranks)", root,
+                   comm->size);
+        return RMP_ERR_ARG;
+    }
+    return RMP_SUCCESS;
+}
+
+int coll_check_buf(const void *buf, int in_place_ok, const char *what)
+{
+    if (RMPI_UNLIKELY(buf == NULL)) {
+        rmpi_error("collective: %s is NULL with a non-zero count", what);
+        return RMP_ERR_ARG;
+    }
+    if (RMPI_UNLIKELY(buf == RMP_IN_PLACE && !in_place_ok)) {
+        rmpi_error("collective: RMP_IN_PLACE is not valid as %s here", what);
+        return RMP_ERR_ARG;
+    }
+    return RMP_SUCCESS;
+}
+
+int coll_bytes(size_t count, size_t es, size_t mult, size_t *bytes)
+{
+    size_t b;
+    if (RMPI_UNLIKELY(__builtin_mul_overflow(count, es, &b) ||
+                      __builtin_mul_overflow(b, mult, &b) || b > (SIZE_MAX >> 1))) {
+        rmpi_error("collective: count %zu overflows the address space", count);
+        return RMP_ERR_ARG;
+    }
+    *bytes = b;
+    return RMP_SUCCESS;
+}

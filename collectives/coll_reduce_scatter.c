@@ -1,0 +1,139 @@
+/* Reduce-scatter with equal blocks: recursive halving (MPICH, with the extra ranks of a
+ * non-power-of-two count folded into their neighbours) and ring. The two reduce-scatter
+ * building blocks also serve allreduce and reduce.
+ *
+ * RMP_IN_PLACE (as sbuf, like MPI_Reduce_scatter_block): rbuf holds this rank's whole
+ * contribution (size x count elements) on entry, and its first count elements hold the
+ * result on return; the rest of rbuf is scratch and its contents are unspecified. */
+#include "coll.h"
+
+int coll_rs_halving(char *acc, char *tmp, const coll_blocks_t *b, int nr, int pof2, int rem,
+                    rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm, int tag)
+{
+    int lo = 0, hi = pof2;
+    for (int mask = pof2 / 2; mask > 0; mask >>= 1) {
+        int pnr = nr ^ mask, peer = coll_fold_real(pnr, rem), mid = lo + mask;
+        int klo = nr & mask ? mid : lo, khi = nr & mask ? hi : mid;
+        int slo = nr & mask ? lo : mid, shi = nr & mask ? mid : hi;
+        size_t koff = coll_blk_off(b, klo), kbytes = coll_blk_off(b, khi) - koff;
+        size_t soff = coll_blk_off(b, slo), sbytes = coll_blk_off(b, shi) - soff;
+        int rc = coll_sendrecv(acc + soff, sbytes, peer, tmp, kbytes, peer, tag, comm);
+        if (rc != RMP_SUCCESS)
+            return rc;
+        if (pnr < nr)
+            coll_op_reduce3(acc + koff, tmp, acc + koff, kbytes / b->es, dt, op);
+        else
+            coll_op_reduce(acc + koff, tmp, kbytes / b->es, dt, op);
+        lo = klo;
+        hi = khi;
+    }
+    return RMP_SUCCESS;
+}
+
+/* Step s sends the partial sum of block rank-s-1 to the right and receives that of block
+ * rank-s-2 from the left, adding this rank's contribution; the last block received is the
+ * rank's own. Partial sums alternate between the two halves of tmp so that the one being
+ * sent is never the one being received into. */
+int coll_rs_ring(const char *src, char *dst, char *tmp, const coll_blocks_t *b,
+                 rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm, int tag)
+{
+    int n = comm->size, rank = comm->rank;
+    int right = (rank + 1) % n, left = (rank - 1 + n) % n;
+    size_t maxblk = coll_blk_max(b);
+    char *t[2] = {tmp, tmp + maxblk};
+    if (n == 1) {
+        if (dst != src)
+            memmove(dst, src, coll_blk_len(b, 0));
+        return RMP_SUCCESS;
+    }
+    for (int s = 0; s < n - 1; s++) {
+        int sb = (rank - s - 1 + 2 * n) % n, rb = (rank - s - 2 + 2 * n) % n;
+        const char *sp = s == 0 ? src + coll_blk_off(b, sb) : t[(s - 1) & 1];
+        size_t rlen = coll_blk_len(b, rb);
+        int rc = coll_sendrecv(sp, coll_blk_len(b, sb), right, t[s & 1], rlen, left, tag, comm);
+        if (rc != RMP_SUCCESS)
+            return rc;
+        char *out = s == n - 2 ? dst : t[s & 1];
+        coll_op_reduce3(out, src + coll_blk_off(b, rb), t[s & 1], rlen / b->es, dt, op);
+    }
+    return RMP_SUCCESS;
+}
+
+static int rs_halving(const char *src, char *rbuf, size_t count, rmp_datatype_t dt,
+                      rmp_op_t op, rmp_comm_t comm, int tag)
+{
+    int n = comm->size, rank = comm->rank, pof2 = coll_pof2(n), rem = n - pof2;
+    size_t es = rmp_datatype_size(dt), blk = count * es, total = blk * (size_t)n;
+    int in_place = src == rbuf;
+    /* acc: the working copy of the whole vector (rbuf itself when in place); tmp: what
+     * the peers send, up to a whole vector when folding. */
+    char *mem = malloc(in_place ? total : 2 * total);
+    if (!mem)
+        return RMP_ERR_NOMEM;
+    char *acc = in_place ? rbuf : mem, *tmp = in_place ? mem : mem + total;
+    int rc = RMP_SUCCESS;
+    if (!in_place)
+        memcpy(acc, src, total);
+    if (rank < 2 * rem && !(rank & 1)) {
+        rc = coll_send(acc, total, rank + 1, tag, comm);
+        if (rc == RMP_SUCCESS)
+            rc = coll_recv(rbuf, blk, rank + 1, tag + 2, comm);
+        goto out;
+    }
+    if (rank < 2 * rem) {
+        if ((rc = coll_recv(tmp, total, rank - 1, tag, comm)) != RMP_SUCCESS)
+            goto out;
+        coll_op_reduce3(acc, tmp, acc, count * (size_t)n, dt, op);
+    }
+    coll_blocks_t b = {count, 0, es, rem};
+    int nr = coll_fold_rank(rank, rem);
+    rc = coll_rs_halving(acc, tmp, &b, nr, pof2, rem, dt, op, comm, tag + 1);
+    if (rc == RMP_SUCCESS && nr < rem)
+        rc = coll_send(acc + (size_t)(rank - 1) * blk, blk, rank - 1, tag + 2, comm);
+    if (rc == RMP_SUCCESS && acc + (size_t)rank * blk != rbuf)
+        memmove(rbuf, acc + (size_t)rank * blk, blk);
+out:
+    free(mem);
+    return rc;
+}
+
+static int rs_ring(const char *src, char *rbuf, size_t count, rmp_datatype_t dt,
+                   rmp_op_t op, rmp_comm_t comm, int tag)
+{
+    size_t es = rmp_datatype_size(dt);
+    coll_blocks_t b = coll_blocks_even(count * (size_t)comm->size, comm->size, es);
+    _Alignas(64) char stack[COLL_STACK_BYTES];
+    char *tmp = coll_scratch(stack, sizeof(stack), 2 * count * es);
+    if (!tmp)
+        return RMP_ERR_NOMEM;
+    int rc = coll_rs_ring(src, rbuf, tmp, &b, dt, op, comm, tag);
+    coll_scratch_free(tmp, stack);
+    return rc;
+}
+
+RMP_EXPORT int rmp_reduce_scatter(const void *sbuf, void *rbuf, size_t count,
+                                  rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc == RMP_SUCCESS)
+        rc = coll_check_dt_op(dt, op);
+    if (rc != RMP_SUCCESS || count == 0)
+        return rc;
+    size_t es = rmp_datatype_size(dt), total;
+    int algo;
+    if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
+        (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
+        (rc = coll_bytes(count, es, (size_t)comm->size, &total)) != RMP_SUCCESS ||
+        (rc = coll_select(COLL_REDUCE_SCATTER, count * es, comm->size, &algo)) != RMP_SUCCESS)
+        return rc;
+    const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
+    int tag = coll_next_tag(comm);
+    if (comm->size == 1) {
+        if (src != rbuf)
+            memcpy(rbuf, src, total);
+        return RMP_SUCCESS;
+    }
+    if (algo == COLL_RS_HALVING)
+        return rs_halving(src, rbuf, count, dt, op, comm, tag);
+    return rs_ring(src, rbuf, count, dt, op, comm, tag);
+}
