@@ -18,16 +18,25 @@ int coll_ag_ring(char *buf, const coll_blocks_t *b, int me, rmp_comm_t comm, int
 }
 
 int coll_ag_doubling(char *buf, const coll_blocks_t *b, int nr, int pof2, int rem,
-                     rmp_comm_t comm, int tag)
+                     int near_first, rmp_comm_t comm, int tag)
 {
-    for (int mask = 1; mask < pof2; mask <<= 1) {
-        int pnr = nr ^ mask, peer = coll_fold_real(pnr, rem);
-        int mylo = nr & ~(mask - 1), plo = pnr & ~(mask - 1);
-        size_t soff = coll_blk_off(b, mylo), roff = coll_blk_off(b, plo);
-        int rc = coll_sendrecv(buf + soff, coll_blk_off(b, mylo + mask) - soff, peer,
-                               buf + roff, coll_blk_off(b, plo + mask) - roff, peer, tag, comm);
+    int lo, hi, steps = 0;
+    coll_halving_window(nr, pof2, near_first, &lo, &hi);
+    while ((1 << steps) < pof2)
+        steps++;
+    /* Undo the halving steps in reverse: each doubles the window with the peer's. */
+    for (int i = steps - 1; i >= 0; i--) {
+        int mask = coll_halving_mask(i, pof2, near_first), size = hi - lo;
+        int plo = nr & mask ? lo - size : hi, peer = coll_fold_real(nr ^ mask, rem);
+        size_t soff = coll_blk_off(b, lo), roff = coll_blk_off(b, plo);
+        int rc = coll_sendrecv(buf + soff, coll_blk_off(b, hi) - soff, peer, buf + roff,
+                               coll_blk_off(b, plo + size) - roff, peer, tag, comm);
         if (rc != RMP_SUCCESS)
             return rc;
+        if (nr & mask)
+            lo = plo;
+        else
+            hi += size;
     }
     return RMP_SUCCESS;
 }
@@ -86,6 +95,6 @@ RMP_EXPORT int rmp_allgather(const void *sbuf, void *rbuf, size_t count, rmp_dat
         memcpy(mine, sbuf, blk);
     coll_blocks_t b = coll_blocks_even(count * (size_t)n, n, es);
     if (algo == COLL_ALLGATHER_RD)
-        return coll_ag_doubling(rbuf, &b, rank, n, 0, comm, tag);
+        return coll_ag_doubling(rbuf, &b, rank, n, 0, 0, comm, tag);
     return coll_ag_ring(rbuf, &b, rank, comm, tag);
 }

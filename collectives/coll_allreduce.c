@@ -3,16 +3,18 @@
  * vector on the wire, log2 n steps) and ring (2x the vector, 2(n-1) steps, no folding).
  * Non-power-of-two rank counts fold the first 2*rem ranks pairwise (MPICH).
  *
- * Bitwise identity: recursive doubling and Rabenseifner combine the same tree, lower
- * ranks on the left (both give ((x0 op x1) op (x2 op x3)) ... with the folded pairs at the
- * leaves); in Rabenseifner and ring each element is reduced by one rank and then copied,
- * so every rank gets the same bits. */
+ * Bitwise identity: recursive doubling and Rabenseifner (halving nearest ranks first)
+ * combine the same tree, lower ranks on the left: ((x0 op x1) op (x2 op x3)) op ..., with
+ * the folded pairs (x2i op x2i+1) at the leaves. In recursive doubling both partners of a
+ * step compute op(lower, higher), the same bits; in Rabenseifner and ring each element is
+ * reduced by one rank and then copied. So every rank gets the same bits, and recursive
+ * doubling and Rabenseifner even give the same result. */
 #include "coll.h"
 
 /* Fold: the even rank of a pair hands its vector to the odd one (sub-tag 0), which
  * combines it on the left. Unfold: the odd rank returns the result (sub-tag 2). */
 static int allreduce_fold(char *acc, char *tmp, size_t count, rmp_datatype_t dt,
-                          rmp_op_t op, rmp_comm_t comm, int rem, int tag)
+                          rmp_op_t op, rmp_comm_t comm, int tag)
 {
     int rank = comm->rank;
     size_t bytes = count * rmp_datatype_size(dt);
@@ -22,7 +24,6 @@ static int allreduce_fold(char *acc, char *tmp, size_t count, rmp_datatype_t dt,
             coll_op_reduce3(acc, tmp, acc, count, dt, op);
         return rc;
     }
-    (void)rem;
     int rc = coll_send(acc, bytes, rank + 1, tag, comm);
     return rc != RMP_SUCCESS ? rc : coll_recv(acc, bytes, rank + 1, tag + 2, comm);
 }
@@ -38,7 +39,7 @@ static int allreduce_rd(char *acc, size_t count, rmp_datatype_t dt, rmp_op_t op,
         return RMP_ERR_NOMEM;
     int rc = RMP_SUCCESS;
     if (rank < 2 * rem) {
-        rc = allreduce_fold(acc, tmp, count, dt, op, comm, rem, tag);
+        rc = allreduce_fold(acc, tmp, count, dt, op, comm, tag);
         if (rc != RMP_SUCCESS || !(rank & 1))
             goto out;
     }
@@ -72,15 +73,15 @@ static int allreduce_rabenseifner(char *acc, size_t count, rmp_datatype_t dt, rm
         return RMP_ERR_NOMEM;
     int rc = RMP_SUCCESS;
     if (rank < 2 * rem) {
-        rc = allreduce_fold(acc, tmp, count, dt, op, comm, rem, tag);
+        rc = allreduce_fold(acc, tmp, count, dt, op, comm, tag);
         if (rc != RMP_SUCCESS || !(rank & 1))
             goto out;
     }
     int nr = coll_fold_rank(rank, rem);
     coll_blocks_t b = coll_blocks_even(count, pof2, es);
-    rc = coll_rs_halving(acc, tmp, &b, nr, pof2, rem, dt, op, comm, tag + 1);
+    rc = coll_rs_halving(acc, tmp, &b, nr, pof2, rem, 1, dt, op, comm, tag + 1);
     if (rc == RMP_SUCCESS)
-        rc = coll_ag_doubling(acc, &b, nr, pof2, rem, comm, tag + 3);
+        rc = coll_ag_doubling(acc, &b, nr, pof2, rem, 1, comm, tag + 3);
     if (rc == RMP_SUCCESS && rank < 2 * rem)
         rc = coll_send(acc, bytes, rank - 1, tag + 2, comm);
 out:

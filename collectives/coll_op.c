@@ -1,6 +1,7 @@
 /* Reduction kernels: one simple loop per (datatype, op), dispatched through a [dt][op]
  * table. The loops are left to the auto-vectoriser (this file is built with -O3); on x86-64
- * each is cloned for SSE2, AVX2 and AVX-512 and the best clone is picked at load time. */
+ * each is cloned for SSE2, AVX2 and AVX-512 and the best clone is picked at load time.
+ * The 16-bit floats have a portable block path and, on AVX2 CPUs, fused intrinsic loops. */
 #include "collectives/coll_op.h"
 
 #include <assert.h>
@@ -153,10 +154,18 @@ static void coll_half_reduce(uint16_t *out, const uint16_t *a, const uint16_t *b
      * of out with a or b is safe. */
     for (size_t i = 0; i < n; i += COLL_HALF_BLOCK) {
         size_t m = n - i < COLL_HALF_BLOCK ? n - i : COLL_HALF_BLOCK;
-        (f16 ? coll_f16_widen : coll_bf16_widen)(fa, a + i, m);
-        (f16 ? coll_f16_widen : coll_bf16_widen)(fb, b + i, m);
+        if (f16) {
+            coll_f16_widen(fa, a + i, m);
+            coll_f16_widen(fb, b + i, m);
+        } else {
+            coll_bf16_widen(fa, a + i, m);
+            coll_bf16_widen(fb, b + i, m);
+        }
         kernel(fa, fa, fb, m);
-        (f16 ? coll_f16_narrow : coll_bf16_narrow)(out + i, fa, m);
+        if (f16)
+            coll_f16_narrow(out + i, fa, m);
+        else
+            coll_bf16_narrow(out + i, fa, m);
     }
 }
 

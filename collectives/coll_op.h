@@ -18,7 +18,8 @@
  * - All ops are commutative, but float SUM/PROD are not associative: callers must combine
  *   partial results in the same order on every rank to get bitwise-identical results.
  * - Results are bitwise identical whichever instruction set (SSE2, AVX2, AVX-512, F16C or
- *   the portable C path) the kernel runs on, except NaN payloads.
+ *   the portable C path) the kernel runs on, except NaN payloads. They assume the default
+ *   floating-point environment (round to nearest, no FTZ/DAZ) for float/double arithmetic.
  */
 #ifndef COLL_OP_H
 #define COLL_OP_H

@@ -7,12 +7,26 @@
  * result on return; the rest of rbuf is scratch and its contents are unspecified. */
 #include "coll.h"
 
+void coll_halving_window(int nr, int pof2, int near_first, int *lo, int *hi)
+{
+    *lo = 0;
+    *hi = pof2;
+    for (int i = 0; (1 << i) < pof2; i++) {
+        int half = (*hi - *lo) / 2;
+        if (nr & coll_halving_mask(i, pof2, near_first))
+            *lo += half;
+        else
+            *hi -= half;
+    }
+}
+
 int coll_rs_halving(char *acc, char *tmp, const coll_blocks_t *b, int nr, int pof2, int rem,
-                    rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm, int tag)
+                    int near_first, rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm, int tag)
 {
     int lo = 0, hi = pof2;
-    for (int mask = pof2 / 2; mask > 0; mask >>= 1) {
-        int pnr = nr ^ mask, peer = coll_fold_real(pnr, rem), mid = lo + mask;
+    for (int i = 0; (1 << i) < pof2; i++) {
+        int mask = coll_halving_mask(i, pof2, near_first);
+        int pnr = nr ^ mask, peer = coll_fold_real(pnr, rem), mid = lo + (hi - lo) / 2;
         int klo = nr & mask ? mid : lo, khi = nr & mask ? hi : mid;
         int slo = nr & mask ? lo : mid, shi = nr & mask ? mid : hi;
         size_t koff = coll_blk_off(b, klo), kbytes = coll_blk_off(b, khi) - koff;
@@ -87,7 +101,7 @@ static int rs_halving(const char *src, char *rbuf, size_t count, rmp_datatype_t 
     }
     coll_blocks_t b = {count, 0, es, rem};
     int nr = coll_fold_rank(rank, rem);
-    rc = coll_rs_halving(acc, tmp, &b, nr, pof2, rem, dt, op, comm, tag + 1);
+    rc = coll_rs_halving(acc, tmp, &b, nr, pof2, rem, 0, dt, op, comm, tag + 1);
     if (rc == RMP_SUCCESS && nr < rem)
         rc = coll_send(acc + (size_t)(rank - 1) * blk, blk, rank - 1, tag + 2, comm);
     if (rc == RMP_SUCCESS && acc + (size_t)rank * blk != rbuf)

@@ -1,0 +1,83 @@
+/* A rank that misbehaves on request, for the launcher tests.
+ * usage: behave MODE [ARG] — modes:
+ *   ok                   init, finalize, exit 0
+ *   exit R CODE          rank R exits with CODE after init; the others wait in recv
+ *   kill R               rank R SIGKILLs itself after init; the others wait in recv
+ *   abort R CODE         rank R calls rmp_abort(CODE); the others wait in recv
+ *   sleep                every rank sleeps forever after init
+ *   spew LINES           every rank prints LINES numbered lines of ~100 bytes
+ *   env NAME             prints NAME's value
+ *   split                comm_split checks, prints "split ok" per rank
+ *   hang-child           rank 0 forks a child that sleeps forever, then exits 4 */
+#include <rmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void wait_forever(void)
+{
+    char c;
+    rmp_recv(&c, 1, RMP_ANY_SOURCE, 999, rmp_comm_world(), NULL);
+    for (;;)
+        pause();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    int rc = rmp_init(&argc, &argv);
+    if (rc != RMP_SUCCESS) {
+        fprintf(stderr, "behave: rmp_init: %s\n", rmp_strerror(rc));
+        return 10;
+    }
+    rmp_comm_t w = rmp_comm_world();
+    int me = rmp_comm_rank(w), np = rmp_comm_size(w);
+    const char *mode = argv[1];
+    int r = argc > 2 ? atoi(argv[2]) : 0;
+    int code = argc > 3 ? atoi(argv[3]) : 1;
+    if (strcmp(mode, "ok") == 0) {
+        printf("rank %d of %d ok\n", me, np);
+    } else if (strcmp(mode, "exit") == 0) {
+        if (me == r)
+            exit(code);
+        wait_forever();
+    } else if (strcmp(mode, "kill") == 0) {
+        if (me == r)
+            raise(SIGKILL);
+        wait_forever();
+    } else if (strcmp(mode, "abort") == 0) {
+        if (me == r)
+            rmp_abort(w, code);
+        wait_forever();
+    } else if (strcmp(mode, "sleep") == 0) {
+        for (;;)
+            pause();
+    } else if (strcmp(mode, "spew") == 0) {
+        char line[128];
+        memset(line, 'a' + me % 26, sizeof(line));
+        for (int i = 0; i < r; i++) {
+            int n = snprintf(line, 40, "rank %d line %d ", me, i);
+            line[n] = 'x';
+            line[99] = '\n';
+            fwrite(line, 1, 100, stdout);
+        }
+        fflush(stdout);
+    } else if (strcmp(mode, "env") == 0) {
+        const char *v = getenv(argv[2]);
+        printf("%s=%s\n", argv[2], v ? v : "(unset)");
+    } else if (strcmp(mode, "hang-child") == 0) {
+        if (me == 0) {
+            if (fork() == 0) {
+                for (;;)
+                    pause();
+            }
+            exit(4);
+        }
+        wait_forever();
+    }
+    rc = rmp_finalize();
+    return rc == RMP_SUCCESS ? 0 : 11;
+}
