@@ -49,8 +49,9 @@ typedef struct {
     int rank, size;
 } bench_rmp_t;
 
-/* rmp_init, world rank and size, then option parsing. Returns 0 to run the test; otherwise
- * the job is finalized and the value is the exit status (0 after -h, 2 on bad options). */
+/* rmp_init, world rank and size, then option parsing. Returns -1 to run the test;
+ * otherwise the job is finalized and the value is the exit status (0 after -h, 2 on bad
+ * options). */
 static inline int bench_rmp_start(bench_rmp_t *b, int *argc, char ***argv, bench_opts_t *o,
                                   const char *prog, const char *type_help, int min_ranks)
 {
@@ -70,7 +71,7 @@ static inline int bench_rmp_start(bench_rmp_t *b, int *argc, char ***argv, bench
         pr = -1;
     }
     if (pr == 0)
-        return 0;
+        return -1;
     CK(rmp_finalize());
     return pr > 0 ? 0 : 2;
 }

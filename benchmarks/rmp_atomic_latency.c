@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     bench_opts_t o;
     bench_defaults(&o, BENCH_ATOMIC);
     int rc = bench_rmp_start(&b, &argc, &argv, &o, "rmp_atomic_latency", "fadd, cswap, both", 2);
-    if (rc)
+    if (rc >= 0)
         return rc;
     int do_fadd = 1, do_cswap = 1;
     if (o.type && !strcmp(o.type, "fadd"))

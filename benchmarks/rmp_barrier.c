@@ -8,7 +8,7 @@ int main(int argc, char **argv)
     bench_opts_t o;
     bench_defaults(&o, BENCH_COLL);
     int rc = bench_rmp_start(&b, &argc, &argv, &o, "rmp_barrier", NULL, 1);
-    if (rc)
+    if (rc >= 0)
         return rc;
     o.dtype = NULL;
     bench_rmp_coll_header(&b, &o, "Barrier Latency Test", 0);

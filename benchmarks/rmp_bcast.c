@@ -10,7 +10,7 @@ int main(int argc, char **argv)
     bench_defaults(&o, BENCH_COLL);
     o.dtype = "uint8";
     int rc = bench_rmp_start(&b, &argc, &argv, &o, "rmp_bcast", NULL, 1);
-    if (rc)
+    if (rc >= 0)
         return rc;
     rmp_datatype_t dt = bench_rmp_dt(&o);
     size_t esz = rmp_datatype_size(dt);

@@ -36,7 +36,7 @@ int main(int argc, char **argv)
     bench_opts_t o;
     bench_defaults(&o, BENCH_P2P_BW);
     int rc = bench_rmp_start(&b, &argc, &argv, &o, "rmp_bibw", NULL, 2);
-    if (rc)
+    if (rc >= 0)
         return rc;
 
     char *sbuf = bench_alloc(NCHECK * o.max_size), *rbuf = bench_alloc(NCHECK * o.max_size);

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     bench_opts_t o;
     bench_defaults(&o, BENCH_P2P_LAT);
     int rc = bench_rmp_start(&b, &argc, &argv, &o, "rmp_latency", NULL, 2);
-    if (rc)
+    if (rc >= 0)
         return rc;
 
     char *sbuf = bench_alloc(o.max_size), *rbuf = bench_alloc(o.max_size);

@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     bench_opts_t o;
     bench_defaults(&o, BENCH_RMA_BW);
     int rc = bench_rmp_start(&b, &argc, &argv, &o, "rmp_put_bw", NULL, 2);
-    if (rc)
+    if (rc >= 0)
         return rc;
 
     void *base;

@@ -10,7 +10,7 @@ int main(int argc, char **argv)
     bench_opts_t o;
     bench_defaults(&o, BENCH_COLL);
     int rc = bench_rmp_start(&b, &argc, &argv, &o, "rmp_reduce_scatter", NULL, 1);
-    if (rc)
+    if (rc >= 0)
         return rc;
     rmp_datatype_t dt = bench_rmp_dt(&o);
     rmp_op_t op = bench_rmp_op(&o);

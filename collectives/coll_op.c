@@ -184,9 +184,9 @@ COLL_AVX2 static inline void coll_f16_load16(const uint16_t *p, __m256 *lo, __m2
 
 COLL_AVX2 static inline void coll_f16_store16(uint16_t *p, __m256 lo, __m256 hi)
 {
-    const int mode = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(lo, mode));
-    _mm_storeu_si128((__m128i *)(p + 8), _mm256_cvtps_ph(hi, mode));
+#define COLL_RNE (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+    _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(lo, COLL_RNE));
+    _mm_storeu_si128((__m128i *)(p + 8), _mm256_cvtps_ph(hi, COLL_RNE));
 }
 
 /* bfloat16 is the top half of a float: lo gets the even elements (shifted up), hi the odd

@@ -66,7 +66,7 @@ const rmpi_param_t rmpi_params[] = {
 
 int rmpi_parse_size(const char *s, size_t *out)
 {
-    if (s == NULL || *s == '\0' || *s == '-')
+    if (s == NULL || !isdigit((unsigned char)*s))
         return RMP_ERR_ARG;
     char *end;
     errno = 0;
@@ -112,7 +112,7 @@ int rmpi_parse_bool(const char *s, bool *out)
 
 int rmpi_parse_int(const char *s, int *out)
 {
-    if (s == NULL || *s == '\0')
+    if (s == NULL || !(isdigit((unsigned char)*s) || (*s == '-' && isdigit((unsigned char)s[1]))))
         return RMP_ERR_ARG;
     char *end;
     errno = 0;

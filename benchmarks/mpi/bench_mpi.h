@@ -42,6 +42,7 @@ typedef struct {
     int rank, size;
 } bench_mpi_t;
 
+/* MPI_Init and option parsing: -1 to run, else the exit status (job finalized). */
 static inline int bench_mpi_start(bench_mpi_t *b, int *argc, char ***argv, bench_opts_t *o,
                                   const char *prog, const char *type_help, int min_ranks)
 {
@@ -56,7 +57,7 @@ static inline int bench_mpi_start(bench_mpi_t *b, int *argc, char ***argv, bench
         pr = -1;
     }
     if (pr == 0)
-        return 0;
+        return -1;
     MPI_Finalize();
     return pr > 0 ? 0 : 2;
 }

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
         o.dtype = "uint8"; /* data movement only: sizes from 1 byte, like OSU */
     int rc = bench_mpi_start(&b, &argc, &argv, &o, "mpi_coll",
                              "allreduce, bcast, barrier, allgather, reduce_scatter, alltoall", 1);
-    if (rc)
+    if (rc >= 0)
         return rc;
     type = bench_mpi_type(&o, type_names, T_N, b.rank, "mpi_coll");
     int dt = bench_dt_parse(o.dtype), op = bench_op_parse(o.op);

@@ -82,7 +82,7 @@ int main(int argc, char **argv)
             type = T_BW;
     bench_defaults(&o, type == T_LAT ? BENCH_P2P_LAT : BENCH_P2P_BW);
     int rc = bench_mpi_start(&b, &argc, &argv, &o, "mpi_p2p", "latency, bw, bibw", 2);
-    if (rc)
+    if (rc >= 0)
         return rc;
     type = bench_mpi_type(&o, type_names, 3, b.rank, "mpi_p2p");
     if (type < 0) {

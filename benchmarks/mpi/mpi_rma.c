@@ -129,7 +129,7 @@ int main(int argc, char **argv)
                                                               : BENCH_ATOMIC);
     int rc = bench_mpi_start(&b, &argc, &argv, &o, "mpi_rma",
                              "put_latency, get_latency, put_bw, get_bw, atomic, fadd, cswap", 2);
-    if (rc)
+    if (rc >= 0)
         return rc;
     type = bench_mpi_type(&o, type_names, T_N, b.rank, "mpi_rma");
     if (type < 0) {

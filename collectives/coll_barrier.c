@@ -1,0 +1,26 @@
+/* Barrier: dissemination (Hensgen, Finkel, Manber): in round k every rank signals rank
+ * + 2^k and waits for rank - 2^k; after ceil(log2 n) rounds every rank has heard,
+ * transitively, from every other. Works for any n with no extra step. */
+#include "coll.h"
+
+RMP_EXPORT int rmp_barrier(rmp_comm_t comm)
+{
+    int rc = rmpi_comm_check(comm), algo;
+    if (rc != RMP_SUCCESS || (rc = coll_select(COLL_BARRIER, 0, comm->size, &algo)) != RMP_SUCCESS)
+        return rc;
+    int n = comm->size, rank = comm->rank, tag = coll_next_tag(comm);
+    char dummy = 0;
+    for (int k = 1, round = 0; k < n; k <<= 1, round++) {
+        rmp_request_t reqs[2];
+        rc = rmpi_irecv_cid(&dummy, 0, (rank - k + n) % n, tag + round, comm, coll_cid(comm),
+                            &reqs[0]);
+        if (rc != RMP_SUCCESS)
+            return rc;
+        rc = rmpi_isend_cid(&dummy, 0, (rank + k) % n, tag + round, comm, coll_cid(comm),
+                            &reqs[1]);
+        int wrc = coll_waitn(reqs, rc == RMP_SUCCESS ? 2 : 1);
+        if (rc != RMP_SUCCESS || (rc = wrc) != RMP_SUCCESS)
+            return rc;
+    }
+    return RMP_SUCCESS;
+}

@@ -1,0 +1,82 @@
+/* Bcast: binomial tree (latency), and for large messages van de Geijn's binomial scatter
+ * of n blocks followed by a ring allgather (each rank moves ~2x the message instead of
+ * log2 n times at the root). Ranks are renumbered relative to the root. */
+#include "coll.h"
+
+static int bcast_binomial(char *buf, size_t bytes, int root, rmp_comm_t comm, int tag)
+{
+    int n = comm->size, rank = comm->rank, vr = (rank - root + n) % n, mask = 1, rc;
+    for (; mask < n; mask <<= 1) {
+        if (vr & mask) {
+            if ((rc = coll_recv(buf, bytes, (rank - mask + n) % n, tag, comm)) != RMP_SUCCESS)
+                return rc;
+            break;
+        }
+    }
+    rmp_request_t reqs[32];
+    int nreq = 0;
+    rc = RMP_SUCCESS;
+    for (mask >>= 1; mask > 0 && rc == RMP_SUCCESS; mask >>= 1) {
+        if (vr + mask >= n)
+            continue;
+        rc = rmpi_isend_cid(buf, bytes, (rank + mask) % n, tag, comm, coll_cid(comm),
+                            &reqs[nreq]);
+        nreq += rc == RMP_SUCCESS;
+    }
+    int wrc = coll_waitn(reqs, nreq);
+    return rc != RMP_SUCCESS ? rc : wrc;
+}
+
+/* Relative rank vr ends the scatter with block vr (and those of its subtree); the ring
+ * allgather then runs on relative block numbers. */
+static int bcast_scatter_allgather(char *buf, size_t bytes, int root, rmp_comm_t comm,
+                                   int tag)
+{
+    int n = comm->size, rank = comm->rank, vr = (rank - root + n) % n, mask = 1, rc;
+    coll_blocks_t b = coll_blocks_even(bytes, n, 1);
+    for (; mask < n; mask <<= 1) {
+        if (vr & mask) {
+            int hi = vr + mask < n ? vr + mask : n;
+            size_t off = coll_blk_off(&b, vr);
+            rc = coll_sendrecv(NULL, 0, -1, buf + off, coll_blk_off(&b, hi) - off,
+                               (rank - mask + n) % n, tag, comm);
+            if (rc != RMP_SUCCESS)
+                return rc;
+            break;
+        }
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vr + mask >= n)
+            continue;
+        int lo = vr + mask, hi = vr + 2 * mask < n ? vr + 2 * mask : n;
+        size_t off = coll_blk_off(&b, lo);
+        rc = coll_sendrecv(buf + off, coll_blk_off(&b, hi) - off, (rank + mask) % n, NULL, 0,
+                           -1, tag, comm);
+        if (rc != RMP_SUCCESS)
+            return rc;
+    }
+    return coll_ag_ring(buf, &b, vr, comm, tag + 1);
+}
+
+RMP_EXPORT int rmp_bcast(void *buf, size_t count, rmp_datatype_t dt, int root, rmp_comm_t comm)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc == RMP_SUCCESS)
+        rc = coll_check_dt(dt);
+    if (rc == RMP_SUCCESS)
+        rc = coll_check_root(root, comm);
+    if (rc != RMP_SUCCESS || count == 0)
+        return rc;
+    size_t bytes;
+    int algo;
+    if ((rc = coll_check_buf(buf, 0, "buf")) != RMP_SUCCESS ||
+        (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
+        (rc = coll_select(COLL_BCAST, bytes, comm->size, &algo)) != RMP_SUCCESS)
+        return rc;
+    int tag = coll_next_tag(comm);
+    if (comm->size == 1)
+        return RMP_SUCCESS;
+    if (algo == COLL_BCAST_SCATTER_ALLGATHER && bytes >= (size_t)comm->size)
+        return bcast_scatter_allgather(buf, bytes, root, comm, tag);
+    return bcast_binomial(buf, bytes, root, comm, tag);
+}

@@ -1,0 +1,104 @@
+/* Reduce: binomial tree (latency), and for large vectors a ring reduce-scatter followed
+ * by a gather of the reduced blocks at the root (each rank moves ~2x the vector once
+ * instead of log2 n times). rbuf matters at the root only; RMP_IN_PLACE as sbuf at the
+ * root takes the root's contribution from rbuf. */
+#include "coll.h"
+
+/* Ranks are renumbered relative to the root (vr = 0 at the root); vr receives from
+ * vr + mask for every mask below its lowest set bit, then sends to vr - lowbit. Lower
+ * relative ranks are the left operand. */
+static int reduce_binomial(const char *src, char *rbuf, size_t count, rmp_datatype_t dt,
+                           rmp_op_t op, int root, rmp_comm_t comm, int tag)
+{
+    int n = comm->size, vr = (comm->rank - root + n) % n;
+    size_t bytes = count * rmp_datatype_size(dt);
+    int leaf = (vr & 1) || vr + 1 >= n;
+    _Alignas(64) char stack[COLL_STACK_BYTES];
+    /* tmp receives a child's partial result; acc accumulates (rbuf at the root). */
+    size_t need = leaf ? 0 : (vr == 0 ? bytes : 2 * bytes);
+    char *mem = coll_scratch(stack, sizeof(stack), need);
+    if (!mem)
+        return RMP_ERR_NOMEM;
+    char *tmp = mem, *acc = vr == 0 ? rbuf : mem + bytes;
+    const char *cur = src;
+    int rc = RMP_SUCCESS;
+    for (int mask = 1; mask < n; mask <<= 1) {
+        if (vr & mask) {
+            rc = coll_send(cur, bytes, (vr - mask + root) % n, tag, comm);
+            break;
+        }
+        if ((vr | mask) >= n)
+            continue;
+        if ((rc = coll_recv(tmp, bytes, ((vr | mask) + root) % n, tag, comm)) != RMP_SUCCESS)
+            break;
+        coll_op_reduce3(acc, cur, tmp, count, dt, op);
+        cur = acc;
+    }
+    if (rc == RMP_SUCCESS && vr == 0 && cur != rbuf)
+        memcpy(rbuf, cur, bytes);
+    coll_scratch_free(mem, stack);
+    return rc;
+}
+
+static int reduce_rs_gather(const char *src, char *rbuf, size_t count, rmp_datatype_t dt,
+                            rmp_op_t op, int root, rmp_comm_t comm, int tag)
+{
+    int n = comm->size, rank = comm->rank;
+    coll_blocks_t b = coll_blocks_even(count, n, rmp_datatype_size(dt));
+    size_t maxblk = coll_blk_max(&b);
+    char *tmp = malloc(3 * maxblk + 1);
+    rmp_request_t *reqs = rank == root ? malloc((size_t)n * sizeof(*reqs)) : NULL;
+    int rc = RMP_ERR_NOMEM, nreq = 0;
+    if (!tmp || (rank == root && !reqs))
+        goto out;
+    char *mine = rank == root ? rbuf + coll_blk_off(&b, rank) : tmp + 2 * maxblk;
+    if ((rc = coll_rs_ring(src, mine, tmp, &b, dt, op, comm, tag)) != RMP_SUCCESS)
+        goto out;
+    if (rank != root) {
+        if (coll_blk_len(&b, rank) > 0)
+            rc = coll_send(mine, coll_blk_len(&b, rank), root, tag + 1, comm);
+        goto out;
+    }
+    for (int i = 0; i < n && rc == RMP_SUCCESS; i++) {
+        if (i == root || coll_blk_len(&b, i) == 0)
+            continue;
+        rc = rmpi_irecv_cid(rbuf + coll_blk_off(&b, i), coll_blk_len(&b, i), i, tag + 1, comm,
+                            coll_cid(comm), &reqs[nreq]);
+        nreq += rc == RMP_SUCCESS;
+    }
+    int wrc = coll_waitn(reqs, nreq);
+    rc = rc != RMP_SUCCESS ? rc : wrc;
+out:
+    free(reqs);
+    free(tmp);
+    return rc;
+}
+
+RMP_EXPORT int rmp_reduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                          rmp_op_t op, int root, rmp_comm_t comm)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc == RMP_SUCCESS)
+        rc = coll_check_dt_op(dt, op);
+    if (rc == RMP_SUCCESS)
+        rc = coll_check_root(root, comm);
+    if (rc != RMP_SUCCESS || count == 0)
+        return rc;
+    int is_root = comm->rank == root, algo;
+    size_t bytes;
+    if ((rc = coll_check_buf(sbuf, is_root, "sbuf")) != RMP_SUCCESS ||
+        (is_root && (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS) ||
+        (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
+        (rc = coll_select(COLL_REDUCE, bytes, comm->size, &algo)) != RMP_SUCCESS)
+        return rc;
+    const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
+    int tag = coll_next_tag(comm);
+    if (comm->size == 1) {
+        if (src != rbuf)
+            memcpy(rbuf, src, bytes);
+        return RMP_SUCCESS;
+    }
+    if (algo == COLL_REDUCE_RS_GATHER)
+        return reduce_rs_gather(src, rbuf, count, dt, op, root, comm, tag);
+    return reduce_binomial(src, rbuf, count, dt, op, root, comm, tag);
+}
