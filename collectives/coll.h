@@ -97,6 +97,8 @@ static inline int coll_fold_real(int nr, int rem)
 /* Wait for req and free it. A receive that got fewer bytes than posted means the ranks
  * passed different counts: RMP_ERR_ARG. */
 int coll_wait(rmp_request_t req);
+/* The same for a request known to be done. */
+int coll_req_finish(rmp_request_t req);
 /* Wait for and free reqs[0..n); the first error. */
 int coll_waitn(rmp_request_t *reqs, int n);
 int coll_send(const void *buf, size_t bytes, int dst, int tag, rmp_comm_t comm);
@@ -195,6 +197,30 @@ enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK };
  * names) for an unknown name in the environment. */
 int coll_select(coll_kind_t kind, size_t bytes, int n, int *algo);
 const char *coll_algo_name(coll_kind_t kind, int algo);
+
+/* ---- Schedules for the nonblocking collectives (coll_sched.c). ----
+ * A schedule is a list of rounds; a round is a list of operations run in order when the
+ * round starts: local ones (copy, reduce) at once, sends and receives posted. The round
+ * ends when all of its sends and receives are done; then the next one starts. So a local
+ * operation that consumes a receive goes in the round after it, before the sends that
+ * forward its result. Building never fails: an allocation failure is remembered and
+ * reported by coll_sched_start. */
+typedef struct coll_sched coll_sched_t;
+
+coll_sched_t *coll_sched_new(rmp_comm_t comm, rmp_datatype_t dt, rmp_op_t op, int tag);
+/* Scratch owned by the schedule (freed with it); NULL on failure. */
+void *coll_sched_scratch(coll_sched_t *s, size_t bytes);
+void coll_sched_send(coll_sched_t *s, const void *buf, size_t bytes, int peer, int sub);
+void coll_sched_recv(coll_sched_t *s, void *buf, size_t bytes, int peer, int sub);
+/* out = a op b over count elements (out may be exactly a or b). */
+void coll_sched_reduce3(coll_sched_t *s, void *out, const void *a, const void *b, size_t count);
+void coll_sched_copy(coll_sched_t *s, void *dst, const void *src, size_t bytes);
+/* End the current round (no-op when it is empty). */
+void coll_sched_round(coll_sched_t *s);
+/* Hand the schedule to the progress engine as a generic request and run what can run
+ * now. On failure the schedule is freed and nothing was posted. */
+int coll_sched_start(coll_sched_t *s, rmp_request_t *req);
+void coll_sched_free(coll_sched_t *s);
 
 /* Allreduce body without argument checks (also used by other collectives). */
 int coll_allreduce_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,

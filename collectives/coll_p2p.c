@@ -3,15 +3,9 @@
 #include "coll.h"
 #include "log.h"
 
-int coll_wait(rmp_request_t req)
+int coll_req_finish(rmp_request_t req)
 {
-    int rc = rmpi_req_wait(req);
-    if (rc != RMP_SUCCESS) {
-        /* Timed out: the request may still complete; let the engine free it then. */
-        req->flags |= RMPI_REQF_ORPHAN;
-        return rc;
-    }
-    rc = req->status.error;
+    int rc = req->status.error;
     if (rc == RMP_SUCCESS && req->kind == RMPI_REQ_RECV && req->status.bytes != req->bytes) {
         rmpi_error("collective: rank %d sent %zu bytes where %zu were expected (the ranks "
                    "passed different counts or datatypes)",
@@ -25,6 +19,17 @@ int coll_wait(rmp_request_t req)
     }
     rmpi_req_free(req);
     return rc;
+}
+
+int coll_wait(rmp_request_t req)
+{
+    int rc = rmpi_req_wait(req);
+    if (rc != RMP_SUCCESS) {
+        /* Timed out: the request may still complete; let the engine free it then. */
+        req->flags |= RMPI_REQF_ORPHAN;
+        return rc;
+    }
+    return coll_req_finish(req);
 }
 
 int coll_waitn(rmp_request_t *reqs, int n)

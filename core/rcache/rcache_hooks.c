@@ -13,6 +13,9 @@
  * A hook must be safe anywhere: inside malloc with an arena lock held, in a signal
  * handler, concurrently on many threads. It only reads atomics and queues ranges
  * (rcache_notify_unmap), and it uses nothing but syscall(). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr1, MREMAP_FIXED, MADV_* (meson defines it already) */
+#endif
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>

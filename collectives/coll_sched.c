@@ -1,0 +1,216 @@
+/* Round-based schedules run by the progress engine (the libNBC model): the nonblocking
+ * collectives build the whole schedule up front, then a generic request's poll function
+ * advances it without ever blocking. */
+#include "coll.h"
+
+enum { SOP_SEND, SOP_RECV, SOP_REDUCE3, SOP_COPY };
+
+typedef struct coll_sop {
+    int kind;
+    int peer;
+    int tag;
+    size_t n; /* bytes (send, recv, copy) or elements (reduce) */
+    void *out;
+    const void *a, *b;
+} coll_sop_t;
+
+struct coll_sched {
+    rmp_comm_t comm;
+    rmp_datatype_t dt;
+    rmp_op_t op;
+    int tag;
+    coll_sop_t *ops;
+    int nops, cap;
+    int *rend; /* rend[k]: one past the last operation of round k */
+    int nrounds, rcap;
+    int round;  /* round in flight; nrounds when finished */
+    int maxreq; /* most sends + receives in one round */
+    int cur;    /* sends + receives in the round being built */
+    rmp_request_t *reqs;
+    int nreqs;
+    int error;
+    void **scratch;
+    int nscratch;
+};
+
+coll_sched_t *coll_sched_new(rmp_comm_t comm, rmp_datatype_t dt, rmp_op_t op, int tag)
+{
+    coll_sched_t *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->comm = comm;
+    s->dt = dt;
+    s->op = op;
+    s->tag = tag;
+    return s;
+}
+
+void coll_sched_free(coll_sched_t *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->nscratch; i++)
+        free(s->scratch[i]);
+    free(s->scratch);
+    free(s->ops);
+    free(s->rend);
+    free(s->reqs);
+    free(s);
+}
+
+void *coll_sched_scratch(coll_sched_t *s, size_t bytes)
+{
+    void **v = realloc(s->scratch, (size_t)(s->nscratch + 1) * sizeof(void *));
+    void *p = malloc(bytes ? bytes : 1);
+    if (v)
+        s->scratch = v;
+    if (!v || !p) {
+        free(p);
+        s->error = RMP_ERR_NOMEM;
+        return NULL;
+    }
+    s->scratch[s->nscratch++] = p;
+    return p;
+}
+
+static void sched_add(coll_sched_t *s, coll_sop_t op)
+{
+    if (s->error)
+        return;
+    if (s->nops == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        coll_sop_t *ops = realloc(s->ops, (size_t)cap * sizeof(*ops));
+        if (!ops) {
+            s->error = RMP_ERR_NOMEM;
+            return;
+        }
+        s->ops = ops;
+        s->cap = cap;
+    }
+    s->ops[s->nops++] = op;
+    if (op.kind == SOP_SEND || op.kind == SOP_RECV)
+        s->cur++;
+}
+
+void coll_sched_send(coll_sched_t *s, const void *buf, size_t bytes, int peer, int sub)
+{
+    sched_add(s, (coll_sop_t){SOP_SEND, peer, s->tag + sub, bytes, NULL, buf, NULL});
+}
+
+void coll_sched_recv(coll_sched_t *s, void *buf, size_t bytes, int peer, int sub)
+{
+    sched_add(s, (coll_sop_t){SOP_RECV, peer, s->tag + sub, bytes, buf, NULL, NULL});
+}
+
+void coll_sched_reduce3(coll_sched_t *s, void *out, const void *a, const void *b, size_t count)
+{
+    if (count)
+        sched_add(s, (coll_sop_t){SOP_REDUCE3, -1, 0, count, out, a, b});
+}
+
+void coll_sched_copy(coll_sched_t *s, void *dst, const void *src, size_t bytes)
+{
+    if (bytes && dst != src)
+        sched_add(s, (coll_sop_t){SOP_COPY, -1, 0, bytes, dst, src, NULL});
+}
+
+void coll_sched_round(coll_sched_t *s)
+{
+    int start = s->nrounds ? s->rend[s->nrounds - 1] : 0;
+    if (s->error || s->nops == start)
+        return;
+    if (s->nrounds == s->rcap) {
+        int cap = s->rcap ? 2 * s->rcap : 8;
+        int *r = realloc(s->rend, (size_t)cap * sizeof(*r));
+        if (!r) {
+            s->error = RMP_ERR_NOMEM;
+            return;
+        }
+        s->rend = r;
+        s->rcap = cap;
+    }
+    s->rend[s->nrounds++] = s->nops;
+    if (s->cur > s->maxreq)
+        s->maxreq = s->cur;
+    s->cur = 0;
+}
+
+/* Run round s->round: local operations now, sends and receives posted. */
+static void sched_run_round(coll_sched_t *s)
+{
+    int start = s->round ? s->rend[s->round - 1] : 0, end = s->rend[s->round];
+    uint32_t cid = coll_cid(s->comm);
+    for (int i = start; i < end && s->error == RMP_SUCCESS; i++) {
+        coll_sop_t *o = &s->ops[i];
+        int rc = RMP_SUCCESS;
+        switch (o->kind) {
+        case SOP_SEND:
+            rc = rmpi_isend_cid(o->a, o->n, o->peer, o->tag, s->comm, cid, &s->reqs[s->nreqs]);
+            break;
+        case SOP_RECV:
+            rc = rmpi_irecv_cid(o->out, o->n, o->peer, o->tag, s->comm, cid, &s->reqs[s->nreqs]);
+            break;
+        case SOP_REDUCE3:
+            coll_op_reduce3(o->out, o->a, o->b, o->n, s->dt, s->op);
+            continue;
+        default:
+            memmove(o->out, o->a, o->n);
+            continue;
+        }
+        if (rc == RMP_SUCCESS)
+            s->nreqs++;
+        else
+            s->error = rc;
+    }
+}
+
+static int sched_poll(rmp_request_t req)
+{
+    coll_sched_t *s = req->ctx;
+    while (s->round < s->nrounds) {
+        for (int i = 0; i < s->nreqs; i++)
+            if (!s->reqs[i]->done)
+                return 0;
+        for (int i = 0; i < s->nreqs; i++) {
+            int rc = coll_req_finish(s->reqs[i]);
+            if (rc != RMP_SUCCESS && s->error == RMP_SUCCESS)
+                s->error = rc;
+        }
+        s->nreqs = 0;
+        if (s->error != RMP_SUCCESS || ++s->round == s->nrounds)
+            break;
+        sched_run_round(s);
+    }
+    s->round = s->nrounds;
+    req->status.error = s->error;
+    return 1;
+}
+
+static void sched_release(rmp_request_t req)
+{
+    coll_sched_free(req->ctx);
+    req->ctx = NULL;
+}
+
+int coll_sched_start(coll_sched_t *s, rmp_request_t *out)
+{
+    coll_sched_round(s);
+    int rc = s->error;
+    if (rc == RMP_SUCCESS && s->maxreq > 0 &&
+        !(s->reqs = malloc((size_t)s->maxreq * sizeof(*s->reqs))))
+        rc = RMP_ERR_NOMEM;
+    rmp_request_t req = NULL;
+    if (rc == RMP_SUCCESS)
+        rc = rmpi_req_gen(sched_poll, s, sched_release, &req);
+    if (rc != RMP_SUCCESS) {
+        coll_sched_free(s);
+        return rc;
+    }
+    /* Round 0 starts now, so that its messages leave before the caller returns. */
+    s->round = 0;
+    if (s->nrounds > 0)
+        sched_run_round(s);
+    sched_poll(req);
+    *out = req;
+    return RMP_SUCCESS;
+}
