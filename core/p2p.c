@@ -152,21 +152,44 @@ static int p2p_drain_pending(void)
     return n;
 }
 
-static int p2p_send_ctrl_fin(int peer, uint64_t sreq, int status)
+static int p2p_send_ctrl(int peer, const void *msg, size_t len)
 {
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_CTRL);
     if (!req)
         return RMP_ERR_NOMEM;
     req->peer = peer;
-    memset(&req->wire.fin, 0, sizeof(req->wire.fin));
-    req->wire.fin.type = RMPI_MSG_FIN;
-    req->wire.fin.status = status;
-    req->wire.fin.sreq = sreq;
-    req->hlen = sizeof(rmpi_fin_t);
+    memcpy(&req->wire, msg, len);
+    req->hlen = (uint8_t)len;
     req->payload = NULL;
     req->plen = 0;
     return p2p_post_send(req);
 }
+
+int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen)
+{
+    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_CTRL);
+    if (!req)
+        return RMP_ERR_NOMEM;
+    req->peer = peer;
+    memcpy(&req->wire, msg, len);
+    req->hlen = (uint8_t)len;
+    req->payload = payload;
+    req->plen = plen;
+    return p2p_post_send(req);
+}
+
+static int p2p_send_ctrl_fin(int peer, uint64_t target_req, int status)
+{
+    rmpi_fin_t f;
+    memset(&f, 0, sizeof(f));
+    f.type = RMPI_MSG_FIN;
+    f.status = status;
+    f.req = target_req;
+    return p2p_send_ctrl(peer, &f, sizeof(f));
+}
+
+/* Send requests whose CTS arrived while the transport had no room to put. */
+static rmpi_mq_t p2p_need_put;
 
 /* Fill req's wire for a message of its buf/bytes and choose the protocol. */
 static int p2p_start_send(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag)
@@ -191,12 +214,15 @@ static int p2p_start_send(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int 
         r->sreq = (uint64_t)(uintptr_t)req;
         r->addr = (uint64_t)(uintptr_t)req->buf;
         r->key = 0;
+        req->mr = NULL;
         req->hlen = sizeof(rmpi_rts_t);
-        if (p->rndv_mode == RMPI_RNDV_GET) {
+        if (p->rndv_mode == RMPI_RNDV_GET || p->rndv_mode == RMPI_RNDV_PUT) {
             h->type = RMPI_MSG_RTS;
-            int rc = p->iface->rndv_key(p->tl, req->buf, req->bytes, &r->key);
-            if (rc != RMP_SUCCESS)
-                return rc;
+            if (p->rndv_mode == RMPI_RNDV_GET && p->iface->mem_reg) {
+                int rc = p->iface->mem_reg(p->tl, req->buf, req->bytes, &req->mr, &r->key);
+                if (rc != RMP_SUCCESS)
+                    return rc;
+            }
             req->flags |= RMPI_REQF_WAIT_FIN;
             req->payload = NULL;
             req->plen = 0;
@@ -308,22 +334,130 @@ static void p2p_recv_status(rmp_request_t req, const rmpi_hdr_t *h, size_t size)
     }
 }
 
-/* Pull a rendezvous message into a matched receive, then release the sender. */
+static void p2p_rndv_release(rmp_request_t req)
+{
+    if (req->mr) {
+        rmpi_peers[req->peer].iface->mem_dereg(rmpi_peers[req->peer].tl, req->mr);
+        req->mr = NULL;
+    }
+}
+
+/* RNDV_GET: the data has arrived here; release the sender. */
+static void p2p_get_done(void *arg, int status)
+{
+    rmp_request_t req = arg;
+    if (status != RMP_SUCCESS) {
+        rmpi_error("rendezvous read from rank %d failed: %s", req->peer, rmp_strerror(status));
+        req->status.error = status;
+    }
+    int frc = p2p_send_ctrl_fin(req->peer, req->peer_req, status);
+    if (frc != RMP_SUCCESS && req->status.error == RMP_SUCCESS)
+        req->status.error = frc;
+    rmpi_req_complete(req);
+}
+
+/* A matched RTS: pull the data (RNDV_GET) or tell the sender where to write
+ * (RNDV_PUT). Truncation: only what fits moves. */
 static void p2p_rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
 {
     rmpi_peer_t *p = &rmpi_peers[src];
     p2p_recv_status(req, &r->h, r->size);
-    if (req->status.bytes > 0) {
-        int rc = p->iface->rndv_get(p->ep, req->buf, req->status.bytes, r->addr, r->key);
+    req->peer = src;
+    req->peer_req = r->sreq;
+    req->mr = NULL;
+    if (p->rndv_mode == RMPI_RNDV_PUT) {
+        rmpi_cts_t c;
+        memset(&c, 0, sizeof(c));
+        c.type = RMPI_MSG_CTS;
+        c.sreq = r->sreq;
+        c.rreq = (uint64_t)(uintptr_t)req;
+        c.addr = (uint64_t)(uintptr_t)req->buf;
+        c.len = req->status.bytes;
+        int rc = RMP_SUCCESS;
+        if (c.len > 0 && p->iface->mem_reg)
+            rc = p->iface->mem_reg(p->tl, req->buf, c.len, &req->mr, &c.key);
         if (rc != RMP_SUCCESS) {
-            rmpi_error("rendezvous read from rank %d failed: %s", src, rmp_strerror(rc));
+            /* The sender still needs an answer: a CTS of 0 bytes with the error. */
             req->status.error = rc;
+            c.status = rc;
+            c.len = 0;
         }
+        rc = p2p_send_ctrl(src, &c, sizeof(c));
+        if (rc != RMP_SUCCESS) {
+            req->status.error = rc;
+            p2p_rndv_release(req);
+            rmpi_req_complete(req);
+        }
+        return; /* completes on FIN */
     }
-    int frc = p2p_send_ctrl_fin(src, r->sreq, req->status.error);
-    if (frc != RMP_SUCCESS && req->status.error == RMP_SUCCESS)
-        req->status.error = frc;
+    if (req->status.bytes == 0) {
+        p2p_get_done(req, RMP_SUCCESS);
+        return;
+    }
+    int rc = p->iface->get(p->ep, req->buf, req->status.bytes, r->addr, r->key, p2p_get_done, req);
+    if (rc != RMP_SUCCESS)
+        p2p_get_done(req, rc);
+}
+
+/* RNDV_PUT, sender side: the data is placed at the receiver; FIN follows it
+ * on the same endpoint. */
+static void p2p_put_done(void *arg, int status)
+{
+    rmp_request_t req = arg;
+    if (status != RMP_SUCCESS)
+        req->status.error = status;
+    p2p_send_ctrl_fin(req->peer, req->peer_req, status);
     rmpi_req_complete(req);
+}
+
+static int p2p_start_put(rmp_request_t req, size_t len, uint64_t addr, uint64_t key)
+{
+    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    int rc = p->iface->put(p->ep, req->buf, len, addr, key, p2p_put_done, req);
+    if (rc == RMPI_AGAIN) {
+        req->flags |= RMPI_REQF_NEED_PUT;
+        req->total = len;
+        req->wire.cts.addr = addr;
+        req->wire.cts.key = key;
+        rmpi_mq_push(&p2p_need_put, &req->mq);
+        return RMP_SUCCESS;
+    }
+    if (rc != RMP_SUCCESS)
+        p2p_put_done(req, rc);
+    return RMP_SUCCESS;
+}
+
+static void p2p_on_cts(int src, const rmpi_cts_t *c)
+{
+    rmp_request_t req = (rmp_request_t)(uintptr_t)c->sreq;
+    req->peer_req = c->rreq;
+    if (c->status != RMP_SUCCESS || c->len == 0) {
+        if (c->status != RMP_SUCCESS)
+            req->status.error = c->status;
+        p2p_send_ctrl_fin(src, c->rreq, RMP_SUCCESS);
+        rmpi_req_complete(req);
+        return;
+    }
+    p2p_start_put(req, c->len, c->addr, c->key);
+}
+
+static int p2p_retry_puts(void)
+{
+    int n = 0;
+    while (!rmpi_mq_empty(&p2p_need_put)) {
+        rmp_request_t req = rmpi_container_of(p2p_need_put.head.next, struct rmp_request, mq);
+        rmpi_peer_t *p = &rmpi_peers[req->peer];
+        int rc = p->iface->put(p->ep, req->buf, req->total, req->wire.cts.addr,
+                               req->wire.cts.key, p2p_put_done, req);
+        if (rc == RMPI_AGAIN)
+            break;
+        rmpi_mq_remove(&p2p_need_put, &req->mq);
+        req->flags &= (uint8_t)~RMPI_REQF_NEED_PUT;
+        n++;
+        if (rc != RMP_SUCCESS)
+            p2p_put_done(req, rc);
+    }
+    return n;
 }
 
 static void p2p_frag_copy(rmp_request_t req, const void *data, size_t len)
@@ -401,7 +535,6 @@ static void p2p_buffer_unexpected(int src, const rmpi_hdr_t *h, const void *payl
 void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
     const rmpi_hdr_t *h = hdr;
-    (void)hlen;
     switch (h->type) {
     case RMPI_MSG_EAGER:
     case RMPI_MSG_RTS:
@@ -436,12 +569,19 @@ void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload,
     }
     case RMPI_MSG_FIN: {
         const rmpi_fin_t *f = hdr;
-        rmp_request_t req = (rmp_request_t)(uintptr_t)f->sreq;
+        rmp_request_t req = (rmp_request_t)(uintptr_t)f->req;
         if (f->status != RMP_SUCCESS && f->status != RMP_ERR_TRUNCATE)
             req->status.error = f->status;
+        p2p_rndv_release(req);
         rmpi_req_complete(req);
         break;
     }
+    case RMPI_MSG_CTS:
+        p2p_on_cts(src, hdr);
+        break;
+    case RMPI_MSG_RMA:
+        rmpi_rma_handler(src, hdr, hlen, payload, plen);
+        break;
     default:
         rmpi_error("protocol error: unknown message type %u from rank %d", h->type, src);
     }
@@ -529,6 +669,8 @@ int rmpi_progress(void)
         n += rmpi_g.tls[i].iface->progress(rmpi_g.tls[i].tl);
     if (p2p_npending)
         n += p2p_drain_pending();
+    if (RMPI_UNLIKELY(!rmpi_mq_empty(&p2p_need_put)))
+        n += p2p_retry_puts();
     n += rmpi_req_progress_gen();
     if (n == 0 && rmpi_g.yield_when_idle)
         sched_yield();
@@ -719,6 +861,7 @@ int rmpi_p2p_init(void)
 {
     rmpi_mq_init(&p2p_posted);
     rmpi_mq_init(&p2p_unexp);
+    rmpi_mq_init(&p2p_need_put);
     p2p_npending = 0;
     memset(&rmpi_stats, 0, sizeof(rmpi_stats));
     return RMP_SUCCESS;

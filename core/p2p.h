@@ -13,7 +13,8 @@ enum { RMPI_REQ_SEND = 1, RMPI_REQ_RECV, RMPI_REQ_CTRL, RMPI_REQ_GEN };
 enum {
     RMPI_REQF_WAIT_FIN = 1, /* rendezvous send: complete when FIN arrives */
     RMPI_REQF_FRAG = 2,     /* fragmented send in progress */
-    RMPI_REQF_ORPHAN = 4    /* its waiter gave up (timeout): free on completion */
+    RMPI_REQF_ORPHAN = 4,   /* its waiter gave up (timeout): free on completion */
+    RMPI_REQF_NEED_PUT = 8  /* CTS received but the transport had no room: retry */
 };
 
 struct rmp_request {
@@ -31,7 +32,11 @@ struct rmp_request {
         rmpi_hdr_t h;
         rmpi_rts_t rts;
         rmpi_fin_t fin;
+        rmpi_cts_t cts;
+        unsigned char raw[64];
     } wire;
+    rmpi_mr_t *mr;      /* rendezvous registration, released at completion */
+    uint64_t peer_req;  /* rendezvous: the other side's request id */
     const void *payload;
     size_t plen;
     size_t frag_off; /* fragmented protocol: bytes moved so far */
@@ -50,6 +55,7 @@ typedef struct rmpi_peer {
     size_t max_am;
     size_t rndv_threshold;
     int rndv_mode;
+    bool rma;                   /* transport put/get usable with this peer */
     rmpi_mq_t pending;          /* sends waiting for room, in order */
     rmp_request_t frag_rx;      /* fragmented message being received */
     struct rmpi_ux *frag_ux;    /* ... or buffered as unexpected */
@@ -68,6 +74,10 @@ int rmpi_p2p_init(void);
 int rmpi_p2p_drain(void);
 void rmpi_p2p_fini(void);
 void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen);
+/* One-sided emulation messages (core/rma.c). */
+void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen);
+/* Send a control message (<= 64 bytes of header, no payload) to world rank peer, queued in order. */
+int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen);
 
 /* Requests. */
 rmp_request_t rmpi_req_alloc(int kind);

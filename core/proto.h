@@ -9,7 +9,9 @@ enum {
     RMPI_MSG_RTS = 2,       /* rmpi_rts_t, no payload: receiver pulls */
     RMPI_MSG_FIN = 3,       /* rmpi_fin_t: rendezvous done, sender completes */
     RMPI_MSG_FRAG_FIRST = 4,/* rmpi_rts_t + first chunk: fragmented message */
-    RMPI_MSG_FRAG = 5       /* rmpi_hdr_t (type only) + next chunk, same pair */
+    RMPI_MSG_FRAG = 5,      /* rmpi_hdr_t (type only) + next chunk, same pair */
+    RMPI_MSG_CTS = 6,       /* rmpi_cts_t: receiver's buffer for an RNDV_PUT transport */
+    RMPI_MSG_RMA = 7        /* rmpi_rma_t: emulated one-sided operation (core/rma.c) */
 };
 
 /* Matching header: carried by every message that a receive matches. */
@@ -27,14 +29,53 @@ typedef struct rmpi_rts {
     uint64_t size; /* whole message */
     uint64_t sreq; /* sender's request, echoed in FIN */
     uint64_t addr; /* sender's buffer */
-    uint64_t key;  /* transport key for rndv_get */
+    uint64_t key;  /* transport key of the sender's buffer (RNDV_GET) */
 } rmpi_rts_t;
 
+/* Completes the request named by req on the side that receives it: the
+ * sender's (RNDV_GET: the receiver has read) or the receiver's (RNDV_PUT:
+ * the sender has written; ordered after the write on the same endpoint). */
 typedef struct rmpi_fin {
     uint8_t type;
     uint8_t reserved[3];
-    int32_t status; /* receiver's view; RMP_SUCCESS normally */
-    uint64_t sreq;
+    int32_t status; /* RMP_SUCCESS, or why the data did not move */
+    uint64_t req;
 } rmpi_fin_t;
+
+typedef struct rmpi_cts {
+    uint8_t type;
+    uint8_t reserved[3];
+    int32_t status;
+    uint64_t sreq; /* from the RTS */
+    uint64_t rreq; /* echoed in the FIN */
+    uint64_t addr; /* receiver's buffer */
+    uint64_t key;  /* its rkey */
+    uint64_t len;  /* bytes to write: min(message, receive buffer) */
+} rmpi_cts_t;
+
+enum {
+    RMPI_RMA_PUT = 1,      /* payload = data for [offset, offset+len); answered by ACK */
+    RMPI_RMA_GET = 2,      /* answered by GET_REP chunks */
+    RMPI_RMA_GET_REP = 3,  /* payload = data of [offset, offset+plen) */
+    RMPI_RMA_FADD = 4,     /* operand; answered by AMO_REP */
+    RMPI_RMA_CSWAP = 5,    /* operand (swap), compare; answered by AMO_REP */
+    RMPI_RMA_AMO_REP = 6,  /* operand = old value */
+    RMPI_RMA_ACK = 7
+};
+
+/* Emulated one-sided operation, executed by the target's progress engine. */
+typedef struct rmpi_rma {
+    uint8_t type; /* RMPI_MSG_RMA */
+    uint8_t op;   /* RMPI_RMA_* */
+    uint16_t reserved;
+    int32_t status;  /* replies: RMP_SUCCESS or RMP_ERR_ACCESS */
+    uint32_t win_id; /* the target's window id */
+    uint32_t reserved2;
+    uint64_t offset;
+    uint64_t len;
+    uint64_t req;    /* origin's operation, echoed in replies */
+    uint64_t operand;
+    uint64_t compare;
+} rmpi_rma_t; /* 56 bytes */
 
 #endif

@@ -14,7 +14,17 @@
 
 rmpi_global_t rmpi_g;
 
-const rmpi_tl_iface_t *const rmpi_transports[] = {&rmpi_tl_shm, NULL};
+/* Compiled-in transports in default preference order (self is separate). */
+const rmpi_tl_iface_t *const rmpi_transports[] = {
+    &rmpi_tl_shm,
+#ifdef RMP_TL_VERBS
+    &rmpi_tl_verbs,
+#endif
+#ifdef RMP_TL_TCP
+    &rmpi_tl_tcp,
+#endif
+    NULL,
+};
 
 double rmpi_now(void)
 {
@@ -134,6 +144,7 @@ static int runtime_connect_peers(void)
             p->max_am = caps.max_am;
             p->rndv_threshold = caps.rndv_threshold;
             p->rndv_mode = caps.rndv_mode;
+            p->rma = caps.rma && p->iface->put && p->iface->get;
         }
         if (!p->iface) {
             rmpi_error("no transport in RMP_TRANSPORTS=%s reaches rank %d (%s node)",

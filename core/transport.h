@@ -10,6 +10,14 @@
 
 typedef struct rmpi_tl rmpi_tl_t; /* one instance of a transport (opaque) */
 typedef struct rmpi_ep rmpi_ep_t; /* a transport's connection to one peer (opaque) */
+typedef struct rmpi_mr rmpi_mr_t; /* a transport's memory registration (opaque) */
+
+/* Completion of a non-blocking transport operation: called exactly once, from
+ * progress() or before the initiating call returns. status is RMP_SUCCESS,
+ * RMP_ERR_ACCESS (remote key/bounds rejected) or RMP_ERR_PEER_FAILED. */
+typedef void (*rmpi_comp_cb_t)(void *arg, int status);
+
+enum { RMPI_AMO_FADD = 1, RMPI_AMO_CSWAP = 2 };
 
 /* Incoming active message from world rank src. hdr and payload are valid
  * only during the call; the handler copies what it keeps. The handler may
@@ -19,7 +27,8 @@ typedef void (*rmpi_am_cb_t)(int src, const void *hdr, size_t hlen, const void *
 
 enum {
     RMPI_RNDV_NONE = 0, /* large messages are fragmented through send() */
-    RMPI_RNDV_GET = 1   /* receiver pulls with rndv_get() from (addr, key) in the RTS */
+    RMPI_RNDV_GET = 1,  /* RTS carries the sender's (addr, rkey); receiver get()s, sends FIN */
+    RMPI_RNDV_PUT = 2   /* receiver answers CTS with its (addr, rkey); sender put()s, sends FIN */
 };
 
 typedef struct rmpi_tl_caps {
@@ -27,6 +36,8 @@ typedef struct rmpi_tl_caps {
     size_t rndv_threshold;  /* measured default; RMP_RNDV_THRESHOLD overrides */
     int rndv_mode;          /* RMPI_RNDV_* */
     bool intranode_only;    /* reaches only peers on this node */
+    bool native_atomics;    /* atomic() is implemented (else the core emulates atomics) */
+    bool rma;               /* put()/get() work with this peer (set per peer by connect) */
 } rmpi_tl_caps_t;
 
 typedef struct rmpi_tl_iface {
@@ -49,11 +60,27 @@ typedef struct rmpi_tl_iface {
      * RMP_ERR_PEER_FAILED / RMP_ERR_TRANSPORT on a broken endpoint. */
     int (*send)(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *payload,
                 size_t plen);
-    /* RMPI_RNDV_GET: key that lets the peer read [buf, buf+len). */
-    int (*rndv_key)(rmpi_tl_t *tl, const void *buf, size_t len, uint64_t *key);
-    /* RMPI_RNDV_GET: copy len bytes at the peer's raddr into dst, blocking
-     * until done. RMP_ERR_ACCESS when the peer memory cannot be read. */
-    int (*rndv_get)(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t key);
+    /* Memory the peers may access remotely (windows, rendezvous buffers):
+     * returns a handle and the key peers pass to put/get/atomic. Local
+     * buffers of put/get/atomic need no registration by the caller (the
+     * transport registers them itself, through core/rcache). NULL when the
+     * transport needs no keys (key 0). Errors: RMP_ERR_NOMEM, RMP_ERR_ACCESS
+     * (memory cannot be registered, e.g. PROT_NONE). */
+    int (*mem_reg)(rmpi_tl_t *tl, void *addr, size_t len, rmpi_mr_t **mr, uint64_t *rkey);
+    void (*mem_dereg)(rmpi_tl_t *tl, rmpi_mr_t *mr);
+    /* One-sided, non-blocking: cb(arg, status) once the data is placed at the
+     * target (put) or has arrived here (get, atomic). RMPI_AGAIN: no
+     * resources now, nothing started, retry after progress(). Any other
+     * error return: nothing started, cb never called. NULL: not supported. */
+    int (*put)(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
+               rmpi_comp_cb_t cb, void *arg);
+    int (*get)(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
+               rmpi_comp_cb_t cb, void *arg);
+    /* 64-bit atomic at raddr (8-byte aligned): FADD adds operand, CSWAP
+     * stores operand if the value equals compare. The old value goes to
+     * *result. NULL (caps.native_atomics false): the core emulates. */
+    int (*atomic)(rmpi_ep_t *ep, int op, uint64_t operand, uint64_t compare, uint64_t *result,
+                  uint64_t raddr, uint64_t rkey, rmpi_comp_cb_t cb, void *arg);
     /* Poll for incoming messages and completions; returns how many events
      * were handled (>= 0) or an error. Never blocks. */
     int (*progress)(rmpi_tl_t *tl);
@@ -66,5 +93,7 @@ extern const rmpi_tl_iface_t *const rmpi_transports[];
 
 extern const rmpi_tl_iface_t rmpi_tl_self;
 extern const rmpi_tl_iface_t rmpi_tl_shm;
+extern const rmpi_tl_iface_t rmpi_tl_verbs; /* transports/verbs, when built */
+extern const rmpi_tl_iface_t rmpi_tl_tcp;   /* transports/tcp, when built */
 
 #endif

@@ -32,6 +32,8 @@ static int self_init(rmpi_am_cb_t cb, rmpi_tl_t **tl, rmpi_tl_caps_t *caps)
     caps->rndv_threshold = SIZE_MAX;
     caps->rndv_mode = RMPI_RNDV_NONE;
     caps->intranode_only = true;
+    caps->rma = true;
+    caps->native_atomics = false;
     return RMP_SUCCESS;
 }
 
@@ -48,6 +50,26 @@ static int self_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *pa
                      size_t plen)
 {
     self_tl.cb(ep->self, hdr, hlen, payload, plen);
+    return RMP_SUCCESS;
+}
+
+static int self_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
+                    rmpi_comp_cb_t cb, void *arg)
+{
+    (void)ep;
+    (void)rkey;
+    memmove((void *)(uintptr_t)raddr, src, len);
+    cb(arg, RMP_SUCCESS);
+    return RMP_SUCCESS;
+}
+
+static int self_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
+                    rmpi_comp_cb_t cb, void *arg)
+{
+    (void)ep;
+    (void)rkey;
+    memmove(dst, (const void *)(uintptr_t)raddr, len);
+    cb(arg, RMP_SUCCESS);
     return RMP_SUCCESS;
 }
 
@@ -69,8 +91,11 @@ const rmpi_tl_iface_t rmpi_tl_self = {
     .connect = self_connect,
     .post_connect = NULL,
     .send = self_send,
-    .rndv_key = NULL,
-    .rndv_get = NULL,
+    .mem_reg = NULL,
+    .mem_dereg = NULL,
+    .put = self_put,
+    .get = self_get,
+    .atomic = NULL,
     .progress = self_progress,
     .fini = self_fini,
 };

@@ -189,6 +189,8 @@ static int shm_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
     caps->rndv_threshold = SHM_DEFAULT_RNDV;
     caps->rndv_mode = rmpi_cfg.shm_cma == RMPI_CMA_OFF ? RMPI_RNDV_NONE : RMPI_RNDV_GET;
     caps->intranode_only = true;
+    caps->rma = rmpi_cfg.shm_cma != RMPI_CMA_OFF;
+    caps->native_atomics = false;
     *out = tl;
     return RMP_SUCCESS;
 err:
@@ -265,6 +267,7 @@ static int shm_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t 
         int ok = shm_cma_works(a->pid, a->probe_addr);
         if (ok <= 0) {
             caps->rndv_mode = RMPI_RNDV_NONE;
+            caps->rma = false;
             if (!tl->cma_warned && rmpi_cfg.shm_cma == RMPI_CMA_ON) {
                 rmpi_error("RMP_SHM_CMA=on but cross-memory attach to rank %d fails (%s)",
                            peer, ok < 0 ? strerror(-ok) : "wrong data");
@@ -298,34 +301,43 @@ static int shm_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *pay
     return shm_ring_push(&ep->tx, hdr, hlen, payload, plen) ? RMPI_AGAIN : RMP_SUCCESS;
 }
 
-static int shm_rndv_key(rmpi_tl_t *tl, const void *buf, size_t len, uint64_t *key)
+/* Cross-memory attach: one copy between the two address spaces. */
+static int shm_cma(rmpi_ep_t *ep, void *local, size_t len, uint64_t raddr, int write)
 {
-    (void)tl;
-    (void)buf;
-    (void)len;
-    *key = 0; /* the endpoint's pid is the key */
-    return RMP_SUCCESS;
-}
-
-static int shm_rndv_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t key)
-{
-    (void)key;
     size_t done = 0;
     while (done < len) {
-        struct iovec l = {(char *)dst + done, len - done};
+        struct iovec l = {(char *)local + done, len - done};
         struct iovec r = {(char *)(uintptr_t)raddr + done, len - done};
-        ssize_t n = process_vm_readv(ep->pid, &l, 1, &r, 1, 0);
+        ssize_t n = write ? process_vm_writev(ep->pid, &l, 1, &r, 1, 0)
+                          : process_vm_readv(ep->pid, &l, 1, &r, 1, 0);
         if (n <= 0) {
             if (n < 0 && errno == EINTR)
                 continue;
             int e = errno;
             if (e == ESRCH)
                 return RMP_ERR_PEER_FAILED;
-            rmpi_error("process_vm_readv from rank %d: %s", ep->peer, strerror(e));
+            rmpi_error("process_vm_%s with rank %d: %s", write ? "writev" : "readv", ep->peer,
+                       strerror(e));
             return RMP_ERR_ACCESS;
         }
         done += (size_t)n;
     }
+    return RMP_SUCCESS;
+}
+
+static int shm_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
+                   rmpi_comp_cb_t cb, void *arg)
+{
+    (void)rkey;
+    cb(arg, shm_cma(ep, dst, len, raddr, 0));
+    return RMP_SUCCESS;
+}
+
+static int shm_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
+                   rmpi_comp_cb_t cb, void *arg)
+{
+    (void)rkey;
+    cb(arg, shm_cma(ep, (void *)src, len, raddr, 1));
     return RMP_SUCCESS;
 }
 
@@ -355,8 +367,11 @@ const rmpi_tl_iface_t rmpi_tl_shm = {
     .connect = shm_connect,
     .post_connect = shm_post_connect,
     .send = shm_send,
-    .rndv_key = shm_rndv_key,
-    .rndv_get = shm_rndv_get,
+    .mem_reg = NULL, /* the peer's pid is all cross-memory attach needs */
+    .mem_dereg = NULL,
+    .put = shm_put,
+    .get = shm_get,
+    .atomic = NULL, /* emulated by the target (core/rma.c): CPU atomics on its memory */
     .progress = shm_progress,
     .fini = shm_fini,
 };
