@@ -123,6 +123,26 @@ static void nb_allreduce_ring(coll_sched_t *s, const char *src, char *rbuf, size
     }
 }
 
+static void nb_allreduce_direct(coll_sched_t *s, const char *src, char *rbuf, size_t count,
+                                size_t es, int rank, int n)
+{
+    size_t bytes = count * es;
+    char *all = coll_sched_scratch(s, (size_t)n * bytes);
+    if (!all)
+        return;
+    coll_sched_copy(s, all + (size_t)rank * bytes, src, bytes);
+    for (int k = 1; k < n; k++) {
+        int from = (rank - k + n) % n;
+        coll_sched_recv(s, all + (size_t)from * bytes, bytes, from, 0);
+    }
+    for (int k = 1; k < n; k++)
+        coll_sched_send(s, all + (size_t)rank * bytes, bytes, (rank + k) % n, 0);
+    coll_sched_round(s);
+    coll_sched_reduce3(s, rbuf, all, all + bytes, count);
+    for (int r = 2; r < n; r++)
+        coll_sched_reduce3(s, rbuf, rbuf, all + (size_t)r * bytes, count);
+}
+
 RMP_EXPORT int rmp_iallreduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
                               rmp_op_t op, rmp_comm_t comm, rmp_request_t *req)
 {
@@ -150,6 +170,8 @@ RMP_EXPORT int rmp_iallreduce(const void *sbuf, void *rbuf, size_t count, rmp_da
         size_t es = rmp_datatype_size(dt);
         if (algo == COLL_ALLREDUCE_RING && n > 1) {
             nb_allreduce_ring(s, src, rbuf, count, es, rank, n);
+        } else if (algo == COLL_ALLREDUCE_DIRECT && n > 1) {
+            nb_allreduce_direct(s, src, rbuf, count, es, rank, n);
         } else {
             coll_sched_copy(s, rbuf, src, bytes);
             if (n == 1)
@@ -246,7 +268,7 @@ RMP_EXPORT int rmp_ibcast(void *buf, size_t count, rmp_datatype_t dt, int root,
     return coll_sched_start(s, req);
 }
 
-/* ---- ibarrier: dissemination, one round per power of two ---- */
+/* ---- ibarrier: dissemination (one round per power of two) or direct ---- */
 
 RMP_EXPORT int rmp_ibarrier(rmp_comm_t comm, rmp_request_t *req)
 {
@@ -260,6 +282,13 @@ RMP_EXPORT int rmp_ibarrier(rmp_comm_t comm, rmp_request_t *req)
         return RMP_ERR_NOMEM;
     int n = comm->size, rank = comm->rank;
     static char dummy;
+    if (algo == COLL_BARRIER_DIRECT && n > 2) {
+        for (int k = 1; k < n; k++)
+            coll_sched_recv(s, &dummy, 0, (rank - k + n) % n, 0);
+        for (int k = 1; k < n; k++)
+            coll_sched_send(s, &dummy, 0, (rank + k) % n, 0);
+        return coll_sched_start(s, req);
+    }
     for (int k = 1, round = 0; k < n; k <<= 1, round++) {
         coll_sched_recv(s, &dummy, 0, (rank - k + n) % n, round);
         coll_sched_send(s, &dummy, 0, (rank + k) % n, round);

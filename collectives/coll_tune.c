@@ -50,10 +50,10 @@ static const struct {
     const char *env;
     const char *names[COLL_MAX_ALGOS]; /* indexed by the kind's algorithm enum */
 } coll_kinds[COLL_NKINDS] = {
-    [COLL_BARRIER] = {"RMP_BARRIER_ALGO", {"dissemination"}},
+    [COLL_BARRIER] = {"RMP_BARRIER_ALGO", {"dissemination", "direct"}},
     [COLL_BCAST] = {"RMP_BCAST_ALGO", {"binomial", "scatter_allgather"}},
     [COLL_REDUCE] = {"RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather"}},
-    [COLL_ALLREDUCE] = {"RMP_ALLREDUCE_ALGO", {"recursive_doubling", "rabenseifner", "ring"}},
+    [COLL_ALLREDUCE] = {"RMP_ALLREDUCE_ALGO", {"recursive_doubling", "rabenseifner", "ring", "direct"}},
     [COLL_ALLGATHER] = {"RMP_ALLGATHER_ALGO", {"recursive_doubling", "bruck", "ring"}},
     [COLL_REDUCE_SCATTER] = {"RMP_REDUCE_SCATTER_ALGO", {"recursive_halving", "ring"}},
     [COLL_ALLTOALL] = {"RMP_ALLTOALL_ALGO", {"pairwise", "bruck"}},

@@ -298,6 +298,7 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
         return rc;
     unsigned char *d = rma_direct(win, target);
     if (d) {
+        rmpi_progress();
         if (is_put)
             memcpy(d + offset, buf, bytes);
         else
@@ -394,6 +395,8 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
     }
     unsigned char *d = rma_direct(win, target);
     if (d) {
+        /* A rank spinning on its own memory must still serve the others. */
+        rmpi_progress();
         uint64_t *p = (uint64_t *)(d + offset);
         if (op_code == RMPI_RMA_FADD) {
             *old = __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
@@ -573,6 +576,9 @@ static int rma_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, v
         if (t->mem_reg && bytes > 0)
             rc = t->mem_reg(rmpi_g.tls[i].tl, w->base, bytes, &w->mr[i], &me.keys[i]);
     }
+    /* Live from here on: a faster peer may reach it as soon as it has our
+     * entry, before this rank returns from the collective. */
+    w->live = 1;
     /* Everybody learns everybody's window, even when one rank failed, so
      * that the collective ends on every rank with the same outcome. */
     int32_t myrc = rc, anyrc = 0;
@@ -599,11 +605,8 @@ static int rma_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, v
         rma_release(w);
         return rc;
     }
-    w->live = 1;
-    if (allocate) {
-        memset(w->base, 0, bytes);
-        *out_base = w->base;
-    }
+    if (allocate)
+        *out_base = w->base; /* zero-filled: a new segment */
     *out = w;
     return RMP_SUCCESS;
 }

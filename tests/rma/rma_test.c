@@ -1,0 +1,166 @@
+/* One-sided conformance: run with 2, 3, 4 ranks on any transport. */
+#include <rmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/t.h"
+
+static int me, np;
+static rmp_comm_t W;
+
+static unsigned char pat(size_t i, int a, int b)
+{
+    return (unsigned char)(i * 17 + (size_t)a * 101 + (size_t)b * 7 + (i >> 9));
+}
+
+/* put/get of every power-of-two size (and odd ones) at random offsets. */
+static void test_put_get(int allocate)
+{
+    const size_t WB = 9 << 20;
+    unsigned char *base = NULL, *mine = NULL;
+    rmp_win_t win;
+    if (allocate) {
+        T_RC(rmp_win_allocate(WB, W, (void **)&base, &win));
+    } else {
+        mine = calloc(1, WB);
+        base = mine;
+        T_RC(rmp_win_create(base, WB, W, &win));
+    }
+    unsigned char *src = malloc(8 << 20), *dst = malloc(8 << 20);
+    srand(1234 + me);
+    int target = (me + 1) % np, k = 0;
+    for (size_t n = 1; n <= (8u << 20); n = n * 2 + (n < 64 ? 1 : 0), k++) {
+        size_t off = (size_t)rand() % (WB - n + 1);
+        for (size_t i = 0; i < n; i++)
+            src[i] = pat(i, me, k);
+        T_RC(rmp_put(src, n, target, off, win));
+        memset(dst, 0, n);
+        T_RC(rmp_get(dst, n, target, off, win));
+        T_CHECK(memcmp(src, dst, n) == 0, "put/get %zu bytes at %zu (%s)", n, off,
+                allocate ? "allocate" : "create");
+        /* nbi + flush */
+        size_t off2 = (size_t)rand() % (WB - n + 1);
+        T_RC(rmp_put_nbi(src, n, target, off2, win));
+        T_RC(rmp_win_flush(target, win));
+        memset(dst, 0, n);
+        T_RC(rmp_get_nbi(dst, n, target, off2, win));
+        T_RC(rmp_win_flush_all(win));
+        T_CHECK(memcmp(src, dst, n) == 0, "nbi %zu bytes", n);
+    }
+    /* put + flush + barrier: the target sees it in its own memory */
+    size_t n = 100000;
+    for (size_t i = 0; i < n; i++)
+        src[i] = pat(i, me, 99);
+    T_RC(rmp_put(src, n, target, 4096, win));
+    T_RC(rmp_win_flush(target, win));
+    T_RC(rmp_barrier(W));
+    int from = (me + np - 1) % np, ok = 1;
+    for (size_t i = 0; i < n; i++)
+        ok &= base[4096 + i] == pat(i, from, 99);
+    T_CHECK(ok, "put visible at the target after flush + barrier");
+    T_RC(rmp_barrier(W));
+    T_RC(rmp_win_free(&win));
+    T_CHECK(win == RMP_WIN_NULL, "freed window handle nulled");
+    free(src);
+    free(dst);
+    free(mine);
+}
+
+/* 100,000 fetch-adds per rank on rank 0's counter: the total is exact. A
+ * compare-and-swap lock protects a non-atomic read-modify-write. */
+static void test_atomics(int allocate)
+{
+    uint64_t *base = NULL, *mine = NULL;
+    rmp_win_t win;
+    if (allocate) {
+        T_RC(rmp_win_allocate(64, W, (void **)&base, &win));
+    } else {
+        mine = calloc(8, sizeof(uint64_t));
+        base = mine;
+        T_RC(rmp_win_create(base, 64, W, &win));
+    }
+    const int N = np > 2 ? 20000 : 100000;
+    uint64_t old, prev = 0;
+    int mono = 1;
+    for (int i = 0; i < N; i++) {
+        int frc = rmp_atomic_fetch_add(1, &old, 0, 0, win);
+        T_CHECK(frc == RMP_SUCCESS, "fetch_add %d: %s", i, rmp_strerror(frc));
+        mono &= i == 0 || old > prev;
+        prev = old;
+    }
+    T_CHECK(mono, "fetch_add results increase");
+    T_RC(rmp_barrier(W));
+    if (me == 0)
+        T_CHECK(base[0] == (uint64_t)N * (uint64_t)np, "counter %llu expected %llu",
+                (unsigned long long)base[0], (unsigned long long)N * np);
+    /* spin lock at offset 8, protected data at offset 16 */
+    const int L = 300;
+    for (int i = 0; i < L; i++) {
+        do {
+            T_RC(rmp_atomic_cswap(0, (uint64_t)me + 1, &old, 0, 8, win));
+        } while (old != 0);
+        uint64_t v;
+        T_RC(rmp_get(&v, 8, 0, 16, win));
+        v += 3;
+        T_RC(rmp_put(&v, 8, 0, 16, win));
+        T_RC(rmp_win_flush(0, win));
+        T_RC(rmp_atomic_cswap((uint64_t)me + 1, 0, &old, 0, 8, win));
+        T_CHECK(old == (uint64_t)me + 1, "lock held by me");
+    }
+    T_RC(rmp_barrier(W));
+    if (me == 0)
+        T_CHECK(base[2] == (uint64_t)L * 3 * (uint64_t)np, "locked sum %llu",
+                (unsigned long long)base[2]);
+    T_RC(rmp_barrier(W));
+    T_RC(rmp_win_free(&win));
+    free(mine);
+}
+
+static void test_bad_access(void)
+{
+    unsigned char *base = NULL;
+    rmp_win_t win;
+    T_RC(rmp_win_allocate(4096, W, (void **)&base, &win));
+    memset(base, 0x5A, 4096);
+    T_RC(rmp_barrier(W));
+    unsigned char buf[64] = {0};
+    uint64_t old;
+    int t = (me + 1) % np;
+    T_CHECK(rmp_put(buf, 8, t, 4090, win) == RMP_ERR_ACCESS, "put past the end");
+    T_CHECK(rmp_get(buf, 1, t, 4096, win) == RMP_ERR_ACCESS, "get at the end");
+    T_CHECK(rmp_put(buf, 16, t, (size_t)-8, win) == RMP_ERR_ACCESS, "offset before the start");
+    T_CHECK(rmp_put(buf, (size_t)-1, t, 0, win) == RMP_ERR_ACCESS, "huge length");
+    T_CHECK(rmp_atomic_fetch_add(1, &old, t, 4, win) == RMP_ERR_ARG, "misaligned atomic");
+    T_CHECK(rmp_atomic_fetch_add(1, &old, t, 4096, win) == RMP_ERR_ACCESS, "atomic past the end");
+    T_CHECK(rmp_put(buf, 8, np, 0, win) == RMP_ERR_ARG, "target out of range");
+    T_CHECK(rmp_put(NULL, 8, t, 0, win) == RMP_ERR_ARG, "NULL source");
+    T_CHECK(rmp_put(buf, 0, t, 4096, win) == RMP_SUCCESS, "0 bytes at the end is fine");
+    T_RC(rmp_barrier(W));
+    int ok = 1;
+    for (int i = 0; i < 4096; i++)
+        ok &= base[i] == 0x5A;
+    T_CHECK(ok, "refused accesses touched no memory");
+    rmp_win_t stale = win;
+    T_RC(rmp_win_free(&win));
+    T_CHECK(rmp_put(buf, 8, t, 0, stale) == RMP_ERR_ACCESS, "put to a freed window");
+    T_CHECK(rmp_atomic_cswap(0, 1, &old, t, 0, stale) == RMP_ERR_ACCESS, "atomic on freed window");
+    T_CHECK(rmp_win_free(&stale) == RMP_ERR_ACCESS, "double free");
+    T_CHECK(rmp_put(buf, 8, t, 0, RMP_WIN_NULL) == RMP_ERR_ARG, "NULL window");
+}
+
+int main(int argc, char **argv)
+{
+    if (rmp_init(&argc, &argv) != RMP_SUCCESS)
+        return 1;
+    W = rmp_comm_world();
+    me = rmp_comm_rank(W);
+    np = rmp_comm_size(W);
+    test_put_get(1);
+    test_put_get(0);
+    test_atomics(1);
+    test_atomics(0);
+    test_bad_access();
+    return t_finish();
+}

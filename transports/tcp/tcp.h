@@ -1,0 +1,141 @@
+/* TCP transport, internal declarations (docs/tcp.md).
+ *
+ * One connection per peer pair, created on first use. Frames are a 16-byte
+ * tcp_frame_t followed by hlen header bytes and plen payload bytes. A PUT
+ * frame carries (raddr, rkey) and its payload is received straight into the
+ * registered memory (the rendezvous lands in the matched receive buffer). */
+#ifndef RMPI_TCP_H
+#define RMPI_TCP_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rmpi.h"
+
+#define TCP_MAGIC 0x7452u        /* "Rt" */
+#define TCP_MAX_HLEN 128         /* largest header an AM frame may carry */
+#define TCP_MAX_AM (1u << 20)    /* largest hlen + plen of one AM frame */
+#define TCP_RNDV_THRESHOLD 32768 /* measured on loopback, docs/tcp.md */
+#define TCP_RBUF_MIN 65536       /* initial receive buffer per connection */
+
+enum { TCP_F_AM = 1, TCP_F_PUT = 2, TCP_F_HELLO = 3, TCP_F_ACK = 4 };
+
+typedef struct tcp_frame {
+    uint16_t magic;
+    uint8_t kind;  /* TCP_F_* */
+    uint8_t hlen;  /* header bytes that follow */
+    uint32_t reserved;
+    uint64_t plen; /* payload bytes after the header */
+} tcp_frame_t;     /* 16 B */
+
+typedef struct tcp_put_hdr {
+    uint64_t raddr;
+    uint64_t rkey;
+} tcp_put_hdr_t;
+
+/* First frame on a new connection, from the side that connected. token is
+ * the acceptor's secret from its published address: only ranks of this job
+ * know it, so a stray process cannot pose as a peer. */
+typedef struct tcp_hello {
+    uint64_t token;
+    int32_t rank;
+    int32_t size;
+} tcp_hello_t;
+
+enum {
+    TCP_C_ACCEPTED = 1, /* accepted, waiting for HELLO */
+    TCP_C_CONNECTING,   /* our connect() is in progress */
+    TCP_C_HELLO_SENT,   /* waiting for ACK */
+    TCP_C_UP            /* carries the endpoint's traffic */
+};
+
+typedef struct tcp_conn {
+    int fd;
+    int state;          /* TCP_C_* */
+    bool dead;          /* closed; freed by the next reap */
+    struct rmpi_ep *ep; /* NULL until the peer said who it is */
+    struct tcp_conn *next;
+    unsigned char *rbuf; /* frames being parsed */
+    size_t rcap, rpos, rlen;
+    char *put_dst;       /* payload of a PUT read straight into place */
+    size_t put_left;
+} tcp_conn_t;
+
+/* Bytes of the output stream not yet taken by the kernel: either copied
+ * (data[]) or a PUT payload referenced in place (cb called once written). */
+typedef struct tcp_seg {
+    struct tcp_seg *next;
+    const char *ptr;
+    size_t len;
+    rmpi_comp_cb_t cb;
+    void *arg;
+    int status;
+    char data[];
+} tcp_seg_t;
+
+enum { TCP_EP_IDLE = 0, TCP_EP_CONNECTING, TCP_EP_WAIT_PEER, TCP_EP_UP, TCP_EP_FAILED };
+
+struct rmpi_ep {
+    rmpi_tl_t *tl;
+    int peer;     /* world rank */
+    int state;    /* TCP_EP_* */
+    int error;    /* TCP_EP_FAILED: what send() returns */
+    bool known;   /* connect() was called: addr and token are valid */
+    bool on_flush;
+    tcp_conn_t *conn; /* the connection in use */
+    tcp_conn_t *out;  /* our own attempt while connecting */
+    struct sockaddr_in addr;
+    uint64_t token;   /* the peer's, sent in our HELLO */
+    tcp_seg_t *qhead, **qtail;
+    struct rmpi_ep *next_flush;
+};
+
+struct rmpi_mr {
+    uint64_t addr, len, key; /* key 0: slot free */
+    uint32_t idx;            /* slot in tl->mrs */
+    struct rmpi_mr *next_free;
+};
+
+struct rmpi_tl {
+    rmpi_am_cb_t cb;
+    int epfd, lfd;
+    uint64_t token;
+    struct sockaddr_in self;
+    char ifname[64];
+    struct rmpi_ep *eps; /* by world rank */
+    int nranks, me;
+    tcp_conn_t *conns;
+    int nup;             /* connections in state UP */
+    tcp_conn_t *hot;     /* the only UP connection, polled without epoll */
+    unsigned tick;
+    bool need_reap;
+    struct rmpi_ep *flush_list;
+    tcp_seg_t *done_head, **done_tail; /* completions to run from progress */
+    struct rmpi_mr **mrs;              /* registrations by index */
+    uint32_t nmrs, mr_gen;
+    struct rmpi_mr *mr_free;
+};
+
+/* tcp_if.c: pick the interface address. spec is RMP_TCP_IF (name or CIDR,
+ * may be empty); loopback_ok when every peer is on this node. */
+int rmpi_tcp_if_pick(const char *spec, bool loopback_ok, struct in_addr *addr, char *name,
+                     size_t namelen, char *why, size_t whylen);
+
+/* tcp_conn.c: connections. */
+int rmpi_tcp_ep_connect(rmpi_ep_t *ep);
+void rmpi_tcp_accept(rmpi_tl_t *tl);
+void rmpi_tcp_conn_event(rmpi_tl_t *tl, tcp_conn_t *c, uint32_t events);
+int rmpi_tcp_conn_read(rmpi_tl_t *tl, tcp_conn_t *c);
+void rmpi_tcp_conn_close(rmpi_tl_t *tl, tcp_conn_t *c);
+void rmpi_tcp_ep_fail(rmpi_ep_t *ep, int status, const char *why);
+void rmpi_tcp_reap(rmpi_tl_t *tl);
+tcp_conn_t *rmpi_tcp_conn_new(rmpi_tl_t *tl, int fd, int state, uint32_t events);
+
+/* tcp.c: output and registrations. */
+int rmpi_tcp_ep_flush(rmpi_ep_t *ep);
+void rmpi_tcp_done(rmpi_tl_t *tl, tcp_seg_t *s, int status);
+struct rmpi_mr *rmpi_tcp_mr_find(rmpi_tl_t *tl, uint64_t key, uint64_t addr, uint64_t len);
+
+#endif

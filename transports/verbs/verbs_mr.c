@@ -1,0 +1,272 @@
+/* Memory: the registered buffer pools (eager send bounce buffers, SRQ receive
+ * buffers) and the registration cache used for rendezvous and RMA buffers.
+ * User memory is registered only through core/rcache, so a buffer that is
+ * freed and reallocated at the same address is never sent through a stale
+ * registration (docs/rcache.md). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "config.h"
+#include "log.h"
+#include "verbs_int.h"
+
+#define VERBS_ACCESS_RW                                                                  \
+    (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |          \
+     IBV_ACCESS_REMOTE_ATOMIC)
+
+static int mr_errno(int e)
+{
+    switch (e) {
+    case ENOMEM:
+    case EAGAIN:
+        return RMP_ERR_NOMEM;
+    case EFAULT:
+    case EACCES:
+    case EPERM:
+    case EINVAL:
+        return RMP_ERR_ACCESS;
+    default:
+        return RMP_ERR_TRANSPORT;
+    }
+}
+
+/* rcache callbacks. Memory that cannot be written (read-only mappings, e.g. a
+ * constant table being sent) is registered for remote read only, and marked so. */
+static int mr_reg(void *ctx, void *addr, size_t len, void **handle)
+{
+    rmpi_tl_t *tl = ctx;
+    verbs_reg_t *r = malloc(sizeof(*r));
+    if (!r)
+        return RMP_ERR_NOMEM;
+    r->writable = 1;
+    r->mr = ibv_reg_mr(tl->pd, addr, len, VERBS_ACCESS_RW);
+    if (!r->mr && (errno == EFAULT || errno == EACCES || errno == EPERM)) {
+        r->writable = 0;
+        r->mr = ibv_reg_mr(tl->pd, addr, len, IBV_ACCESS_REMOTE_READ);
+    }
+    if (!r->mr) {
+        int e = errno;
+        rmpi_debug("verbs: ibv_reg_mr(%p, %zu): %s", addr, len, strerror(e));
+        free(r);
+        return mr_errno(e);
+    }
+    *handle = r;
+    return RMP_SUCCESS;
+}
+
+static int mr_dereg(void *ctx, void *handle)
+{
+    (void)ctx;
+    verbs_reg_t *r = handle;
+    int rc = ibv_dereg_mr(r->mr);
+    free(r);
+    return rc == 0 ? RMP_SUCCESS : RMP_ERR_TRANSPORT;
+}
+
+static const rcache_ops_t mr_rcache_ops = {mr_reg, mr_dereg};
+
+/* A registered chunk of n buffers; they are handed to the caller as a list. */
+static int mr_chunk_new(rmpi_tl_t *tl, int n, verbs_buf_t **list)
+{
+    verbs_chunk_t *c = calloc(1, sizeof(*c));
+    if (!c)
+        return RMP_ERR_NOMEM;
+    c->len = (size_t)n * VERBS_BUF_SIZE;
+    c->mem = mmap(NULL, c->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    c->bufs = calloc((size_t)n, sizeof(*c->bufs));
+    if (c->mem == MAP_FAILED || !c->bufs) {
+        if (c->mem != MAP_FAILED)
+            munmap(c->mem, c->len);
+        free(c->bufs);
+        free(c);
+        return RMP_ERR_NOMEM;
+    }
+    c->mr = ibv_reg_mr(tl->pd, c->mem, c->len, IBV_ACCESS_LOCAL_WRITE);
+    if (!c->mr) {
+        int e = errno;
+        rmpi_error("verbs: registering %zu bytes of buffers: %s (is 'ulimit -l' too small?)",
+                   c->len, strerror(e));
+        munmap(c->mem, c->len);
+        free(c->bufs);
+        free(c);
+        return mr_errno(e) == RMP_ERR_ACCESS ? RMP_ERR_TRANSPORT : mr_errno(e);
+    }
+    for (int i = 0; i < n; i++) {
+        c->bufs[i].data = (char *)c->mem + (size_t)i * VERBS_BUF_SIZE;
+        c->bufs[i].lkey = c->mr->lkey;
+        c->bufs[i].next = i + 1 < n ? &c->bufs[i + 1] : *list;
+    }
+    *list = &c->bufs[0];
+    c->next = tl->chunks;
+    tl->chunks = c;
+    return RMP_SUCCESS;
+}
+
+int rmpi_verbs_mr_init(rmpi_tl_t *tl)
+{
+    size_t max = rmpi_cfg.rcache_max_bytes;
+    if (rcache_hooks_install() != RMP_SUCCESS) {
+        /* Without the memory hooks a cached registration could outlive its pages. */
+        rmpi_warn("verbs: memory hooks unavailable: registering every rendezvous buffer "
+                  "per message (no registration cache)");
+        max = 0;
+    }
+    int rc = rcache_create(&mr_rcache_ops, tl, max, &tl->rcache);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    return mr_chunk_new(tl, VERBS_SEND_BUFS, &tl->send_free);
+}
+
+void rmpi_verbs_mr_fini(rmpi_tl_t *tl)
+{
+    if (tl->rcache) {
+        rcache_stats_t st;
+        rcache_stats(tl->rcache, &st);
+        rmpi_debug("verbs rcache: %llu hits, %llu misses, %llu evictions, %llu "
+                   "invalidations, %llu merges, %zu regions / %zu bytes registered at "
+                   "finalize",
+                   (unsigned long long)st.hits, (unsigned long long)st.misses,
+                   (unsigned long long)st.evictions, (unsigned long long)st.invalidations,
+                   (unsigned long long)st.merges, st.regions, st.bytes);
+        rcache_destroy(tl->rcache);
+        tl->rcache = NULL;
+    }
+    while (tl->chunks) {
+        verbs_chunk_t *c = tl->chunks;
+        tl->chunks = c->next;
+        ibv_dereg_mr(c->mr);
+        munmap(c->mem, c->len);
+        free(c->bufs);
+        free(c);
+    }
+    tl->send_free = NULL;
+    tl->rx_free = NULL;
+}
+
+/* Post the consumed receive buffers back to the SRQ as one chain. */
+void rmpi_verbs_rx_repost(rmpi_tl_t *tl)
+{
+    struct ibv_recv_wr wr[VERBS_RECV_BATCH * 4], *bad;
+    struct ibv_sge sge[VERBS_RECV_BATCH * 4];
+    while (tl->rx_free) {
+        int n = 0;
+        while (tl->rx_free && n < (int)(sizeof(wr) / sizeof(wr[0]))) {
+            verbs_buf_t *b = tl->rx_free;
+            tl->rx_free = b->next;
+            sge[n] = (struct ibv_sge){(uint64_t)(uintptr_t)b->data, VERBS_BUF_SIZE, b->lkey};
+            wr[n] = (struct ibv_recv_wr){(uint64_t)(uintptr_t)b | 1, &wr[n + 1], &sge[n], 1};
+            n++;
+        }
+        wr[n - 1].next = NULL;
+        int rc = ibv_post_srq_recv(tl->srq, wr, &bad);
+        if (rc != 0) {
+            /* Keep what was not posted: those buffers are lost to the pool. */
+            rmpi_error("verbs: ibv_post_srq_recv: %s", strerror(rc));
+            break;
+        }
+        tl->rx_free_n -= n;
+    }
+    if (!tl->rx_free)
+        tl->rx_free_n = 0;
+}
+
+/* Make the SRQ pool hold at least want buffers (each new peer adds its credits). */
+int rmpi_verbs_rx_grow(rmpi_tl_t *tl, int want)
+{
+    if (want > tl->srq_size)
+        want = tl->srq_size;
+    if (tl->rx_total >= want)
+        return RMP_SUCCESS;
+    int n = want - tl->rx_total;
+    if (n < 4 * VERBS_RECV_BATCH && tl->rx_total + 4 * VERBS_RECV_BATCH <= tl->srq_size)
+        n = 4 * VERBS_RECV_BATCH;
+    verbs_buf_t *list = NULL;
+    int rc = mr_chunk_new(tl, n, &list);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    /* Append to the free list and post everything now. */
+    verbs_buf_t *last = list;
+    while (last->next)
+        last = last->next;
+    last->next = tl->rx_free;
+    tl->rx_free = list;
+    tl->rx_free_n += n;
+    tl->rx_total += n;
+    rmpi_verbs_rx_repost(tl);
+    return RMP_SUCCESS;
+}
+
+verbs_buf_t *rmpi_verbs_send_buf(rmpi_tl_t *tl)
+{
+    verbs_buf_t *b = tl->send_free;
+    if (b)
+        tl->send_free = b->next;
+    return b;
+}
+
+void rmpi_verbs_send_buf_put(rmpi_tl_t *tl, verbs_buf_t *b)
+{
+    b->next = tl->send_free;
+    tl->send_free = b;
+}
+
+/* A cached region covering [addr, addr + len), writable if asked. A region
+ * registered read-only whose memory has become writable since (mprotect is not
+ * an invalidation) is dropped and registered again once. */
+static int mr_get(rmpi_tl_t *tl, const void *addr, size_t len, int writable,
+                  rcache_region_t **out)
+{
+    for (int tries = 0;; tries++) {
+        rcache_region_t *r;
+        int rc = rcache_get(tl->rcache, addr, len, &r);
+        if (rc != RMP_SUCCESS)
+            return rc;
+        if (!writable || ((verbs_reg_t *)r->handle)->writable) {
+            *out = r;
+            return RMP_SUCCESS;
+        }
+        rcache_put(tl->rcache, r);
+        if (tries == 1)
+            return RMP_ERR_ACCESS;
+        rcache_invalidate(tl->rcache, addr, len);
+    }
+}
+
+/* A local buffer of put/get: registered through the cache, reference held
+ * until the operation completes. */
+int rmpi_verbs_local_reg(rmpi_tl_t *tl, const void *addr, size_t len, int writable,
+                         rcache_region_t **reg, uint32_t *lkey)
+{
+    rcache_region_t *r;
+    int rc = mr_get(tl, addr, len, writable, &r);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    verbs_reg_t *vr = r->handle;
+    *reg = r;
+    *lkey = vr->mr->lkey;
+    return RMP_SUCCESS;
+}
+
+int rmpi_verbs_mem_reg(rmpi_tl_t *tl, void *addr, size_t len, rmpi_mr_t **mr, uint64_t *rkey)
+{
+    rcache_region_t *r;
+    int rc = mr_get(tl, addr, len, 1, &r);
+    if (rc != RMP_SUCCESS) {
+        rmpi_error("verbs: cannot register %zu bytes at %p for remote access: %s", len, addr,
+                   rmp_strerror(rc));
+        return rc;
+    }
+    verbs_reg_t *vr = r->handle;
+    *mr = (rmpi_mr_t *)r;
+    *rkey = vr->mr->rkey;
+    return RMP_SUCCESS;
+}
+
+void rmpi_verbs_mem_dereg(rmpi_tl_t *tl, rmpi_mr_t *mr)
+{
+    if (mr)
+        rcache_put(tl->rcache, (rcache_region_t *)mr);
+}
