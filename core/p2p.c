@@ -31,6 +31,7 @@ static rmpi_ux_t *ux_free_list;
 static int p2p_npending; /* peers with a non-empty pending FIFO */
 
 int rmpi_req_progress_gen(void);
+extern int rmpi_req_have_gen;
 void rmpi_req_pool_fini(void);
 
 static rmpi_ux_t *ux_alloc(size_t size)
@@ -665,13 +666,14 @@ int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
 int rmpi_progress(void)
 {
     int n = 0;
-    for (int i = 0; i < rmpi_g.num_tls; i++)
-        n += rmpi_g.tls[i].iface->progress(rmpi_g.tls[i].tl);
+    for (int i = 0; i < rmpi_g.num_polled; i++)
+        n += rmpi_g.polled[i].progress(rmpi_g.polled[i].tl);
     if (p2p_npending)
         n += p2p_drain_pending();
     if (RMPI_UNLIKELY(!rmpi_mq_empty(&p2p_need_put)))
         n += p2p_retry_puts();
-    n += rmpi_req_progress_gen();
+    if (rmpi_req_have_gen)
+        n += rmpi_req_progress_gen();
     if (n == 0 && rmpi_g.yield_when_idle)
         sched_yield();
     return n;

@@ -13,6 +13,7 @@ static rmp_request_t req_free_list;
 static void **req_chunks;
 static size_t req_nchunks;
 static rmp_request_t req_active_gen; /* generic requests being progressed */
+int rmpi_req_have_gen;               /* req_active_gen != NULL, read by progress */
 
 static int req_grow(void)
 {
@@ -81,6 +82,7 @@ int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_requ
     r->release = release;
     r->next_active = req_active_gen;
     req_active_gen = r;
+    rmpi_req_have_gen = 1;
     *out = r;
     return RMP_SUCCESS;
 }
@@ -101,6 +103,7 @@ int rmpi_req_progress_gen(void)
             pp = &r->next_active;
         }
     }
+    rmpi_req_have_gen = req_active_gen != NULL;
     return n;
 }
 
@@ -132,4 +135,5 @@ void rmpi_req_pool_fini(void)
     req_nchunks = 0;
     req_free_list = NULL;
     req_active_gen = NULL;
+    rmpi_req_have_gen = 0;
 }

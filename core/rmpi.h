@@ -40,6 +40,11 @@ typedef struct rmpi_global {
         rmpi_tl_t *tl;
         rmpi_tl_caps_t caps;
     } tls[4];
+    int num_polled; /* the instances whose progress() does something */
+    struct {
+        int (*progress)(rmpi_tl_t *tl);
+        rmpi_tl_t *tl;
+    } polled[4];
 } rmpi_global_t;
 
 enum { RMPI_STATE_NONE = 0, RMPI_STATE_INIT = 1, RMPI_STATE_FINALIZED = 2 };

@@ -157,8 +157,21 @@ static int runtime_connect_peers(void)
     return RMP_SUCCESS;
 }
 
+/* The progress loop polls only instances that can have events. */
+static void runtime_polled(void)
+{
+    rmpi_g.num_polled = 0;
+    for (int i = 0; i < rmpi_g.num_tls; i++)
+        if (rmpi_g.tls[i].iface->progress && rmpi_g.tls[i].iface != &rmpi_tl_self) {
+            rmpi_g.polled[rmpi_g.num_polled].progress = rmpi_g.tls[i].iface->progress;
+            rmpi_g.polled[rmpi_g.num_polled].tl = rmpi_g.tls[i].tl;
+            rmpi_g.num_polled++;
+        }
+}
+
 static void runtime_close_transports(void)
 {
+    rmpi_g.num_polled = 0;
     for (int i = rmpi_g.num_tls - 1; i >= 0; i--)
         rmpi_g.tls[i].iface->fini(rmpi_g.tls[i].tl);
     rmpi_g.num_tls = 0;
@@ -200,6 +213,8 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
     rc = rmpi_p2p_init();
     if (rc == RMP_SUCCESS)
         rc = runtime_open_transports();
+    if (rc == RMP_SUCCESS)
+        runtime_polled();
     if (rc == RMP_SUCCESS && rmpi_g.size > 1)
         rc = rmpi_boot_fence();
     if (rc == RMP_SUCCESS)

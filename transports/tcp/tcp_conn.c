@@ -9,6 +9,7 @@
  * would have to ACK a connection to a rank that is itself connecting, so
  * the lower rank closes the higher rank's attempt, and the higher rank,
  * seeing its attempt closed before ACK, waits for the lower rank's. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
