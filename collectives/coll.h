@@ -108,6 +108,13 @@ int coll_recv(void *buf, size_t bytes, int src, int tag, rmp_comm_t comm);
 int coll_sendrecv(const void *sbuf, size_t sbytes, int dst, void *rbuf, size_t rbytes,
                   int src, int tag, rmp_comm_t comm);
 
+/* One step with every other rank at once: receive rbytes from each rank i into
+ * rbuf + i * rstride and send sbytes from sbuf + i * sstride to each rank i (stride 0: the
+ * same data to all), then wait for all. A NULL buffer skips that side. Zero-byte messages
+ * are sent (barrier). */
+int coll_exchange_all(const char *sbuf, size_t sstride, size_t sbytes, char *rbuf,
+                      size_t rstride, size_t rbytes, rmp_comm_t comm, int tag);
+
 /* Common argument checks; each returns RMP_SUCCESS or RMP_ERR_ARG (logged). */
 int coll_check_dt(rmp_datatype_t dt);
 int coll_check_dt_op(rmp_datatype_t dt, rmp_op_t op);
@@ -184,12 +191,12 @@ typedef enum {
 } coll_kind_t;
 
 enum { COLL_BARRIER_DISSEMINATION, COLL_BARRIER_DIRECT };
-enum { COLL_BCAST_BINOMIAL, COLL_BCAST_SCATTER_ALLGATHER };
-enum { COLL_REDUCE_BINOMIAL, COLL_REDUCE_RS_GATHER };
+enum { COLL_BCAST_BINOMIAL, COLL_BCAST_SCATTER_ALLGATHER, COLL_BCAST_LINEAR };
+enum { COLL_REDUCE_BINOMIAL, COLL_REDUCE_RS_GATHER, COLL_REDUCE_LINEAR };
 enum { COLL_ALLREDUCE_RD, COLL_ALLREDUCE_RABENSEIFNER, COLL_ALLREDUCE_RING, COLL_ALLREDUCE_DIRECT };
-enum { COLL_ALLGATHER_RD, COLL_ALLGATHER_BRUCK, COLL_ALLGATHER_RING };
-enum { COLL_RS_HALVING, COLL_RS_RING };
-enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK };
+enum { COLL_ALLGATHER_RD, COLL_ALLGATHER_BRUCK, COLL_ALLGATHER_RING, COLL_ALLGATHER_DIRECT };
+enum { COLL_RS_HALVING, COLL_RS_RING, COLL_RS_DIRECT };
+enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK, COLL_ALLTOALL_LINEAR };
 
 /* The algorithm for a call of `kind` moving `bytes` (the vector for barrier/bcast/reduce/
  * allreduce, the per-rank block for allgather/reduce_scatter/alltoall) on n ranks: the

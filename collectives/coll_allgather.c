@@ -1,5 +1,6 @@
 /* Allgather: recursive doubling (power-of-two rank counts), Bruck (any count, log n steps
- * for small blocks), ring (bandwidth-optimal for large blocks). The ring and doubling
+ * for small blocks), direct (every rank sends its block to every other: one step, for
+ * small blocks on few ranks), ring (bandwidth-optimal for large blocks). The ring and doubling
  * building blocks also serve bcast and allreduce. */
 #include "coll.h"
 
@@ -94,6 +95,8 @@ RMP_EXPORT int rmp_allgather(const void *sbuf, void *rbuf, size_t count, rmp_dat
     if (sbuf != RMP_IN_PLACE && sbuf != mine)
         memcpy(mine, sbuf, blk);
     coll_blocks_t b = coll_blocks_even(count * (size_t)n, n, es);
+    if (algo == COLL_ALLGATHER_DIRECT)
+        return coll_exchange_all(mine, 0, blk, rbuf, blk, blk, comm, tag);
     if (algo == COLL_ALLGATHER_RD)
         return coll_ag_doubling(rbuf, &b, rank, n, 0, 0, comm, tag);
     return coll_ag_ring(rbuf, &b, rank, comm, tag);

@@ -112,40 +112,21 @@ static int allreduce_ring(const char *src, char *rbuf, size_t count, rmp_datatyp
 static int allreduce_direct(const char *src, char *rbuf, size_t count, rmp_datatype_t dt,
                             rmp_op_t op, rmp_comm_t comm, int tag)
 {
-    int n = comm->size, rank = comm->rank, nreq = 0, rc = RMP_SUCCESS;
+    int n = comm->size, rank = comm->rank;
     size_t bytes = count * rmp_datatype_size(dt);
     _Alignas(64) char stack[COLL_STACK_BYTES];
-    rmp_request_t rstack[16], *reqs = rstack;
     char *all = coll_scratch(stack, sizeof(stack), (size_t)n * bytes);
-    if (2 * n > 16)
-        reqs = malloc(2 * (size_t)n * sizeof(*reqs));
-    if (!all || !reqs) {
-        rc = RMP_ERR_NOMEM;
-        goto out;
-    }
-    memcpy(all + (size_t)rank * bytes, src, bytes);
-    for (int k = 1; k < n && rc == RMP_SUCCESS; k++) {
-        int from = (rank - k + n) % n;
-        rc = rmpi_irecv_cid(all + (size_t)from * bytes, bytes, from, tag, comm, coll_cid(comm),
-                            &reqs[nreq]);
-        nreq += rc == RMP_SUCCESS;
-    }
-    for (int k = 1; k < n && rc == RMP_SUCCESS; k++) {
-        rc = rmpi_isend_cid(all + (size_t)rank * bytes, bytes, (rank + k) % n, tag, comm,
-                            coll_cid(comm), &reqs[nreq]);
-        nreq += rc == RMP_SUCCESS;
-    }
-    int wrc = coll_waitn(reqs, nreq);
-    if (rc == RMP_SUCCESS && (rc = wrc) == RMP_SUCCESS) {
+    if (!all)
+        return RMP_ERR_NOMEM;
+    char *mine = all + (size_t)rank * bytes;
+    memcpy(mine, src, bytes);
+    int rc = coll_exchange_all(mine, 0, bytes, all, bytes, bytes, comm, tag);
+    if (rc == RMP_SUCCESS) {
         coll_op_reduce3(rbuf, all, all + bytes, count, dt, op);
         for (int r = 2; r < n; r++)
             coll_op_reduce(rbuf, all + (size_t)r * bytes, count, dt, op);
     }
-out:
-    if (reqs != rstack)
-        free(reqs);
-    if (all)
-        coll_scratch_free(all, stack);
+    coll_scratch_free(all, stack);
     return rc;
 }
 

@@ -1,5 +1,6 @@
-/* Alltoall: pairwise exchange (n-1 steps, step s sends to rank + s and receives from
- * rank - s: each block moves once) and Bruck (ceil(log2 n) steps, each moving about half
+/* Alltoall: linear (every transfer posted at once: one step, for few ranks), pairwise
+ * exchange (n-1 steps, step s sends to rank + s and receives from rank - s: each block
+ * moves once, one peer at a time) and Bruck (ceil(log2 n) steps, each moving about half
  * of the blocks: fewer messages for small blocks). RMP_IN_PLACE as sbuf: the blocks to
  * send are taken from rbuf (copied to scratch first). */
 #include "coll.h"
@@ -81,10 +82,15 @@ RMP_EXPORT int rmp_alltoall(const void *sbuf, void *rbuf, size_t count, rmp_data
             return RMP_ERR_NOMEM;
         src = memcpy(copy, rbuf, total);
     }
-    if (algo == COLL_ALLTOALL_BRUCK)
+    if (algo == COLL_ALLTOALL_BRUCK) {
         rc = alltoall_bruck(src, rbuf, blk, comm, tag);
-    else
+    } else if (algo == COLL_ALLTOALL_LINEAR) {
+        memcpy((char *)rbuf + (size_t)comm->rank * blk, src + (size_t)comm->rank * blk, blk);
+        rc = coll_exchange_all(src, blk, blk, rbuf, blk, blk, comm, tag);
+    }
+    else {
         rc = alltoall_pairwise(src, rbuf, blk, comm, tag);
+    }
     free(copy);
     return rc;
 }

@@ -1,6 +1,7 @@
-/* Bcast: binomial tree (latency), and for large messages van de Geijn's binomial scatter
- * of n blocks followed by a ring allgather (each rank moves ~2x the message instead of
- * log2 n times at the root). Ranks are renumbered relative to the root. */
+/* Bcast: binomial tree (latency), linear (the root sends to every rank at once: one step,
+ * for small messages on few ranks), and for large messages van de Geijn's binomial
+ * scatter of n blocks followed by a ring allgather (each rank moves ~2x the message
+ * instead of log2 n times at the root). Ranks are renumbered relative to the root. */
 #include "coll.h"
 
 static int bcast_binomial(char *buf, size_t bytes, int root, rmp_comm_t comm, int tag)
@@ -76,6 +77,9 @@ RMP_EXPORT int rmp_bcast(void *buf, size_t count, rmp_datatype_t dt, int root, r
     int tag = coll_next_tag(comm);
     if (comm->size == 1)
         return RMP_SUCCESS;
+    if (algo == COLL_BCAST_LINEAR)
+        return comm->rank == root ? coll_exchange_all(buf, 0, bytes, NULL, 0, 0, comm, tag)
+                                  : coll_recv(buf, bytes, root, tag, comm);
     if (algo == COLL_BCAST_SCATTER_ALLGATHER && bytes >= (size_t)comm->size)
         return bcast_scatter_allgather(buf, bytes, root, comm, tag);
     return bcast_binomial(buf, bytes, root, comm, tag);

@@ -7,28 +7,6 @@
  * at the root only. */
 #include "coll.h"
 
-/* Post one request per non-root rank on block i of buf, and wait for them all. */
-static int coll_linear(char *buf, size_t blk, int root, int send, rmp_comm_t comm, int tag)
-{
-    int n = comm->size, nreq = 0, rc = RMP_SUCCESS;
-    rmp_request_t stack[64];
-    rmp_request_t *reqs = n <= 64 ? stack : malloc((size_t)n * sizeof(*reqs));
-    if (!reqs)
-        return RMP_ERR_NOMEM;
-    for (int i = 0; i < n && rc == RMP_SUCCESS; i++) {
-        if (i == root)
-            continue;
-        char *p = buf + (size_t)i * blk;
-        rc = send ? rmpi_isend_cid(p, blk, i, tag, comm, coll_cid(comm), &reqs[nreq])
-                  : rmpi_irecv_cid(p, blk, i, tag, comm, coll_cid(comm), &reqs[nreq]);
-        nreq += rc == RMP_SUCCESS;
-    }
-    int wrc = coll_waitn(reqs, nreq);
-    if (reqs != stack)
-        free(reqs);
-    return rc != RMP_SUCCESS ? rc : wrc;
-}
-
 static int coll_gs_check(const void *buf, int is_root, int in_place_ok, const char *what,
                          size_t count, rmp_datatype_t dt, rmp_comm_t comm, size_t *blk)
 {
@@ -58,7 +36,7 @@ RMP_EXPORT int rmp_gather(const void *sbuf, void *rbuf, size_t count, rmp_dataty
     char *mine = (char *)rbuf + (size_t)root * blk;
     if (sbuf != RMP_IN_PLACE && sbuf != mine)
         memcpy(mine, sbuf, blk);
-    return coll_linear(rbuf, blk, root, 0, comm, tag);
+    return coll_exchange_all(NULL, 0, 0, rbuf, blk, blk, comm, tag);
 }
 
 RMP_EXPORT int rmp_scatter(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
@@ -82,5 +60,5 @@ RMP_EXPORT int rmp_scatter(const void *sbuf, void *rbuf, size_t count, rmp_datat
     const char *mine = (const char *)sbuf + (size_t)root * blk;
     if (rbuf != RMP_IN_PLACE && rbuf != mine)
         memcpy(rbuf, mine, blk);
-    return coll_linear((char *)sbuf, blk, root, 1, comm, tag);
+    return coll_exchange_all(sbuf, blk, blk, NULL, 0, 0, comm, tag);
 }

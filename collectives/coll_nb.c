@@ -260,7 +260,12 @@ RMP_EXPORT int rmp_ibcast(void *buf, size_t count, rmp_datatype_t dt, int root,
         return RMP_ERR_NOMEM;
     int n = comm->size;
     if (count > 0 && n > 1) {
-        if (algo == COLL_BCAST_SCATTER_ALLGATHER && bytes >= (size_t)n)
+        if (algo == COLL_BCAST_LINEAR) {
+            for (int k = 1; k < n && comm->rank == root; k++)
+                coll_sched_send(s, buf, bytes, (root + k) % n, 0);
+            if (comm->rank != root)
+                coll_sched_recv(s, buf, bytes, root, 0);
+        } else if (algo == COLL_BCAST_SCATTER_ALLGATHER && bytes >= (size_t)n)
             nb_bcast_scatter_allgather(s, buf, bytes, root, comm->rank, n);
         else
             nb_bcast_binomial(s, buf, bytes, root, comm->rank, n);

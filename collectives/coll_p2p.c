@@ -77,6 +77,31 @@ int coll_sendrecv(const void *sbuf, size_t sbytes, int dst, void *rbuf, size_t r
     return rc != RMP_SUCCESS ? rc : wrc;
 }
 
+int coll_exchange_all(const char *sbuf, size_t sstride, size_t sbytes, char *rbuf,
+                      size_t rstride, size_t rbytes, rmp_comm_t comm, int tag)
+{
+    int n = comm->size, rank = comm->rank, nreq = 0, rc = RMP_SUCCESS;
+    rmp_request_t stack[32], *reqs = stack;
+    if (2 * n > 32 && !(reqs = malloc(2 * (size_t)n * sizeof(*reqs))))
+        return RMP_ERR_NOMEM;
+    for (int k = 1; k < n && rbuf && rc == RMP_SUCCESS; k++) {
+        int from = (rank - k + n) % n;
+        rc = rmpi_irecv_cid(rbuf + (size_t)from * rstride, rbytes, from, tag, comm,
+                            coll_cid(comm), &reqs[nreq]);
+        nreq += rc == RMP_SUCCESS;
+    }
+    for (int k = 1; k < n && sbuf && rc == RMP_SUCCESS; k++) {
+        int to = (rank + k) % n;
+        rc = rmpi_isend_cid(sbuf + (size_t)to * sstride, sbytes, to, tag, comm, coll_cid(comm),
+                            &reqs[nreq]);
+        nreq += rc == RMP_SUCCESS;
+    }
+    int wrc = coll_waitn(reqs, nreq);
+    if (reqs != stack)
+        free(reqs);
+    return rc != RMP_SUCCESS ? rc : wrc;
+}
+
 int coll_check_dt(rmp_datatype_t dt)
 {
     if (RMPI_UNLIKELY(rmp_datatype_size(dt) == 0)) {

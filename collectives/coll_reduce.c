@@ -1,5 +1,6 @@
-/* Reduce: binomial tree (latency), and for large vectors a ring reduce-scatter followed
- * by a gather of the reduced blocks at the root (each rank moves ~2x the vector once
+/* Reduce: binomial tree (latency), linear (the root receives every vector at once and
+ * reduces them in rank order: one step, for small vectors on few ranks), and for large
+ * vectors a ring reduce-scatter followed by a gather of the reduced blocks at the root (each rank moves ~2x the vector once
  * instead of log2 n times). rbuf matters at the root only; RMP_IN_PLACE as sbuf at the
  * root takes the root's contribution from rbuf. */
 #include "coll.h"
@@ -74,6 +75,28 @@ out:
     return rc;
 }
 
+static int reduce_linear(const char *src, char *rbuf, size_t count, rmp_datatype_t dt,
+                         rmp_op_t op, int root, rmp_comm_t comm, int tag)
+{
+    int n = comm->size, rank = comm->rank;
+    size_t bytes = count * rmp_datatype_size(dt);
+    if (rank != root)
+        return coll_send(src, bytes, root, tag, comm);
+    _Alignas(64) char stack[COLL_STACK_BYTES];
+    char *all = coll_scratch(stack, sizeof(stack), (size_t)n * bytes);
+    if (!all)
+        return RMP_ERR_NOMEM;
+    memcpy(all + (size_t)rank * bytes, src, bytes);
+    int rc = coll_exchange_all(NULL, 0, 0, all, bytes, bytes, comm, tag);
+    if (rc == RMP_SUCCESS) {
+        coll_op_reduce3(rbuf, all, all + bytes, count, dt, op);
+        for (int r = 2; r < n; r++)
+            coll_op_reduce(rbuf, all + (size_t)r * bytes, count, dt, op);
+    }
+    coll_scratch_free(all, stack);
+    return rc;
+}
+
 RMP_EXPORT int rmp_reduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
                           rmp_op_t op, int root, rmp_comm_t comm)
 {
@@ -100,5 +123,7 @@ RMP_EXPORT int rmp_reduce(const void *sbuf, void *rbuf, size_t count, rmp_dataty
     }
     if (algo == COLL_REDUCE_RS_GATHER)
         return reduce_rs_gather(src, rbuf, count, dt, op, root, comm, tag);
+    if (algo == COLL_REDUCE_LINEAR)
+        return reduce_linear(src, rbuf, count, dt, op, root, comm, tag);
     return reduce_binomial(src, rbuf, count, dt, op, root, comm, tag);
 }

@@ -1,5 +1,7 @@
 /* Reduce-scatter with equal blocks: recursive halving (MPICH, with the extra ranks of a
- * non-power-of-two count folded into their neighbours) and ring. The two reduce-scatter
+ * non-power-of-two count folded into their neighbours), ring, and direct (every rank
+ * sends block i to rank i and reduces the n contributions to its block in rank order:
+ * one step, for small blocks on few ranks). The two reduce-scatter
  * building blocks also serve allreduce and reduce.
  *
  * RMP_IN_PLACE (as sbuf, like MPI_Reduce_scatter_block): rbuf holds this rank's whole
@@ -125,6 +127,26 @@ static int rs_ring(const char *src, char *rbuf, size_t count, rmp_datatype_t dt,
     return rc;
 }
 
+static int rs_direct(const char *src, char *rbuf, size_t count, rmp_datatype_t dt,
+                     rmp_op_t op, rmp_comm_t comm, int tag)
+{
+    int n = comm->size, rank = comm->rank;
+    size_t blk = count * rmp_datatype_size(dt);
+    _Alignas(64) char stack[COLL_STACK_BYTES];
+    char *all = coll_scratch(stack, sizeof(stack), (size_t)n * blk);
+    if (!all)
+        return RMP_ERR_NOMEM;
+    memcpy(all + (size_t)rank * blk, src + (size_t)rank * blk, blk);
+    int rc = coll_exchange_all(src, blk, blk, all, blk, blk, comm, tag);
+    if (rc == RMP_SUCCESS) {
+        coll_op_reduce3(rbuf, all, all + blk, count, dt, op);
+        for (int r = 2; r < n; r++)
+            coll_op_reduce(rbuf, all + (size_t)r * blk, count, dt, op);
+    }
+    coll_scratch_free(all, stack);
+    return rc;
+}
+
 RMP_EXPORT int rmp_reduce_scatter(const void *sbuf, void *rbuf, size_t count,
                                   rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm)
 {
@@ -149,5 +171,7 @@ RMP_EXPORT int rmp_reduce_scatter(const void *sbuf, void *rbuf, size_t count,
     }
     if (algo == COLL_RS_HALVING)
         return rs_halving(src, rbuf, count, dt, op, comm, tag);
+    if (algo == COLL_RS_DIRECT)
+        return rs_direct(src, rbuf, count, dt, op, comm, tag);
     return rs_ring(src, rbuf, count, dt, op, comm, tag);
 }

@@ -51,12 +51,12 @@ static const struct {
     const char *names[COLL_MAX_ALGOS]; /* indexed by the kind's algorithm enum */
 } coll_kinds[COLL_NKINDS] = {
     [COLL_BARRIER] = {"RMP_BARRIER_ALGO", {"dissemination", "direct"}},
-    [COLL_BCAST] = {"RMP_BCAST_ALGO", {"binomial", "scatter_allgather"}},
-    [COLL_REDUCE] = {"RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather"}},
+    [COLL_BCAST] = {"RMP_BCAST_ALGO", {"binomial", "scatter_allgather", "linear"}},
+    [COLL_REDUCE] = {"RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather", "linear"}},
     [COLL_ALLREDUCE] = {"RMP_ALLREDUCE_ALGO", {"recursive_doubling", "rabenseifner", "ring", "direct"}},
-    [COLL_ALLGATHER] = {"RMP_ALLGATHER_ALGO", {"recursive_doubling", "bruck", "ring"}},
-    [COLL_REDUCE_SCATTER] = {"RMP_REDUCE_SCATTER_ALGO", {"recursive_halving", "ring"}},
-    [COLL_ALLTOALL] = {"RMP_ALLTOALL_ALGO", {"pairwise", "bruck"}},
+    [COLL_ALLGATHER] = {"RMP_ALLGATHER_ALGO", {"recursive_doubling", "bruck", "ring", "direct"}},
+    [COLL_REDUCE_SCATTER] = {"RMP_REDUCE_SCATTER_ALGO", {"recursive_halving", "ring", "direct"}},
+    [COLL_ALLTOALL] = {"RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear"}},
 };
 
 static const char *coll_env_value(coll_kind_t kind)

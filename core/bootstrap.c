@@ -1,6 +1,7 @@
 /* PMIx client side of the runtime. Every PMIx status is converted to an rmp
  * code here; nothing else in the library includes pmix.h. */
 #include <pmix.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,13 @@
 
 static pmix_proc_t boot_me;
 static int boot_connected;
+
+/* Failure notices arrive on PMIx's thread: flags only, read by progress. */
+static _Atomic int boot_fail_count;
+static _Atomic unsigned char *boot_failed;
+static int boot_fail_seen;
+static size_t boot_evhdlr_id;
+static int boot_evhdlr_on;
 
 /* Singleton key/value store: a 1-rank job still puts and gets its own keys. */
 typedef struct boot_kv {
@@ -166,6 +174,68 @@ static int boot_nodes(void)
     return RMP_SUCCESS;
 }
 
+static void boot_mark_failed(const pmix_proc_t *p)
+{
+    if (p && PMIX_CHECK_NSPACE(p->nspace, boot_me.nspace) && p->rank < (pmix_rank_t)rmpi_g.size &&
+        boot_failed) {
+        atomic_store(&boot_failed[p->rank], 1);
+        atomic_fetch_add(&boot_fail_count, 1);
+    }
+}
+
+static void boot_on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                          pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                          size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                          void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)results;
+    (void)nresults;
+    int found = 0;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
+            info[i].value.type == PMIX_PROC) {
+            boot_mark_failed(info[i].value.data.proc);
+            found = 1;
+        }
+    }
+    if (!found)
+        boot_mark_failed(source);
+    if (cbfunc)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+int rmpi_boot_failed_ranks(int *out, int max)
+{
+    int c = atomic_load_explicit(&boot_fail_count, memory_order_acquire);
+    if (RMPI_LIKELY(c == boot_fail_seen))
+        return 0;
+    boot_fail_seen = c;
+    int n = 0;
+    for (int r = 0; r < rmpi_g.size && n < max; r++)
+        if (atomic_exchange(&boot_failed[r], 0))
+            out[n++] = r;
+    return n;
+}
+
+static void boot_register_events(void)
+{
+    boot_failed = calloc((size_t)rmpi_g.size, sizeof(*boot_failed));
+    if (!boot_failed)
+        return;
+    pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED, PMIX_PROC_TERMINATED,
+                             PMIX_ERR_PROC_ABORTING, PMIX_ERR_PROC_TERM_WO_SYNC};
+    pmix_status_t rc = PMIx_Register_event_handler(codes, sizeof(codes) / sizeof(codes[0]),
+                                                   NULL, 0, boot_on_event, NULL, NULL);
+    if (rc >= 0) {
+        boot_evhdlr_id = (size_t)rc;
+        boot_evhdlr_on = 1;
+    } else {
+        rmpi_debug("no PMIx failure notices: %s", PMIx_Error_string(rc));
+    }
+}
+
 int rmpi_boot_init(void)
 {
     if (getenv("PMIX_NAMESPACE") == NULL && getenv("PMIX_SERVER_URI41") == NULL &&
@@ -201,6 +271,7 @@ int rmpi_boot_init(void)
         gethostname(rmpi_g.hostname, sizeof(rmpi_g.hostname) - 1);
     if (val)
         PMIX_VALUE_RELEASE(val);
+    boot_register_events();
     return RMP_SUCCESS;
 }
 
@@ -216,6 +287,9 @@ int rmpi_boot_finalize(void)
     if (!boot_connected)
         return RMP_SUCCESS;
     boot_connected = 0;
+    if (boot_evhdlr_on)
+        PMIx_Deregister_event_handler(boot_evhdlr_id, NULL, NULL);
+    boot_evhdlr_on = 0;
     pmix_status_t rc = PMIx_Finalize(NULL, 0);
     return rc == PMIX_SUCCESS ? RMP_SUCCESS : RMP_ERR_BOOTSTRAP;
 }

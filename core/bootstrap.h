@@ -17,6 +17,9 @@ int rmpi_boot_fence(void);
 int rmpi_boot_get(int rank, const char *key, void **data, size_t *len);
 /* End the whole job with exit_code (never returns). */
 void rmpi_boot_abort(int exit_code, const char *msg) __attribute__((noreturn));
+/* Ranks the launcher reported as failed since the last call (at most max);
+ * safe to call often: one atomic load when nothing happened. */
+int rmpi_boot_failed_ranks(int *out, int max);
 /* PMIx library version string, or "none". */
 const char *rmpi_boot_version(void);
 

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "log.h"
 #include "p2p.h"
+#include "bootstrap.h"
 
 #define UX_INLINE 256
 
@@ -274,10 +275,13 @@ static int p2p_check_recv(const void *buf, size_t bytes, int src, int tag, rmp_c
 int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
                    uint32_t cid, rmp_request_t *out)
 {
+    int w = rmpi_comm_world_rank(comm, dest);
+    if (RMPI_UNLIKELY(rmpi_peers[w].failed))
+        return RMP_ERR_PEER_FAILED;
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_SEND);
     if (RMPI_UNLIKELY(!req))
         return RMP_ERR_NOMEM;
-    req->peer = rmpi_comm_world_rank(comm, dest);
+    req->peer = w;
     req->buf = (void *)buf;
     req->bytes = bytes;
     int rc = p2p_start_send(req, comm, cid, tag);
@@ -294,6 +298,8 @@ int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t c
 {
     int w = rmpi_comm_world_rank(comm, dest);
     rmpi_peer_t *p = &rmpi_peers[w];
+    if (RMPI_UNLIKELY(p->failed))
+        return RMP_ERR_PEER_FAILED;
     /* Fast path: an eager message that fits now needs no request at all. */
     if (bytes + sizeof(rmpi_hdr_t) <= p->max_am && bytes < p->rndv_threshold &&
         rmpi_mq_empty(&p->pending)) {
@@ -619,7 +625,6 @@ static void p2p_take_unexpected(rmp_request_t req, rmpi_ux_t *u)
 int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
                    rmp_request_t *out)
 {
-    (void)comm;
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_RECV);
     if (RMPI_UNLIKELY(!req))
         return RMP_ERR_NOMEM;
@@ -628,11 +633,16 @@ int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm
     req->mq.cid = cid;
     req->mq.src = source;
     req->mq.tag = tag;
+    req->peer = source == RMP_ANY_SOURCE ? -1 : rmpi_comm_world_rank(comm, source);
     rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&p2p_unexp, cid, source, tag, 1);
-    if (e)
+    if (e) {
         p2p_take_unexpected(req, rmpi_container_of(e, rmpi_ux_t, mq));
-    else
+    } else if (RMPI_UNLIKELY(req->peer >= 0 && rmpi_peers[req->peer].failed)) {
+        rmpi_req_free(req);
+        return RMP_ERR_PEER_FAILED;
+    } else {
         rmpi_mq_push(&p2p_posted, &req->mq);
+    }
     *out = req;
     return RMP_SUCCESS;
 }
@@ -832,8 +842,9 @@ RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
     int rc = p2p_check_recv(NULL, 0, source, tag, comm);
     if (rc != RMP_SUCCESS)
         return rc;
-    double deadline = rmpi_cfg.timeout > 0 ? rmpi_now() + rmpi_cfg.timeout : 0;
-    for (unsigned spins = 1;; spins++) {
+    rmpi_waiter_t wt;
+    rmpi_waiter_init(&wt);
+    for (;;) {
         rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&p2p_unexp, comm->cid, source, tag, 0);
         if (e) {
             if (st) {
@@ -843,8 +854,9 @@ RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
             return RMP_SUCCESS;
         }
         rmpi_progress();
-        if (deadline > 0 && (spins & 1023) == 0 && rmpi_now() > deadline)
-            return RMP_ERR_TIMEOUT;
+        rc = rmpi_waiter_poll(&wt);
+        if (rc != RMP_SUCCESS)
+            return rc;
     }
 }
 
@@ -855,6 +867,66 @@ RMP_EXPORT int rmp_progress(void)
         return rc;
     rmpi_progress();
     return RMP_SUCCESS;
+}
+
+/* ---- peer failure ---- */
+
+void rmpi_req_foreach(void (*fn)(rmp_request_t req, void *arg), void *arg);
+
+static void p2p_fail_req(rmp_request_t req, void *arg)
+{
+    int peer = *(int *)arg;
+    if (req->kind == RMPI_REQ_GEN || req->peer != peer)
+        return;
+    if (req->kind == RMPI_REQ_RECV && req->mq.next != &req->mq)
+        rmpi_mq_remove(&p2p_posted, &req->mq);
+    else if (req->flags & RMPI_REQF_NEED_PUT)
+        rmpi_mq_remove(&p2p_need_put, &req->mq);
+    req->status.error = RMP_ERR_PEER_FAILED;
+    if (req->kind == RMPI_REQ_CTRL)
+        rmpi_req_free(req);
+    else
+        rmpi_req_complete(req);
+}
+
+void rmpi_peer_failed(int peer, const char *why)
+{
+    if (peer < 0 || peer >= rmpi_g.size || !rmpi_peers || rmpi_peers[peer].failed)
+        return;
+    rmpi_peer_t *p = &rmpi_peers[peer];
+    p->failed = 1;
+    rmpi_warn("rank %d failed (%s): its operations return %s", peer, why,
+              rmp_strerror(RMP_ERR_PEER_FAILED));
+    /* Unsent messages to it go nowhere. */
+    while (!rmpi_mq_empty(&p->pending)) {
+        rmp_request_t req = rmpi_container_of(p->pending.head.next, struct rmp_request, mq);
+        rmpi_mq_remove(&p->pending, &req->mq);
+        if (rmpi_mq_empty(&p->pending))
+            p2p_npending--;
+        req->status.error = RMP_ERR_PEER_FAILED;
+        if (req->kind == RMPI_REQ_CTRL)
+            rmpi_req_free(req);
+        else
+            rmpi_req_complete(req);
+    }
+    p->frag_rx = NULL;
+    /* Receives from it, rendezvous waiting on it. */
+    rmpi_req_foreach(p2p_fail_req, &peer);
+}
+
+void rmpi_check_failures(void)
+{
+    int ranks[16];
+    int n;
+    while ((n = rmpi_boot_failed_ranks(ranks, 16)) > 0)
+        for (int i = 0; i < n; i++)
+            rmpi_peer_failed(ranks[i], "reported by the launcher");
+    for (int w = 0; w < rmpi_g.size; w++) {
+        rmpi_peer_t *p = &rmpi_peers[w];
+        if (w != rmpi_g.rank && !p->failed && p->iface && p->iface->ep_alive &&
+            p->iface->ep_alive(p->ep) == RMP_ERR_PEER_FAILED)
+            rmpi_peer_failed(w, "process gone");
+    }
 }
 
 /* ---- lifetime ---- */
@@ -873,8 +945,11 @@ int rmpi_p2p_init(void)
 int rmpi_p2p_drain(void)
 {
     double deadline = rmpi_now() + 10.0;
+    rmpi_waiter_t wt;
+    rmpi_waiter_init(&wt);
     while (p2p_npending > 0) {
         rmpi_progress();
+        rmpi_waiter_poll(&wt);
         if (rmpi_now() > deadline) {
             rmpi_warn("finalize: %d peers still have unsent messages", p2p_npending);
             return RMP_ERR_TIMEOUT;

@@ -55,6 +55,7 @@ typedef struct rmpi_peer {
     size_t max_am;
     size_t rndv_threshold;
     int rndv_mode;
+    int failed;                 /* the peer died or its connection broke */
     bool rma;                   /* transport put/get usable with this peer */
     rmpi_mq_t pending;          /* sends waiting for room, in order */
     rmp_request_t frag_rx;      /* fragmented message being received */
@@ -83,8 +84,27 @@ int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, s
 rmp_request_t rmpi_req_alloc(int kind);
 void rmpi_req_free(rmp_request_t req);
 void rmpi_req_complete(rmp_request_t req);
-/* Wait until done; the request stays allocated. Honors RMP_TIMEOUT. */
+/* Wait until done; the request stays allocated. Honors RMP_TIMEOUT and
+ * detects failed peers (their requests complete with RMP_ERR_PEER_FAILED). */
 int rmpi_req_wait(rmp_request_t req);
+
+/* For every blocking loop: call rmpi_waiter_poll after each progress. Every
+ * 1024th call it looks at the clock: RMP_TIMEOUT, and every 50 ms a check of
+ * the peers' health. Returns RMP_SUCCESS or RMP_ERR_TIMEOUT. */
+typedef struct rmpi_waiter {
+    unsigned spins;
+    double deadline; /* 0: none */
+    double next_check;
+} rmpi_waiter_t;
+void rmpi_waiter_init(rmpi_waiter_t *w);
+int rmpi_waiter_poll(rmpi_waiter_t *w);
+
+/* Peer failure: every request involving world rank peer completes with
+ * RMP_ERR_PEER_FAILED, and later operations towards it fail at once. Called
+ * by the core's health checks and by transports (connection loss). */
+void rmpi_peer_failed(int peer, const char *why);
+/* Poll the launcher's failure notices and the transports' liveness checks. */
+void rmpi_check_failures(void);
 /* A generic request completed by poll(), driven by the progress engine. */
 int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_request_t),
                  rmp_request_t *out);

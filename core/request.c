@@ -107,23 +107,52 @@ int rmpi_req_progress_gen(void)
     return n;
 }
 
-int rmpi_req_wait(rmp_request_t req)
+void rmpi_waiter_init(rmpi_waiter_t *w)
 {
-    if (rmpi_cfg.timeout <= 0) {
-        while (!req->done)
-            rmpi_progress();
+    w->spins = 0;
+    double now = rmpi_now();
+    w->deadline = rmpi_cfg.timeout > 0 ? now + rmpi_cfg.timeout : 0;
+    w->next_check = now + 0.05;
+}
+
+int rmpi_waiter_poll(rmpi_waiter_t *w)
+{
+    if (RMPI_LIKELY((++w->spins & 1023) != 0))
         return RMP_SUCCESS;
+    double now = rmpi_now();
+    if (now >= w->next_check) {
+        w->next_check = now + 0.05;
+        rmpi_check_failures();
     }
-    double deadline = rmpi_now() + rmpi_cfg.timeout;
-    unsigned spins = 0;
-    while (!req->done) {
-        rmpi_progress();
-        if ((++spins & 1023) == 0 && rmpi_now() > deadline) {
-            rmpi_warn("operation timed out after %g s (RMP_TIMEOUT)", rmpi_cfg.timeout);
-            return RMP_ERR_TIMEOUT;
-        }
+    if (w->deadline > 0 && now > w->deadline) {
+        rmpi_warn("operation timed out after %g s (RMP_TIMEOUT)", rmpi_cfg.timeout);
+        return RMP_ERR_TIMEOUT;
     }
     return RMP_SUCCESS;
+}
+
+int rmpi_req_wait(rmp_request_t req)
+{
+    rmpi_waiter_t w;
+    rmpi_waiter_init(&w);
+    while (!req->done) {
+        rmpi_progress();
+        int rc = rmpi_waiter_poll(&w);
+        if (rc != RMP_SUCCESS)
+            return rc;
+    }
+    return RMP_SUCCESS;
+}
+
+/* Every live request, for failure handling (rare: a linear scan is fine). */
+void rmpi_req_foreach(void (*fn)(rmp_request_t req, void *arg), void *arg)
+{
+    for (size_t c = 0; c < req_nchunks; c++) {
+        rmp_request_t chunk = req_chunks[c];
+        for (int i = 0; i < REQ_CHUNK; i++)
+            if (chunk[i].kind != 0 && !chunk[i].done)
+                fn(&chunk[i], arg);
+    }
 }
 
 void rmpi_req_pool_fini(void)

@@ -67,13 +67,18 @@ typedef struct rma_op {
     uint64_t result;       /* atomics */
 } rma_op_t;
 
-static int rma_wait(volatile long *pending)
+/* peer: world rank the operation waits on (-1: several). */
+static int rma_wait(volatile long *pending, int peer)
 {
-    double deadline = rmpi_cfg.timeout > 0 ? rmpi_now() + rmpi_cfg.timeout : 0;
-    for (unsigned spins = 1; *pending > 0; spins++) {
+    rmpi_waiter_t w;
+    rmpi_waiter_init(&w);
+    while (*pending > 0) {
         rmpi_progress();
-        if (deadline > 0 && (spins & 1023) == 0 && rmpi_now() > deadline)
-            return RMP_ERR_TIMEOUT;
+        if (peer >= 0 && rmpi_peers[peer].failed)
+            return RMP_ERR_PEER_FAILED;
+        int rc = rmpi_waiter_poll(&w);
+        if (rc != RMP_SUCCESS)
+            return rc;
     }
     return RMP_SUCCESS;
 }
@@ -213,6 +218,8 @@ static int rma_check(rmp_win_t win, int target, size_t offset, size_t bytes, con
         return rc;
     if (target < 0 || target >= win->comm->size || (buf == NULL && bytes > 0))
         return RMP_ERR_ARG;
+    if (rmpi_peers[rmpi_comm_world_rank(win->comm, target)].failed)
+        return RMP_ERR_PEER_FAILED;
     const rma_entry_t *e = &win->peers[target];
     if (offset > e->bytes || bytes > e->bytes - offset) {
         rmpi_warn("one-sided access of %zu bytes at offset %zu is outside rank %d's window of "
@@ -286,7 +293,7 @@ static int rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int 
     }
     if (rc != RMP_SUCCESS)
         return rc;
-    rc = rma_wait(&op.pending);
+    rc = rma_wait(&op.pending, w);
     return rc != RMP_SUCCESS ? rc : op.status;
 }
 
@@ -332,7 +339,7 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
     }
     if (nbi)
         return RMP_SUCCESS;
-    rc = rma_wait(&op.pending);
+    rc = rma_wait(&op.pending, rmpi_comm_world_rank(win->comm, target));
     return rc != RMP_SUCCESS ? rc : op.status;
 }
 
@@ -362,7 +369,7 @@ RMP_EXPORT int rmp_win_flush_all(rmp_win_t win)
     int rc = rma_check_win(win);
     if (rc != RMP_SUCCESS)
         return rc;
-    rc = rma_wait((volatile long *)&win->outstanding);
+    rc = rma_wait((volatile long *)&win->outstanding, -1);
     if (rc != RMP_SUCCESS)
         return rc;
     rc = win->nbi_error;
@@ -422,7 +429,7 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
     m.compare = compare;
     rc = rmpi_send_ctrl(w, &m, sizeof(m), NULL, 0);
     if (rc == RMP_SUCCESS)
-        rc = rma_wait(&op.pending);
+        rc = rma_wait(&op.pending, w);
     if (rc == RMP_SUCCESS)
         rc = op.status;
     if (rc == RMP_SUCCESS)

@@ -81,12 +81,19 @@ typedef struct rmpi_tl_iface {
      * *result. NULL (caps.native_atomics false): the core emulates. */
     int (*atomic)(rmpi_ep_t *ep, int op, uint64_t operand, uint64_t compare, uint64_t *result,
                   uint64_t raddr, uint64_t rkey, rmpi_comp_cb_t cb, void *arg);
+    /* Optional: is the peer still there? RMP_SUCCESS or RMP_ERR_PEER_FAILED.
+     * Called rarely (blocked waits, every 50 ms); may make a syscall. */
+    int (*ep_alive)(rmpi_ep_t *ep);
     /* Poll for incoming messages and completions; returns how many events
      * were handled (>= 0) or an error. Never blocks. */
     int (*progress)(rmpi_tl_t *tl);
     /* Release everything; safe on a half-built instance. */
     void (*fini)(rmpi_tl_t *tl);
 } rmpi_tl_iface_t;
+
+/* Upcall for transports: the connection to world rank peer is lost. Every
+ * operation involving that peer then fails with RMP_ERR_PEER_FAILED. */
+void rmpi_peer_failed(int peer, const char *why);
 
 /* The compiled-in transports, in default preference order, NULL-terminated. */
 extern const rmpi_tl_iface_t *const rmpi_transports[];

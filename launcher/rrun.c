@@ -18,7 +18,8 @@
 #include "rmp_config.h"
 #include "rrun.h"
 
-#define RRUN_GRACE 1.0 /* seconds between SIGTERM and SIGKILL */
+#define RRUN_GRACE 1.0  /* seconds between SIGTERM and SIGKILL */
+#define RRUN_NOTICE 0.25 /* seconds the survivors get to see a failure before SIGTERM */
 
 extern char **environ;
 
@@ -362,7 +363,7 @@ int main(int argc, char **argv)
     rrun_io_init(o.np, o.tag_output);
 
     int exit_code = 0, failed_rank = -1, launched = 0;
-    double kill_at = 0, term_at = 0;
+    double kill_at = 0, term_at = 0, notice_at = 0;
     for (int r = 0; r < o.np; r++) {
         ranks[r].out_fd = ranks[r].err_fd = -1;
         if (rrun_bind_plan(r, o.bind, ranks[r].binding, sizeof(ranks[r].binding)) != 0) {
@@ -464,6 +465,8 @@ int main(int argc, char **argv)
             wake = deadline;
         if (kill_at > 0 && kill_at < wake)
             wake = kill_at;
+        if (notice_at > 0 && notice_at < wake)
+            wake = notice_at;
         /* Once every rank is gone, a grandchild holding a pipe gets a second. */
         if (alive == 0 && (term_at == 0 || t < term_at + 1.0)) {
             if (term_at == 0)
@@ -527,9 +530,8 @@ int main(int argc, char **argv)
                     if (exit_code == 0)
                         exit_code = 1;
                     if (alive > 0) {
-                        kill_all(ranks, launched, SIGTERM);
-                        term_at = now();
-                        kill_at = term_at + RRUN_GRACE;
+                        rrun_server_notify_failure(r);
+                        notice_at = now() + RRUN_NOTICE;
                     }
                 }
             }
@@ -568,6 +570,14 @@ int main(int argc, char **argv)
             kill_all(ranks, launched, SIGTERM);
             term_at = t;
             kill_at = t + RRUN_GRACE;
+        }
+        if (notice_at > 0 && t >= notice_at) {
+            notice_at = 0;
+            if (alive > 0) {
+                kill_all(ranks, launched, SIGTERM);
+                term_at = t;
+                kill_at = t + RRUN_GRACE;
+            }
         }
         if (kill_at > 0 && t >= kill_at && alive > 0) {
             kill_all(ranks, launched, SIGKILL);

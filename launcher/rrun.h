@@ -35,6 +35,7 @@ typedef struct rrun_rank {
 int rrun_server_start(const rrun_opts_t *o, int notify_fd);
 int rrun_server_register_rank(int rank, char ***env);
 void rrun_server_stop(void);
+void rrun_server_notify_failure(int rank);
 /* Set by the abort upcall (read in the main loop after notify_fd wakes it). */
 extern volatile int rrun_abort_rank, rrun_abort_status;
 

@@ -262,6 +262,23 @@ int rrun_server_register_rank(int rank, char ***env)
     return 0;
 }
 
+/* Tell the surviving ranks that rank failed (their operations towards it
+ * then fail instead of waiting). */
+void rrun_server_notify_failure(int rank)
+{
+    if (!srv_up)
+        return;
+    pmix_proc_t src;
+    PMIX_LOAD_PROCID(&src, srv_nspace, (pmix_rank_t)rank);
+    pmix_info_t info[2];
+    bool t = true;
+    PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &src, PMIX_PROC);
+    PMIX_INFO_LOAD(&info[1], PMIX_EVENT_NON_DEFAULT, &t, PMIX_BOOL);
+    PMIx_Notify_event(PMIX_ERR_PROC_ABORTED, &src, PMIX_RANGE_NAMESPACE, info, 2, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+}
+
 static int srv_rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;

@@ -8,7 +8,9 @@
  *   spew LINES           every rank prints LINES numbered lines of ~100 bytes
  *   env NAME             prints NAME's value
  *   split                comm_split checks, prints "split ok" per rank
- *   hang-child           rank 0 forks a child that sleeps forever, then exits 4 */
+ *   hang-child           rank 0 forks a child that sleeps forever, then exits 4
+ *   detect R             rank R SIGKILLs itself; the others report what their
+ *                        pending receive from R returned */
 #include <rmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,6 +70,20 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "env") == 0) {
         const char *v = getenv(argv[2]);
         printf("%s=%s\n", argv[2], v ? v : "(unset)");
+    } else if (strcmp(mode, "detect") == 0) {
+        if (me == r)
+            raise(SIGKILL);
+        char c;
+        double t0 = rmp_wtime();
+        int rc2 = rmp_recv(&c, 1, r, 5, w, NULL);
+        printf("rank %d: receive from dead rank %d returned \"%s\" after %.2f s\n", me, r,
+               rmp_strerror(rc2), rmp_wtime() - t0);
+        fflush(stdout);
+        rc2 = rmp_send(&c, 1, r, 5, w);
+        printf("rank %d: later send returned \"%s\"\n", me, rmp_strerror(rc2));
+        fflush(stdout);
+        for (;;)
+            pause();
     } else if (strcmp(mode, "hang-child") == 0) {
         if (me == 0) {
             if (fork() == 0) {

@@ -38,6 +38,13 @@ check "[ $rc -eq 137 ]" "SIGKILL gave $rc"
 check "grep -q 'rank 0 .*signal 9' <<<\"\$out\"" "kill message: $out"
 no_leftovers
 
+# survivors see RMP_ERR_PEER_FAILED before rrun ends the job
+out=$("$RRUN" --oversubscribe -n 3 "$BEH" detect 1 2>&1); rc=$?
+check "[ $rc -eq 137 ]" "detect gave $rc"
+check "[ \$(grep -c 'receive from dead rank 1 returned \"a peer process failed' <<<\"\$out\") -eq 2 ]" "survivors' receives: $out"
+check "[ \$(grep -c 'later send returned \"a peer process failed' <<<\"\$out\") -eq 2 ]" "survivors' sends: $out"
+no_leftovers
+
 # rmp_abort(5)
 out=$("$RRUN" --oversubscribe -n 3 "$BEH" abort 2 5 2>&1); rc=$?
 check "[ $rc -eq 5 ]" "abort gave $rc"

@@ -7,6 +7,7 @@
  * process_vm_readv (cross-memory attach) from the sender's buffer; where the
  * kernel forbids that, they are fragmented through the rings. */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,6 +342,13 @@ static int shm_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, u
     return RMP_SUCCESS;
 }
 
+static int shm_ep_alive(rmpi_ep_t *ep)
+{
+    if (kill(ep->pid, 0) == 0 || errno != ESRCH)
+        return RMP_SUCCESS;
+    return RMP_ERR_PEER_FAILED;
+}
+
 static int shm_progress(rmpi_tl_t *tl)
 {
     int n = 0;
@@ -372,6 +380,7 @@ const rmpi_tl_iface_t rmpi_tl_shm = {
     .put = shm_put,
     .get = shm_get,
     .atomic = NULL, /* emulated by the target (core/rma.c): CPU atomics on its memory */
+    .ep_alive = shm_ep_alive,
     .progress = shm_progress,
     .fini = shm_fini,
 };

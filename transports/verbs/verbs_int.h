@@ -180,6 +180,7 @@ void rmpi_verbs_cm_fini(rmpi_tl_t *tl);
 int rmpi_verbs_cm_connect(rmpi_ep_t *ep);
 int rmpi_verbs_cm_progress(rmpi_tl_t *tl);
 void rmpi_verbs_ep_close(rmpi_ep_t *ep);
+void rmpi_verbs_ep_set_state(rmpi_ep_t *ep, int state);
 
 /* verbs_ep.c: endpoints and the operations posted on them. */
 int rmpi_verbs_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **ep, rmpi_tl_caps_t *caps);

@@ -1,0 +1,137 @@
+/* The verbs transport: RC queue pairs over libibverbs, connected lazily with
+ * librdmacm. This file holds the interface table and the instance's life
+ * cycle; docs/verbs.md describes the design. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap.h"
+#include "log.h"
+#include "verbs_int.h"
+
+static int verbs_query(char *why, size_t whylen)
+{
+    return rmpi_verbs_query(why, whylen);
+}
+
+static void verbs_fini(rmpi_tl_t *tl)
+{
+    if (!tl)
+        return;
+    rmpi_verbs_cm_fini(tl); /* queue pairs and ids first: they use the CQ and SRQ */
+    rmpi_verbs_mr_fini(tl);
+    rmpi_verbs_dev_close(tl);
+    if (tl->pd)
+        ibv_dealloc_pd(tl->pd);
+    for (int i = 0; tl->eps && i < tl->neps; i++)
+        free(tl->eps[i].ops);
+    free(tl->eps);
+    free(tl->qpmap);
+    if (tl->devlist)
+        rdma_free_devices(tl->devlist);
+    free(tl);
+}
+
+static void verbs_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+        inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+        port = ntohs(in->sin_port);
+    } else if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+        inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+        port = ntohs(in6->sin6_port);
+    }
+    snprintf(buf, len, "%s port %u", ip, port);
+}
+
+static int verbs_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
+{
+    int rc = RMP_ERR_NOMEM;
+    rmpi_tl_t *tl = calloc(1, sizeof(*tl));
+    if (!tl)
+        return RMP_ERR_NOMEM;
+    tl->cb = cb;
+    tl->max_inline = UINT32_MAX;
+    tl->neps = rmpi_g.size;
+    size_t cap = 64;
+    while (cap < 4 * ((size_t)tl->neps + 16))
+        cap *= 2;
+    tl->qpmap_mask = cap - 1;
+    tl->qpmap = calloc(cap, sizeof(*tl->qpmap));
+    tl->eps = calloc((size_t)tl->neps, sizeof(*tl->eps));
+    if (!tl->qpmap || !tl->eps)
+        goto err;
+    for (int i = 0; i < tl->neps; i++) {
+        tl->eps[i].tl = tl;
+        tl->eps[i].peer = i;
+    }
+    int n = 0;
+    tl->devlist = rdma_get_devices(&n);
+    char why[256];
+    rc = rmpi_verbs_select(tl->devlist, tl->devlist ? n : 0, &tl->sel, why, sizeof(why));
+    if (rc != RMP_SUCCESS) {
+        rmpi_error("verbs: %s", why);
+        rc = RMP_ERR_TRANSPORT;
+        goto err;
+    }
+    if ((rc = rmpi_verbs_cm_init(tl)) != RMP_SUCCESS ||
+        (rc = rmpi_verbs_dev_open(tl)) != RMP_SUCCESS ||
+        (rc = rmpi_verbs_mr_init(tl)) != RMP_SUCCESS)
+        goto err;
+    verbs_addr_t a;
+    memset(&a, 0, sizeof(a));
+    struct sockaddr *la = rdma_get_local_addr(tl->listen);
+    memcpy(&a.sa, la, la->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+                                                : sizeof(struct sockaddr_in6));
+    rc = rmpi_boot_put("rmp.verbs", &a, sizeof(a));
+    if (rc != RMP_SUCCESS)
+        goto err;
+    char as[96];
+    verbs_addr_str(&a.sa, as, sizeof(as));
+    rmpi_info("verbs: %s port %u (%s), GID index %d, listening on %s, %d SRQ / %d CQ entries "
+              "max",
+              tl->sel.dev_name, tl->sel.port,
+              tl->sel.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
+              tl->sel.gid_index, as, tl->srq_size, tl->cq_size);
+    caps->max_am = VERBS_BUF_SIZE;
+    caps->rndv_threshold = VERBS_RNDV_THRESHOLD;
+    caps->rndv_mode = RMPI_RNDV_PUT;
+    caps->intranode_only = false;
+    caps->native_atomics = tl->dattr.atomic_cap != IBV_ATOMIC_NONE;
+    caps->rma = true;
+    *out = tl;
+    return RMP_SUCCESS;
+err:
+    verbs_fini(tl);
+    return rc;
+}
+
+static int verbs_atomic_or_emulate(rmpi_ep_t *ep, int op, uint64_t operand, uint64_t compare,
+                                   uint64_t *result, uint64_t raddr, uint64_t rkey,
+                                   rmpi_comp_cb_t cb, void *arg)
+{
+    if (ep->tl->dattr.atomic_cap == IBV_ATOMIC_NONE)
+        return RMP_ERR_NOT_SUPPORTED;
+    return rmpi_verbs_atomic(ep, op, operand, compare, result, raddr, rkey, cb, arg);
+}
+
+const rmpi_tl_iface_t rmpi_tl_verbs = {
+    .name = "verbs",
+    .query = verbs_query,
+    .init = verbs_init,
+    .connect = rmpi_verbs_connect,
+    .post_connect = NULL, /* rdma_cm addresses stay valid: peers connect on first use */
+    .send = rmpi_verbs_send,
+    .mem_reg = rmpi_verbs_mem_reg,
+    .mem_dereg = rmpi_verbs_mem_dereg,
+    .put = rmpi_verbs_put,
+    .get = rmpi_verbs_get,
+    .atomic = verbs_atomic_or_emulate,
+    .progress = rmpi_verbs_progress,
+    .fini = verbs_fini,
+};

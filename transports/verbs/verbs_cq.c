@@ -1,0 +1,132 @@
+/* Completions: one CQ for every QP's sends and the SRQ's receives, polled by
+ * progress(). Receive work requests carry their buffer's address | 1, send
+ * work requests their slot sequence << 1 (a failed completion has no valid
+ * opcode, so the low bit is what tells them apart). */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "log.h"
+#include "verbs_int.h"
+
+int rmpi_verbs_wc_status(enum ibv_wc_status s)
+{
+    switch (s) {
+    case IBV_WC_SUCCESS:
+        return RMP_SUCCESS;
+    case IBV_WC_REM_ACCESS_ERR:
+    case IBV_WC_LOC_PROT_ERR:
+    case IBV_WC_LOC_ACCESS_ERR:
+    case IBV_WC_REM_INV_REQ_ERR:
+    case IBV_WC_MW_BIND_ERR:
+        return RMP_ERR_ACCESS;
+    default: /* retry exceeded (peer gone), flushed, remote abort, ... */
+        return RMP_ERR_PEER_FAILED;
+    }
+}
+
+/* Complete send-queue slots up to seq upto, in order. The slot is released
+ * before its callback runs: the callback may post on this endpoint. */
+void rmpi_verbs_retire(rmpi_ep_t *ep, uint64_t upto, int status)
+{
+    rmpi_tl_t *tl = ep->tl;
+    while (ep->sq_tail <= upto && ep->sq_tail < ep->sq_head) {
+        verbs_op_t op = ep->ops[ep->sq_tail % VERBS_SQ_DEPTH];
+        ep->sq_tail++;
+        if (op.buf) {
+            if (op.kind == VERBS_OP_AMO && status == RMP_SUCCESS)
+                memcpy(op.result, op.buf->data, sizeof(uint64_t));
+            rmpi_verbs_send_buf_put(tl, op.buf);
+        }
+        if (op.reg)
+            rcache_put(tl->rcache, op.reg);
+        if (op.cb)
+            op.cb(op.arg, status);
+    }
+}
+
+static void cq_recv(rmpi_tl_t *tl, struct ibv_wc *wc)
+{
+    verbs_buf_t *b = (verbs_buf_t *)(uintptr_t)(wc->wr_id & ~(uint64_t)1);
+    if (RMPI_LIKELY(wc->status == IBV_WC_SUCCESS)) {
+        rmpi_ep_t *ep = rmpi_verbs_qpmap_find(tl, wc->qp_num);
+        uint32_t imm = ntohl(wc->imm_data);
+        if (RMPI_LIKELY(ep != NULL)) {
+            ep->credits += (int)VERBS_IMM_CREDITS(imm);
+            if (!VERBS_IMM_ONLY(imm)) {
+                size_t hlen = VERBS_IMM_HLEN(imm);
+                tl->cb(ep->peer, b->data, hlen, b->data + hlen, wc->byte_len - hlen);
+                ep->to_return++;
+                if (ep->to_return >= VERBS_CREDITS / 2 && !ep->credit_listed) {
+                    ep->credit_listed = 1;
+                    ep->next_credit = tl->credit_list;
+                    tl->credit_list = ep;
+                }
+            }
+        }
+    } else if (wc->status != IBV_WC_WR_FLUSH_ERR) {
+        rmpi_error("verbs: receive completion error: %s", ibv_wc_status_str(wc->status));
+    }
+    b->next = tl->rx_free;
+    tl->rx_free = b;
+    if (++tl->rx_free_n >= VERBS_RECV_BATCH)
+        rmpi_verbs_rx_repost(tl);
+}
+
+static void cq_send(rmpi_tl_t *tl, struct ibv_wc *wc)
+{
+    rmpi_ep_t *ep = rmpi_verbs_qpmap_find(tl, wc->qp_num);
+    uint64_t seq = wc->wr_id >> 1;
+    if (!ep || seq < ep->sq_tail || seq >= ep->sq_head)
+        return; /* already completed by a failure */
+    if (RMPI_LIKELY(wc->status == IBV_WC_SUCCESS)) {
+        rmpi_verbs_retire(ep, seq, RMP_SUCCESS);
+        return;
+    }
+    int st = rmpi_verbs_wc_status(wc->status);
+    if (wc->status != IBV_WC_WR_FLUSH_ERR)
+        rmpi_error("verbs: work request to rank %d failed: %s (vendor error 0x%x)", ep->peer,
+                   ibv_wc_status_str(wc->status), wc->vendor_err);
+    /* Earlier slots completed (RC reports in order); this one failed; the QP is
+     * now in the error state, so everything after it fails too. */
+    if (seq > ep->sq_tail)
+        rmpi_verbs_retire(ep, seq - 1, RMP_SUCCESS);
+    rmpi_verbs_retire(ep, seq, st);
+    rmpi_verbs_ep_fail(ep, RMP_ERR_PEER_FAILED);
+}
+
+static void cq_credits(rmpi_tl_t *tl)
+{
+    rmpi_ep_t *ep;
+    while ((ep = tl->credit_list)) {
+        if (ep->state == VEP_CONNECTED && ep->to_return >= VERBS_CREDITS / 2 &&
+            rmpi_verbs_send_credits(ep) == RMPI_AGAIN)
+            break; /* send queue full: retry next time */
+        tl->credit_list = ep->next_credit;
+        ep->credit_listed = 0;
+    }
+}
+
+int rmpi_verbs_progress(rmpi_tl_t *tl)
+{
+    struct ibv_wc wc[VERBS_POLL_BATCH];
+    int n = ibv_poll_cq(tl->cq, VERBS_POLL_BATCH, wc);
+    if (RMPI_UNLIKELY(n < 0)) {
+        rmpi_error("verbs: ibv_poll_cq failed");
+        n = 0;
+    }
+    for (int i = 0; i < n; i++) {
+        if (wc[i].wr_id & 1)
+            cq_recv(tl, &wc[i]);
+        else
+            cq_send(tl, &wc[i]);
+    }
+    if (RMPI_UNLIKELY(tl->credit_list != NULL))
+        cq_credits(tl);
+    /* rdma_cm costs a system call: poll it on every call only while a
+     * connection is being made, otherwise now and then (incoming requests). */
+    if (RMPI_UNLIKELY(tl->cm_busy > 0 || ++tl->cm_tick >= VERBS_CM_POLL_EVERY)) {
+        tl->cm_tick = 0;
+        n += rmpi_verbs_cm_progress(tl);
+    }
+    return n;
+}

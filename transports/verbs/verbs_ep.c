@@ -1,0 +1,355 @@
+/* Endpoints: the operations posted on a peer's RC queue pair.
+ *
+ * Eager messages are SEND_WITH_IMM (imm: header length and returned credits)
+ * into the receiver's SRQ: inline when they fit max_inline_data, else copied
+ * into a registered bounce buffer. A sender holds one credit per receive
+ * buffer the receiver has set aside for it; without credits send() returns
+ * RMPI_AGAIN and the core queues, so a receiver that does not poll is never
+ * driven into receiver-not-ready retries. Inline sends without resources are
+ * signalled one in VERBS_SIGNAL_EVERY; anything holding a buffer, a
+ * registration or a callback is signalled. A completion retires every slot up
+ * to it, in order (RC completes in order). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap.h"
+#include "log.h"
+#include "verbs_int.h"
+
+int rmpi_verbs_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t *caps)
+{
+    (void)caps;
+    if (peer < 0 || peer >= tl->neps)
+        return RMP_ERR_INTERNAL;
+    verbs_addr_t *a = NULL;
+    size_t alen = 0;
+    int rc = rmpi_boot_get(peer, "rmp.verbs", (void **)&a, &alen);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (alen != sizeof(*a)) {
+        free(a);
+        return RMP_ERR_BOOTSTRAP;
+    }
+    rmpi_ep_t *ep = &tl->eps[peer];
+    ep->addr = *a;
+    free(a);
+    *out = ep; /* connected at first use (rmpi_verbs_ep_ready) */
+    return RMP_SUCCESS;
+}
+
+/* RMP_SUCCESS when ep can carry traffic; else starts or waits for the
+ * connection (RMPI_AGAIN), or returns why it never will. */
+int rmpi_verbs_ep_ready(rmpi_ep_t *ep)
+{
+    switch (ep->state) {
+    case VEP_CONNECTED:
+        return RMP_SUCCESS;
+    case VEP_IDLE: {
+        int rc = rmpi_verbs_cm_connect(ep);
+        if (rc != RMP_SUCCESS) {
+            rmpi_verbs_ep_set_state(ep, VEP_FAILED);
+            ep->fail_status = rc;
+            return rc;
+        }
+        return RMPI_AGAIN;
+    }
+    case VEP_WAIT_PEER:
+        if (rmpi_now() > ep->deadline) {
+            rmpi_warn("verbs: rank %d did not connect as agreed; connecting to it", ep->peer);
+            rmpi_verbs_ep_set_state(ep, VEP_IDLE);
+        }
+        return RMPI_AGAIN;
+    case VEP_FAILED:
+        return ep->fail_status;
+    default:
+        return RMPI_AGAIN;
+    }
+}
+
+void rmpi_verbs_ep_established(rmpi_ep_t *ep)
+{
+    rmpi_verbs_ep_set_state(ep, VEP_CONNECTED);
+    ep->attempts = 0;
+    rmpi_debug("verbs: connected to rank %d (qp %u, inline %u)", ep->peer, ep->qp->qp_num,
+               ep->tl->max_inline);
+}
+
+/* The connection is gone: flush the QP and complete everything outstanding
+ * with status, now (flushed completions that arrive later are ignored). */
+void rmpi_verbs_ep_fail(rmpi_ep_t *ep, int status)
+{
+    if (ep->state == VEP_FAILED)
+        return;
+    if (ep->state == VEP_CONNECTED)
+        rmpi_warn("verbs: connection to rank %d lost: %s", ep->peer, rmp_strerror(status));
+    else
+        rmpi_error("verbs: connecting to rank %d failed: %s", ep->peer, rmp_strerror(status));
+    if (ep->id && ep->qp)
+        rdma_disconnect(ep->id);
+    rmpi_verbs_ep_set_state(ep, VEP_FAILED);
+    ep->fail_status = status;
+    if (ep->ops && ep->sq_head > ep->sq_tail)
+        rmpi_verbs_retire(ep, ep->sq_head - 1, status);
+}
+
+static int ep_post(rmpi_ep_t *ep, struct ibv_send_wr *wr)
+{
+    struct ibv_send_wr *bad;
+    int rc = ibv_post_send(ep->qp, wr, &bad);
+    if (RMPI_UNLIKELY(rc != 0)) {
+        rmpi_error("verbs: ibv_post_send to rank %d: %s", ep->peer, strerror(rc));
+        return rc == ENOMEM ? RMPI_AGAIN : RMP_ERR_TRANSPORT;
+    }
+    return RMP_SUCCESS;
+}
+
+static verbs_op_t *ep_slot(rmpi_ep_t *ep, uint64_t seq, int kind)
+{
+    verbs_op_t *op = &ep->ops[seq % VERBS_SQ_DEPTH];
+    op->kind = (uint8_t)kind;
+    op->buf = NULL;
+    op->reg = NULL;
+    op->cb = NULL;
+    op->arg = NULL;
+    op->result = NULL;
+    return op;
+}
+
+int rmpi_verbs_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *payload,
+                    size_t plen)
+{
+    if (RMPI_UNLIKELY(ep->state != VEP_CONNECTED)) {
+        int rc = rmpi_verbs_ep_ready(ep);
+        if (rc != RMP_SUCCESS)
+            return rc;
+    }
+    rmpi_tl_t *tl = ep->tl;
+    size_t len = hlen + plen;
+    if (RMPI_UNLIKELY(len > VERBS_BUF_SIZE || hlen > 255 || hlen == 0))
+        return RMP_ERR_INTERNAL;
+    if (ep->credits <= 0 || ep->sq_head - ep->sq_tail >= VERBS_SQ_DEPTH)
+        return RMPI_AGAIN;
+    int credits = ep->to_return < 0xffff ? ep->to_return : 0xffff;
+    struct ibv_sge sge[2];
+    struct ibv_send_wr wr;
+    memset(&wr, 0, sizeof(wr));
+    verbs_op_t *op = ep_slot(ep, ep->sq_head, VERBS_OP_SEND);
+    wr.wr_id = ep->sq_head << 1;
+    wr.sg_list = sge;
+    wr.opcode = IBV_WR_SEND_WITH_IMM;
+    wr.imm_data = htonl(VERBS_IMM(hlen, credits, 0));
+    if (len <= tl->max_inline) {
+        sge[0] = (struct ibv_sge){(uint64_t)(uintptr_t)hdr, (uint32_t)hlen, 0};
+        sge[1] = (struct ibv_sge){(uint64_t)(uintptr_t)payload, (uint32_t)plen, 0};
+        wr.num_sge = plen ? 2 : 1;
+        wr.send_flags = IBV_SEND_INLINE;
+        if (ep->unsignaled + 1 >= VERBS_SIGNAL_EVERY)
+            wr.send_flags |= IBV_SEND_SIGNALED;
+    } else {
+        verbs_buf_t *b = rmpi_verbs_send_buf(tl);
+        if (!b)
+            return RMPI_AGAIN; /* every bounce buffer is in flight; completions free them */
+        memcpy(b->data, hdr, hlen);
+        if (plen)
+            memcpy(b->data + hlen, payload, plen);
+        sge[0] = (struct ibv_sge){(uint64_t)(uintptr_t)b->data, (uint32_t)len, b->lkey};
+        wr.num_sge = 1;
+        wr.send_flags = IBV_SEND_SIGNALED;
+        op->buf = b;
+    }
+    int rc = ep_post(ep, &wr);
+    if (RMPI_UNLIKELY(rc != RMP_SUCCESS)) {
+        if (op->buf)
+            rmpi_verbs_send_buf_put(tl, op->buf);
+        op->buf = NULL;
+        return rc;
+    }
+    ep->sq_head++;
+    ep->credits--;
+    ep->to_return -= credits;
+    ep->unsignaled = (wr.send_flags & IBV_SEND_SIGNALED) ? 0 : ep->unsignaled + 1;
+    return RMP_SUCCESS;
+}
+
+/* Give credits back to a peer we have nothing else to send to. Uses no
+ * credit: the receiver keeps VERBS_CREDIT_SPARE buffers for these. */
+int rmpi_verbs_send_credits(rmpi_ep_t *ep)
+{
+    if (ep->state != VEP_CONNECTED || ep->sq_head - ep->sq_tail >= VERBS_SQ_DEPTH)
+        return RMPI_AGAIN;
+    int credits = ep->to_return < 0xffff ? ep->to_return : 0xffff;
+    struct ibv_send_wr wr;
+    memset(&wr, 0, sizeof(wr));
+    ep_slot(ep, ep->sq_head, VERBS_OP_SEND);
+    wr.wr_id = ep->sq_head << 1;
+    wr.opcode = IBV_WR_SEND_WITH_IMM;
+    wr.imm_data = htonl(VERBS_IMM(0, credits, 1));
+    wr.send_flags = IBV_SEND_INLINE;
+    if (ep->unsignaled + 1 >= VERBS_SIGNAL_EVERY)
+        wr.send_flags |= IBV_SEND_SIGNALED;
+    int rc = ep_post(ep, &wr);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    ep->sq_head++;
+    ep->to_return -= credits;
+    ep->unsignaled = (wr.send_flags & IBV_SEND_SIGNALED) ? 0 : ep->unsignaled + 1;
+    return RMP_SUCCESS;
+}
+
+/* RDMA WRITE or READ of [local, local + len) at raddr; split at the port's
+ * largest message; only the last piece is signalled and holds the callback. */
+static int ep_rdma(rmpi_ep_t *ep, enum ibv_wr_opcode opcode, void *local, size_t len,
+                   uint64_t raddr, uint64_t rkey, rmpi_comp_cb_t cb, void *arg)
+{
+    if (RMPI_UNLIKELY(ep->state != VEP_CONNECTED)) {
+        int rc = rmpi_verbs_ep_ready(ep);
+        if (rc != RMP_SUCCESS)
+            return rc;
+    }
+    rmpi_tl_t *tl = ep->tl;
+    if (len == 0) {
+        cb(arg, RMP_SUCCESS);
+        return RMP_SUCCESS;
+    }
+    size_t n = (len + tl->max_msg - 1) / tl->max_msg;
+    if (n > 16)
+        return RMP_ERR_NOT_SUPPORTED;
+    if (ep->sq_head - ep->sq_tail + n > VERBS_SQ_DEPTH)
+        return RMPI_AGAIN;
+    rcache_region_t *reg = NULL;
+    uint32_t lkey = 0;
+    int inl = opcode == IBV_WR_RDMA_WRITE && len <= tl->max_inline;
+    if (!inl) {
+        int rc = rmpi_verbs_local_reg(tl, local, len, opcode == IBV_WR_RDMA_READ, &reg, &lkey);
+        if (rc != RMP_SUCCESS) {
+            rmpi_error("verbs: cannot register the local buffer (%zu bytes at %p) of an RDMA %s "
+                       "with rank %d: %s",
+                       len, local, opcode == IBV_WR_RDMA_READ ? "read" : "write", ep->peer,
+                       rmp_strerror(rc));
+            return rc;
+        }
+    }
+    struct ibv_send_wr wr[16];
+    struct ibv_sge sge[16];
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t chunk = len - off < tl->max_msg ? len - off : tl->max_msg;
+        uint64_t seq = ep->sq_head + i;
+        verbs_op_t *op = ep_slot(ep, seq, opcode == IBV_WR_RDMA_READ ? VERBS_OP_GET : VERBS_OP_PUT);
+        sge[i] = (struct ibv_sge){(uint64_t)(uintptr_t)local + off, (uint32_t)chunk, lkey};
+        memset(&wr[i], 0, sizeof(wr[i]));
+        wr[i].wr_id = seq << 1;
+        wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+        wr[i].sg_list = &sge[i];
+        wr[i].num_sge = 1;
+        wr[i].opcode = opcode;
+        wr[i].send_flags = inl ? IBV_SEND_INLINE : 0;
+        wr[i].wr.rdma.remote_addr = raddr + off;
+        wr[i].wr.rdma.rkey = (uint32_t)rkey;
+        if (i + 1 == n) {
+            wr[i].send_flags |= IBV_SEND_SIGNALED;
+            op->reg = reg;
+            op->cb = cb;
+            op->arg = arg;
+        }
+        off += chunk;
+    }
+    int rc = ep_post(ep, wr);
+    if (rc != RMP_SUCCESS) {
+        if (reg)
+            rcache_put(tl->rcache, reg);
+        ep->ops[(ep->sq_head + n - 1) % VERBS_SQ_DEPTH].reg = NULL;
+        return rc;
+    }
+    ep->sq_head += n;
+    ep->unsignaled = 0;
+    return RMP_SUCCESS;
+}
+
+int rmpi_verbs_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
+                   rmpi_comp_cb_t cb, void *arg)
+{
+    return ep_rdma(ep, IBV_WR_RDMA_WRITE, (void *)src, len, raddr, rkey, cb, arg);
+}
+
+int rmpi_verbs_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
+                   rmpi_comp_cb_t cb, void *arg)
+{
+    return ep_rdma(ep, IBV_WR_RDMA_READ, dst, len, raddr, rkey, cb, arg);
+}
+
+/* 64-bit fetch-and-add / compare-and-swap; the old value lands in a registered
+ * bounce buffer and is copied to *result at completion. */
+int rmpi_verbs_atomic(rmpi_ep_t *ep, int op, uint64_t operand, uint64_t compare,
+                      uint64_t *result, uint64_t raddr, uint64_t rkey, rmpi_comp_cb_t cb,
+                      void *arg)
+{
+    if (RMPI_UNLIKELY(ep->state != VEP_CONNECTED)) {
+        int rc = rmpi_verbs_ep_ready(ep);
+        if (rc != RMP_SUCCESS)
+            return rc;
+    }
+    if ((raddr & 7) || (op != RMPI_AMO_FADD && op != RMPI_AMO_CSWAP))
+        return RMP_ERR_ARG;
+    if (ep->sq_head - ep->sq_tail >= VERBS_SQ_DEPTH)
+        return RMPI_AGAIN;
+    verbs_buf_t *b = rmpi_verbs_send_buf(ep->tl);
+    if (!b)
+        return RMPI_AGAIN;
+    verbs_op_t *slot = ep_slot(ep, ep->sq_head, VERBS_OP_AMO);
+    struct ibv_sge sge = {(uint64_t)(uintptr_t)b->data, 8, b->lkey};
+    struct ibv_send_wr wr;
+    memset(&wr, 0, sizeof(wr));
+    wr.wr_id = ep->sq_head << 1;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.opcode = op == RMPI_AMO_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+    wr.wr.atomic.remote_addr = raddr;
+    wr.wr.atomic.rkey = (uint32_t)rkey;
+    wr.wr.atomic.compare_add = op == RMPI_AMO_FADD ? operand : compare;
+    wr.wr.atomic.swap = operand;
+    int rc = ep_post(ep, &wr);
+    if (rc != RMP_SUCCESS) {
+        rmpi_verbs_send_buf_put(ep->tl, b);
+        return rc;
+    }
+    slot->buf = b;
+    slot->cb = cb;
+    slot->arg = arg;
+    slot->result = result;
+    ep->sq_head++;
+    ep->unsignaled = 0;
+    return RMP_SUCCESS;
+}
+
+/* QP number -> endpoint, for receive completions (the SRQ is shared). Open
+ * addressing, insert only: a stale entry is recognised by its QP number. */
+int rmpi_verbs_qpmap_add(rmpi_tl_t *tl, uint32_t qpn, rmpi_ep_t *ep)
+{
+    size_t h = (qpn * 2654435761u) & tl->qpmap_mask;
+    for (size_t i = 0; i <= tl->qpmap_mask; i++, h = (h + 1) & tl->qpmap_mask) {
+        if (!tl->qpmap[h].ep || tl->qpmap[h].qpn == qpn) {
+            tl->qpmap[h].qpn = qpn;
+            tl->qpmap[h].ep = ep;
+            return RMP_SUCCESS;
+        }
+    }
+    rmpi_error("verbs: queue pair table full");
+    return RMP_ERR_INTERNAL;
+}
+
+rmpi_ep_t *rmpi_verbs_qpmap_find(rmpi_tl_t *tl, uint32_t qpn)
+{
+    size_t h = (qpn * 2654435761u) & tl->qpmap_mask;
+    for (size_t i = 0; i <= tl->qpmap_mask; i++, h = (h + 1) & tl->qpmap_mask) {
+        rmpi_ep_t *ep = tl->qpmap[h].ep;
+        if (!ep)
+            return NULL;
+        if (tl->qpmap[h].qpn == qpn)
+            return ep->qp && ep->qp->qp_num == qpn ? ep : NULL;
+    }
+    return NULL;
+}
