@@ -42,6 +42,9 @@ typedef struct rmpi_tl_caps {
 
 typedef struct rmpi_tl_iface {
     const char *name;
+    size_t default_rndv; /* default rendezvous threshold, for rmp_info --explain */
+    /* Optional: lines describing devices/ports/addresses for rmp_info. */
+    void (*describe)(void (*line)(const char *text));
     /* Can this transport run here? RMP_SUCCESS, or RMP_ERR_NOT_SUPPORTED with a
      * sentence in why. Cheap, side-effect free; rmp_info calls it too. */
     int (*query)(char *why, size_t whylen);

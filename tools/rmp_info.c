@@ -2,11 +2,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "bootstrap.h"
+#include "collectives/coll.h"
 #include "config.h"
 #include "rmpi.h"
 #include "topo.h"
 #include "transport.h"
+
+static void info_line(const char *text);
 
 static void info_transports(void)
 {
@@ -20,10 +25,91 @@ static void info_transports(void)
         char why[256] = "";
         if (!t)
             printf("  %-6s not built into this library\n", all[i]);
-        else if (t->query(why, sizeof(why)) == RMP_SUCCESS)
+        else if (t->query(why, sizeof(why)) == RMP_SUCCESS) {
             printf("  %-6s built, usable here\n", all[i]);
+            if (t->describe)
+                t->describe(info_line);
+        }
         else
             printf("  %-6s built, NOT usable here: %s\n", all[i], why);
+    }
+}
+
+static void info_line(const char *text)
+{
+    printf("      %s\n", text);
+}
+
+static const rmpi_tl_iface_t *info_find(const char *name)
+{
+    for (const rmpi_tl_iface_t *const *p = rmpi_transports; *p; p++)
+        if (strcmp((*p)->name, name) == 0)
+            return *p;
+    return NULL;
+}
+
+static void info_size(size_t b, char *buf, size_t len)
+{
+    if (b >= (1u << 20) && b % (1u << 20) == 0)
+        snprintf(buf, len, "%zu MiB", b >> 20);
+    else if (b >= 1024 && b % 1024 == 0)
+        snprintf(buf, len, "%zu KiB", b >> 10);
+    else
+        snprintf(buf, len, "%zu B", b);
+}
+
+/* What a job of n ranks on this machine would use, per peer and size. */
+static void info_explain(int n)
+{
+    printf("A job of %d rank(s) on this machine (one node):\n", n);
+    printf("  to itself: self (direct copy into the matching receive)\n");
+    if (n > 1) {
+        const rmpi_tl_iface_t *shm = info_find("shm");
+        char why[256] = "";
+        const char *order = rmpi_cfg.transports;
+        if (strstr(order, "shm") && shm && shm->query(why, sizeof(why)) == RMP_SUCCESS) {
+            size_t thr = rmpi_cfg.rndv_threshold ? rmpi_cfg.rndv_threshold : shm->default_rndv;
+            char t[32];
+            info_size(thr, t, sizeof(t));
+            printf("  to the other %d rank(s): shm\n", n - 1);
+            printf("    0 B .. < %s: eager through the shared-memory ring (copy in, copy out)\n", t);
+            printf("    >= %s: rendezvous, one copy by cross-memory attach (%s); where the\n"
+                   "      kernel forbids it, fragments through the ring (two copies)\n",
+                   t, rmpi_cfg.shm_cma == RMPI_CMA_OFF ? "disabled by RMP_SHM_CMA=off" : "auto");
+            printf("    one-sided: allocated windows mapped (loads/stores, CPU atomics); created\n"
+                   "      windows by cross-memory attach, atomics executed by the target\n");
+        } else {
+            printf("  to the other %d rank(s): the first usable of RMP_TRANSPORTS=%s\n", n - 1,
+                   order);
+        }
+    }
+    static const struct {
+        coll_kind_t kind;
+        const char *name;
+    } kinds[] = {{COLL_BARRIER, "barrier"},     {COLL_BCAST, "bcast"},
+                 {COLL_REDUCE, "reduce"},       {COLL_ALLREDUCE, "allreduce"},
+                 {COLL_ALLGATHER, "allgather"}, {COLL_REDUCE_SCATTER, "reduce_scatter"},
+                 {COLL_ALLTOALL, "alltoall"}};
+    static const size_t sizes[] = {8, 1024, 65536, 1 << 20, 16 << 20};
+    printf("Collective algorithms for %d rank(s) by message size:\n  %-15s", n, "");
+    for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
+        char t[32];
+        info_size(sizes[j], t, sizeof(t));
+        printf(" %-19s", t);
+    }
+    printf("\n");
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        printf("  %-15s", kinds[i].name);
+        for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
+            int algo = 0;
+            if (coll_select(kinds[i].kind, sizes[j], n, &algo) == RMP_SUCCESS)
+                printf(" %-19s", coll_algo_name(kinds[i].kind, algo));
+            else
+                printf(" %-19s", "(invalid override)");
+            if (kinds[i].kind == COLL_BARRIER)
+                break;
+        }
+        printf("\n");
     }
 }
 
@@ -40,17 +126,33 @@ static void info_params(void)
 
 int main(int argc, char **argv)
 {
+    int explain = 0, n = 2;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: rmp_info [--params] [--help]\n"
-                   "Prints the version, transports, topology and every RMP_* parameter.\n");
+            printf("usage: rmp_info [--explain [-n N]] [--help]\n"
+                   "Prints the version, transports (built, usable here, and why not), RDMA\n"
+                   "devices, topology and every RMP_* parameter with default and current\n"
+                   "value. --explain: which transport, protocol and collective algorithm a job\n"
+                   "of N ranks on this machine would use for each size class.\n");
             return 0;
+        } else if (strcmp(argv[i], "--explain") == 0) {
+            explain = 1;
+        } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+            n = atoi(argv[++i]);
+            if (n < 1) {
+                fprintf(stderr, "rmp_info: -n takes a positive number\n");
+                return 2;
+            }
         } else if (strcmp(argv[i], "--params") != 0) {
             fprintf(stderr, "rmp_info: unknown option '%s'\n", argv[i]);
             return 2;
         }
     }
     int rc = rmpi_config_load();
+    if (explain) {
+        info_explain(n);
+        return rc == RMP_SUCCESS ? 0 : 1;
+    }
     printf("rmp %s\n", RMP_VERSION);
     printf("  PMIx:  %s\n", rmpi_boot_version());
     printf("  hwloc: %s\n", rmpi_topo_hwloc_version());

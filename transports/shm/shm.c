@@ -370,6 +370,7 @@ static int shm_progress(rmpi_tl_t *tl)
 
 const rmpi_tl_iface_t rmpi_tl_shm = {
     .name = "shm",
+    .default_rndv = SHM_DEFAULT_RNDV,
     .query = shm_query,
     .init = shm_init,
     .connect = shm_connect,
