@@ -131,17 +131,26 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
     return RMP_SUCCESS;
 }
 
+/* What this rank is blocked on, for the SIGUSR1 report (core/diag.c). */
+volatile rmp_request_t rmpi_blocked_req;
+
 int rmpi_req_wait(rmp_request_t req)
 {
+    if (req->done)
+        return RMP_SUCCESS;
     rmpi_waiter_t w;
     rmpi_waiter_init(&w);
+    rmp_request_t outer = rmpi_blocked_req;
+    rmpi_blocked_req = req;
+    int rc = RMP_SUCCESS;
     while (!req->done) {
         rmpi_progress();
-        int rc = rmpi_waiter_poll(&w);
+        rc = rmpi_waiter_poll(&w);
         if (rc != RMP_SUCCESS)
-            return rc;
+            break;
     }
-    return RMP_SUCCESS;
+    rmpi_blocked_req = outer;
+    return rc;
 }
 
 /* Every live request, for failure handling (rare: a linear scan is fine). */

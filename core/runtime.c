@@ -13,6 +13,7 @@
 #include "topo.h"
 
 rmpi_global_t rmpi_g;
+void rmpi_diag_install(void);
 
 /* Compiled-in transports in default preference order (self is separate). */
 const rmpi_tl_iface_t *const rmpi_transports[] = {
@@ -229,6 +230,7 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
     if (rc != RMP_SUCCESS)
         goto err_runtime;
     rmpi_g.state = RMPI_STATE_INIT;
+    rmpi_diag_install();
     rmpi_info("initialized: rank %d of %d on %s (local %d of %d, %d node(s))%s", rmpi_g.rank,
               rmpi_g.size, rmpi_g.hostname, rmpi_g.local_rank, rmpi_g.local_size,
               rmpi_g.num_nodes, rmpi_g.singleton ? ", singleton" : "");

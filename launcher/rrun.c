@@ -514,12 +514,20 @@ int main(int argc, char **argv)
                 ranks[r].exited = true;
                 ranks[r].status = st;
                 alive--;
-                if ((WIFSIGNALED(st) || WEXITSTATUS(st) != 0) && failed_rank == -1 &&
-                    !timed_out) {
+                /* An rmp rank that leaves without rmp_finalize strands the others. */
+                bool unfinalized = !WIFSIGNALED(st) && WEXITSTATUS(st) == 0 && o.np > 1 &&
+                                   rrun_connected[r] && !rrun_finalized[r];
+                if ((WIFSIGNALED(st) || WEXITSTATUS(st) != 0 || unfinalized) &&
+                    failed_rank == -1 && !timed_out) {
                     failed_rank = r;
                     char how[128];
                     describe_status(st, how, sizeof(how));
-                    if (rrun_abort_rank == r) {
+                    if (unfinalized) {
+                        rrun_log("rank %d (pid %d) exited with status 0 without calling "
+                                 "rmp_finalize; ending the job",
+                                 r, (int)p);
+                        exit_code = 1;
+                    } else if (rrun_abort_rank == r) {
                         rrun_log("rank %d (pid %d) called rmp_abort(%d); ending the job", r,
                                  (int)p, rrun_abort_status);
                         exit_code = rrun_abort_status;
@@ -563,13 +571,13 @@ int main(int argc, char **argv)
         t = now();
         if (deadline > 0 && !timed_out && t >= deadline && alive > 0) {
             timed_out = 1;
-            rrun_log("job timed out after %g s; killing %d rank(s)", o.timeout, alive);
+            rrun_log("job timed out after %g s; where each rank is blocked:", o.timeout);
             exit_code = 124;
             if (failed_rank == -1)
                 failed_rank = -4;
-            kill_all(ranks, launched, SIGTERM);
-            term_at = t;
-            kill_at = t + RRUN_GRACE;
+            /* Ranks report where they wait (SIGUSR1), then go. */
+            kill_all(ranks, launched, SIGUSR1);
+            notice_at = t + RRUN_NOTICE;
         }
         if (notice_at > 0 && t >= notice_at) {
             notice_at = 0;

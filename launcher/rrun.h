@@ -38,6 +38,8 @@ void rrun_server_stop(void);
 void rrun_server_notify_failure(int rank);
 /* Set by the abort upcall (read in the main loop after notify_fd wakes it). */
 extern volatile int rrun_abort_rank, rrun_abort_status;
+/* Per rank: connected to the PMIx server / called PMIx_Finalize. */
+extern volatile unsigned char *rrun_connected, *rrun_finalized;
 
 /* bind.c */
 int rrun_bind_init(void);

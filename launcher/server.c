@@ -16,6 +16,7 @@
 #include "rrun.h"
 
 volatile int rrun_abort_rank = -1, rrun_abort_status;
+volatile unsigned char *rrun_connected, *rrun_finalized;
 
 static char srv_nspace[PMIX_MAX_NSLEN + 1];
 static char srv_tmpdir[256];
@@ -64,7 +65,8 @@ static pmix_status_t srv_wait(srv_wait_t *w, pmix_status_t rc)
 static pmix_status_t srv_client_connected(const pmix_proc_t *proc, void *server_object,
                                           pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)proc;
+    if (proc->rank < (pmix_rank_t)srv_np && rrun_connected)
+        rrun_connected[proc->rank] = 1;
     (void)server_object;
     (void)cbfunc;
     (void)cbdata;
@@ -74,7 +76,8 @@ static pmix_status_t srv_client_connected(const pmix_proc_t *proc, void *server_
 static pmix_status_t srv_client_finalized(const pmix_proc_t *proc, void *server_object,
                                           pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)proc;
+    if (proc->rank < (pmix_rank_t)srv_np && rrun_finalized)
+        rrun_finalized[proc->rank] = 1;
     (void)server_object;
     (void)cbfunc;
     (void)cbdata;
@@ -214,6 +217,10 @@ int rrun_server_start(const rrun_opts_t *o, int notify_fd)
 {
     srv_notify_fd = notify_fd;
     srv_np = o->np;
+    rrun_connected = calloc((size_t)o->np, 1);
+    rrun_finalized = calloc((size_t)o->np, 1);
+    if (!rrun_connected || !rrun_finalized)
+        return -1;
     snprintf(srv_tmpdir, sizeof(srv_tmpdir), "%s/rrun.XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(srv_tmpdir)) {

@@ -12,6 +12,7 @@ ok() { pass=$((pass+1)); }
 ko() { fail=$((fail+1)); echo "FAIL: $*" >&2; }
 check() { if eval "$1"; then ok; else ko "$2"; fi; }
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+ls /dev/shm | grep '^rmp-' | sort > "$TMP/shm.before"
 # No rank process may survive a job.
 no_leftovers() {
     sleep 0.2
@@ -30,6 +31,11 @@ s=$(date +%s.%N); out=$("$RRUN" -n 2 "$BEH" exit 1 3 2>&1); rc=$?; e=$(date +%s.
 check "[ $rc -eq 3 ]" "exit 3 gave $rc"
 check "grep -q 'rank 1 .*exited with status 3' <<<\"\$out\"" "exit message: $out"
 check "awk 'BEGIN{exit !($e - $s < 3.0)}'" "exit propagation took $(awk "BEGIN{print $e-$s}") s"
+no_leftovers
+
+# exit 0 without rmp_finalize while others wait: a failure, not a hang
+out=$("$RRUN" -n 2 --timeout 20 "$BEH" exit 0 0 2>&1); rc=$?
+check "[ $rc -eq 1 ] && grep -q 'without calling rmp_finalize' <<<\"\$out\"" "unfinalized exit gave $rc: $out"
 no_leftovers
 
 # killed by SIGKILL: 128+9
@@ -119,7 +125,10 @@ if command -v mpirun.openmpi >/dev/null; then
 else
     ko "mpirun.openmpi not installed (tools/install-deps installs it)"
 fi
-check "[ -z \"\$(ls /dev/shm | grep '^rmp-')\" ]" "stale segments: $(ls /dev/shm | grep '^rmp-')"
+# segments left by this test's jobs (other jobs running on the machine may own live ones)
+stale=$(ls /dev/shm | grep '^rmp-' | sort | comm -13 "$TMP/shm.before" - |
+        while read -r f; do pid=$(cut -d- -f3 <<<"$f"); kill -0 "$pid" 2>/dev/null || echo "$f"; done)
+check "[ -z \"\$stale\" ]" "stale segments: $stale"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

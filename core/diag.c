@@ -1,0 +1,91 @@
+/* Hang diagnosis: on SIGUSR1 (rrun sends it on --timeout or when it gets
+ * SIGUSR1 itself) every rank writes one line saying what it is blocked on.
+ * The handler only formats into a stack buffer and calls write(2). */
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "comm.h"
+#include "p2p.h"
+
+extern volatile rmp_request_t rmpi_blocked_req;
+
+static size_t diag_put(char *b, size_t o, size_t cap, const char *s)
+{
+    while (*s && o + 1 < cap)
+        b[o++] = *s++;
+    return o;
+}
+
+static size_t diag_int(char *b, size_t o, size_t cap, long v)
+{
+    char t[24];
+    int n = 0, neg = v < 0;
+    unsigned long u = neg ? 0UL - (unsigned long)v : (unsigned long)v;
+    do {
+        t[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u && n < 22);
+    if (neg)
+        t[n++] = '-';
+    while (n > 0 && o + 1 < cap)
+        b[o++] = t[--n];
+    return o;
+}
+
+static void diag_on_usr1(int sig)
+{
+    (void)sig;
+    char b[256];
+    size_t o = 0, cap = sizeof(b);
+    o = diag_put(b, o, cap, "[rmp ");
+    o = diag_int(b, o, cap, rmpi_g.rank);
+    o = diag_put(b, o, cap, "] blocked: ");
+    rmp_request_t r = rmpi_blocked_req;
+    if (!r) {
+        o = diag_put(b, o, cap, "not in a blocking rmp call");
+    } else {
+        int coll = r->mq.cid & 1;
+        if (r->kind == RMPI_REQ_RECV) {
+            o = diag_put(b, o, cap, coll ? "in a collective, receiving from " : "in a receive from ");
+            if (r->peer < 0)
+                o = diag_put(b, o, cap, "any rank");
+            else {
+                o = diag_put(b, o, cap, "world rank ");
+                o = diag_int(b, o, cap, r->peer);
+            }
+            o = diag_put(b, o, cap, coll ? " (collective sequence tag " : " (tag ");
+            o = diag_int(b, o, cap, r->mq.tag);
+            o = diag_put(b, o, cap, ", context ");
+            o = diag_int(b, o, cap, (long)(r->mq.cid & ~1u));
+            o = diag_put(b, o, cap, ")");
+        } else if (r->kind == RMPI_REQ_SEND) {
+            o = diag_put(b, o, cap, "in a send to world rank ");
+            o = diag_int(b, o, cap, r->peer);
+            o = diag_put(b, o, cap, (r->flags & RMPI_REQF_WAIT_FIN)
+                                        ? " (rendezvous: the receiver has not matched it yet)"
+                                        : " (no room in the transport)");
+        } else {
+            o = diag_put(b, o, cap, "in a nonblocking collective or generic request");
+        }
+    }
+    b[o++] = '\n';
+    ssize_t w = write(STDERR_FILENO, b, o);
+    (void)w;
+}
+
+void rmpi_diag_install(void)
+{
+    struct sigaction old;
+    if (sigaction(SIGUSR1, NULL, &old) != 0)
+        return;
+    /* Leave an application's own handler alone. */
+    if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = diag_on_usr1;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+}
