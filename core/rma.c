@@ -25,6 +25,7 @@
 #include "config.h"
 #include "log.h"
 #include "p2p.h"
+#include "shmem.h"
 
 #define RMA_MAGIC 0x726d7077696e3031ULL /* "rmpwin01" */
 
@@ -48,7 +49,7 @@ struct rmp_win {
     void **mapped;        /* by comm rank: the peer's window mapped here, or NULL */
     rmpi_mr_t *mr[4];     /* registrations with rmpi_g.tls[i] */
     int allocated;
-    char segname[48];
+    rmpi_shmem_t mem;     /* allocated windows */
     size_t seglen;
     long outstanding;     /* non-blocking transport operations in flight */
     int nbi_error;
@@ -481,10 +482,8 @@ static void rma_release(struct rmp_win *w)
             if (w->mapped[r] && r != w->comm->rank)
                 munmap(w->mapped[r], w->seglen > 0 ? (size_t)w->peers[r].bytes : 0);
     }
-    if (w->allocated && w->base)
-        munmap(w->base, w->seglen);
-    if (w->segname[0])
-        shm_unlink(w->segname);
+    if (w->allocated)
+        rmpi_shmem_destroy(&w->mem);
     if (w->id < rma_ntable && rma_table[w->id] == w)
         rma_table[w->id] = NULL;
     free(w->peers);
@@ -503,29 +502,10 @@ static size_t rma_pagesize(size_t n)
 /* Library memory in a shared segment, so that same-node ranks map it. */
 static int rma_alloc_segment(struct rmp_win *w, size_t bytes)
 {
-    uint64_t rnd = 0;
-    if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-        rnd = (uint64_t)rmpi_now() * 1000003u;
-    snprintf(w->segname, sizeof(w->segname), "/rmp-%d-%d-w%016llx", (int)getuid(),
-             (int)getpid(), (unsigned long long)rnd);
     w->seglen = rma_pagesize(bytes);
-    int fd = shm_open(w->segname, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0) {
-        rmpi_error("shm_open(%s): %s", w->segname, strerror(errno));
-        w->segname[0] = '\0';
-        return RMP_ERR_NOMEM;
-    }
-    int rc = RMP_SUCCESS;
-    if (ftruncate(fd, (off_t)w->seglen) != 0) {
-        rc = RMP_ERR_NOMEM;
-    } else {
-        w->base = mmap(NULL, w->seglen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (w->base == MAP_FAILED) {
-            w->base = NULL;
-            rc = RMP_ERR_NOMEM;
-        }
-    }
-    close(fd);
+    int rc = rmpi_shmem_create(w->seglen, "rmp-win", &w->mem);
+    if (rc == RMP_SUCCESS)
+        w->base = w->mem.addr;
     return rc;
 }
 
@@ -541,13 +521,9 @@ static int rma_map_peers(struct rmp_win *w)
         if (r == w->comm->rank || !e->allocated ||
             rmpi_g.node_of[rmpi_comm_world_rank(w->comm, r)] != mynode)
             continue;
-        int fd = shm_open(e->seg, O_RDWR, 0);
-        if (fd < 0)
-            continue; /* then it goes through the transport */
-        void *p = mmap(NULL, rma_pagesize(e->bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        close(fd);
-        if (p != MAP_FAILED)
-            w->mapped[r] = p;
+        void *p = NULL;
+        if (rmpi_shmem_attach(e->seg, rma_pagesize(e->bytes), &p) == RMP_SUCCESS)
+            w->mapped[r] = p; /* otherwise it goes through the transport */
     }
     return RMP_SUCCESS;
 }
@@ -568,6 +544,7 @@ static int rma_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, v
     w->bytes = bytes;
     w->base = base;
     w->allocated = allocate;
+    w->mem.fd = -1;
     rc = rma_register_id(w);
     if (rc == RMP_SUCCESS && allocate)
         rc = rma_alloc_segment(w, bytes);
@@ -577,7 +554,7 @@ static int rma_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, v
     me.bytes = bytes;
     me.id = w->id;
     me.allocated = (uint32_t)allocate;
-    snprintf(me.seg, sizeof(me.seg), "%s", w->segname);
+    snprintf(me.seg, sizeof(me.seg), "%s", w->allocated ? w->mem.name : "");
     for (int i = 0; rc == RMP_SUCCESS && i < rmpi_g.num_tls && i < 4; i++) {
         const rmpi_tl_iface_t *t = rmpi_g.tls[i].iface;
         if (t->mem_reg && bytes > 0)
@@ -600,13 +577,11 @@ static int rma_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, v
     rc = arc != RMP_SUCCESS ? arc : anyrc;
     if (rc == RMP_SUCCESS && allocate)
         rc = rma_map_peers(w);
-    /* Once every same-node rank has mapped it, the name can go. */
+    /* Once every same-node rank has mapped it, the descriptor can go. */
     if (rc == RMP_SUCCESS && allocate)
         rc = rmp_barrier(comm);
-    if (w->segname[0]) {
-        shm_unlink(w->segname);
-        w->segname[0] = '\0';
-    }
+    if (allocate)
+        rmpi_shmem_seal(&w->mem);
     if (rc != RMP_SUCCESS) {
         rmpi_error("window creation failed: %s", rmp_strerror(rc));
         rma_release(w);

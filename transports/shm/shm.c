@@ -1,9 +1,9 @@
 /* Shared-memory transport for ranks of one node.
  *
  * Each rank owns one segment holding its inbound rings, one per local
- * sender. Peers map it after the first fence; after the second fence the
- * owner unlinks it, so no name is left in /dev/shm whatever happens to the
- * job afterwards. Large messages are pulled by the receiver with one
+ * sender: a nameless memfd (core/shmem.c) that peers map after the first
+ * fence; after the second fence the owner drops the descriptor. Nothing is
+ * ever named in /dev/shm, so nothing is left behind whatever kills the job. Large messages are pulled by the receiver with one
  * process_vm_readv (cross-memory attach) from the sender's buffer; where the
  * kernel forbids that, they are fragmented through the rings. */
 #include <errno.h>
@@ -23,6 +23,7 @@
 #include "log.h"
 #include "rmpi.h"
 #include "shm_ring.h"
+#include "shmem.h"
 
 #define SHM_MAGIC 0x726d70736d656d31ULL /* "rmpsmem1" */
 #define SHM_DEFAULT_RNDV 16384
@@ -56,8 +57,8 @@ struct rmpi_ep {
 
 struct rmpi_tl {
     rmpi_am_cb_t cb;
-    char name[64];
-    void *seg;        /* my segment */
+    rmpi_shmem_t mem; /* my segment */
+    void *seg;
     size_t seg_bytes;
     int nlocal, me;   /* local size and my local index */
     uint64_t ring_lines;
@@ -65,7 +66,6 @@ struct rmpi_tl {
     shm_rx_t *rx;         /* my inbound rings by sender local index */
     int *active;          /* local indices of connected peers */
     int nactive;
-    int unlinked;
     int cma_warned;
 };
 
@@ -111,10 +111,7 @@ static void shm_fini(rmpi_tl_t *tl)
     for (int i = 0; tl->eps && i < tl->nlocal; i++)
         if (tl->eps[i].seg)
             munmap(tl->eps[i].seg, tl->eps[i].seg_bytes);
-    if (tl->seg)
-        munmap(tl->seg, tl->seg_bytes);
-    if (tl->name[0] && !tl->unlinked)
-        shm_unlink(tl->name);
+    rmpi_shmem_destroy(&tl->mem);
     free(tl->eps);
     free(tl->rx);
     free(tl->active);
@@ -128,6 +125,7 @@ static int shm_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
     if (!tl)
         return RMP_ERR_NOMEM;
     tl->cb = cb;
+    tl->mem.fd = -1;
     tl->nlocal = rmpi_g.local_size;
     tl->me = rmpi_g.local_rank;
     tl->ring_lines = shm_ring_lines_cfg();
@@ -140,33 +138,10 @@ static int shm_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
         goto err;
     }
     if (tl->nlocal > 1) {
-        /* An unpredictable name, created exclusively, owner-only. */
-        uint64_t rnd = 0;
-        if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-            rnd = (uint64_t)rmpi_now() ^ ((uint64_t)getpid() << 32);
-        snprintf(tl->name, sizeof(tl->name), "/rmp-%d-%d-%016llx", (int)getuid(),
-                 (int)getpid(), (unsigned long long)rnd);
-        int fd = shm_open(tl->name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        if (fd < 0) {
-            rmpi_error("shm_open(%s): %s", tl->name, strerror(errno));
-            tl->name[0] = '\0';
-            rc = RMP_ERR_TRANSPORT;
+        rc = rmpi_shmem_create(tl->seg_bytes, "rmp-shm", &tl->mem);
+        if (rc != RMP_SUCCESS)
             goto err;
-        }
-        if (ftruncate(fd, (off_t)tl->seg_bytes) != 0) {
-            rmpi_error("ftruncate of %zu bytes in /dev/shm: %s", tl->seg_bytes,
-                       strerror(errno));
-            close(fd);
-            rc = RMP_ERR_NOMEM;
-            goto err;
-        }
-        tl->seg = mmap(NULL, tl->seg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        close(fd);
-        if (tl->seg == MAP_FAILED) {
-            tl->seg = NULL;
-            rc = RMP_ERR_NOMEM;
-            goto err;
-        }
+        tl->seg = tl->mem.addr;
         shm_seg_hdr_t *h = tl->seg;
         h->magic = SHM_MAGIC;
         h->probe = SHM_MAGIC ^ (uint64_t)getpid();
@@ -175,7 +150,7 @@ static int shm_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
         h->ring_lines = tl->ring_lines;
         shm_addr_t a;
         memset(&a, 0, sizeof(a));
-        snprintf(a.name, sizeof(a.name), "%s", tl->name);
+        snprintf(a.name, sizeof(a.name), "%s", tl->mem.name);
         a.pid = getpid();
         a.nlocal = tl->nlocal;
         a.ring_lines = tl->ring_lines;
@@ -232,18 +207,10 @@ static int shm_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t 
         rc = RMP_ERR_BOOTSTRAP;
         goto out;
     }
-    int fd = shm_open(a->name, O_RDWR, 0);
-    if (fd < 0) {
-        rmpi_error("cannot open rank %d's segment %s: %s", peer, a->name, strerror(errno));
-        rc = RMP_ERR_TRANSPORT;
+    void *seg = NULL;
+    rc = rmpi_shmem_attach(a->name, a->seg_bytes, &seg);
+    if (rc != RMP_SUCCESS)
         goto out;
-    }
-    void *seg = mmap(NULL, a->seg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (seg == MAP_FAILED) {
-        rc = RMP_ERR_NOMEM;
-        goto out;
-    }
     rmpi_ep_t *ep = &tl->eps[lidx];
     ep->peer = peer;
     ep->lidx = lidx;
@@ -289,10 +256,7 @@ out:
 
 static int shm_post_connect(rmpi_tl_t *tl)
 {
-    if (tl->name[0] && !tl->unlinked) {
-        shm_unlink(tl->name);
-        tl->unlinked = 1;
-    }
+    rmpi_shmem_seal(&tl->mem);
     return RMP_SUCCESS;
 }
 

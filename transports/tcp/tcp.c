@@ -325,8 +325,11 @@ static int tcp_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *pay
     int rc = tcp_ready(ep);
     if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
         return rc;
-    if (RMPI_UNLIKELY(hlen == 0 || hlen > TCP_MAX_HLEN || plen > TCP_MAX_AM - hlen))
+    if (RMPI_UNLIKELY(hlen == 0 || hlen > TCP_MAX_HLEN || plen > TCP_MAX_AM - hlen)) {
+        rmpi_error("tcp: message of %zu + %zu bytes exceeds the limits (%d + %u)", hlen, plen,
+                   TCP_MAX_HLEN, TCP_MAX_AM);
         return RMP_ERR_INTERNAL;
+    }
     tcp_frame_t f = {TCP_MAGIC, TCP_F_AM, (uint8_t)hlen, 0, plen};
     struct iovec iov[3] = {{&f, sizeof(f)}, {(void *)hdr, hlen}, {(void *)payload, plen}};
     size_t cnt = plen ? 3 : 2;

@@ -1,0 +1,24 @@
+/* Shared memory segments without names: a memfd, which same-job peers open
+ * through /proc/PID/fd/FD. Nothing ever appears in /dev/shm, so nothing can
+ * be left behind whatever kills the job, and the kernel's ptrace access
+ * check keeps other users out. */
+#ifndef RMPI_SHMEM_H
+#define RMPI_SHMEM_H
+
+#include <stddef.h>
+
+typedef struct rmpi_shmem {
+    int fd;          /* -1 once peers have attached */
+    void *addr;
+    size_t len;
+    char name[48];   /* "PID:FD", what peers pass to rmpi_shmem_attach */
+} rmpi_shmem_t;
+
+int rmpi_shmem_create(size_t len, const char *label, rmpi_shmem_t *seg);
+/* Map a peer's segment of len bytes. */
+int rmpi_shmem_attach(const char *name, size_t len, void **addr);
+/* Every peer has attached: drop the descriptor, keep the mapping. */
+void rmpi_shmem_seal(rmpi_shmem_t *seg);
+void rmpi_shmem_destroy(rmpi_shmem_t *seg);
+
+#endif
