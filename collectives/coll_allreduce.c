@@ -1,14 +1,16 @@
-/* Allreduce: recursive doubling (latency: log2 n exchanges of the whole vector),
- * Rabenseifner (recursive-halving reduce-scatter + recursive-doubling allgather: 2x the
- * vector on the wire, log2 n steps) and ring (2x the vector, 2(n-1) steps, no folding).
- * Non-power-of-two rank counts fold the first 2*rem ranks pairwise (MPICH).
+/* Allreduce: direct (one step: every rank sends its vector to every other), recursive
+ * doubling (log2 n exchanges of the whole vector), Rabenseifner (recursive-halving
+ * reduce-scatter + recursive-doubling allgather: 2x the vector on the wire, 2 log2 n
+ * steps) and ring (2x the vector, 2(n-1) steps, no folding). Non-power-of-two rank counts
+ * fold the first 2*rem ranks pairwise (MPICH).
  *
  * Bitwise identity: recursive doubling and Rabenseifner (halving nearest ranks first)
  * combine the same tree, lower ranks on the left: ((x0 op x1) op (x2 op x3)) op ..., with
  * the folded pairs (x2i op x2i+1) at the leaves. In recursive doubling both partners of a
  * step compute op(lower, higher), the same bits; in Rabenseifner and ring each element is
- * reduced by one rank and then copied. So every rank gets the same bits, and recursive
- * doubling and Rabenseifner even give the same result. */
+ * reduced by one rank and then copied; direct reduces x0 .. xn-1 left to right on every
+ * rank. So every rank gets the same bits, and recursive doubling and Rabenseifner even
+ * give the same result. */
 #include "coll.h"
 
 /* Fold: the even rank of a pair hands its vector to the odd one (sub-tag 0), which

@@ -454,7 +454,6 @@ int rmpi_tcp_conn_read(rmpi_tl_t *tl, tcp_conn_t *c)
             dst = (char *)c->rbuf + c->rlen;
             want = c->rcap - c->rlen;
         }
-        if (getenv("TCPCHUNK") && want > 1448) want = 1448;
         ssize_t r = read(c->fd, dst, want);
         if (r < 0) {
             if (errno == EINTR)
