@@ -1,8 +1,8 @@
 /* Reduce: binomial tree (latency), linear (the root receives every vector at once and
  * reduces them in rank order: one step, for small vectors on few ranks), and for large
- * vectors a ring reduce-scatter followed by a gather of the reduced blocks at the root (each rank moves ~2x the vector once
- * instead of log2 n times). rbuf matters at the root only; RMP_IN_PLACE as sbuf at the
- * root takes the root's contribution from rbuf. */
+ * vectors a ring reduce-scatter followed by a gather of the reduced blocks at the root
+ * (each rank moves ~2x the vector once instead of log2 n times). rbuf matters at the
+ * root only; RMP_IN_PLACE as sbuf at the root takes the root's contribution from rbuf. */
 #include "coll.h"
 
 /* Ranks are renumbered relative to the root (vr = 0 at the root); vr receives from

@@ -1,5 +1,6 @@
 /* Algorithm selection: the RMP_<KIND>_ALGO override, else the first matching row of the
- * table below (measured on a 2-core shared-memory node, see docs/collectives.md).
+ * table below (from an interleaved sweep of every algorithm on this 2-core node with 2 and
+ * 4 ranks; docs/collectives.md).
  * The choice depends only on (kind, bytes, ranks), which every rank of a call agrees on:
  * that keeps the ranks in step and the reductions bitwise identical. */
 #include <limits.h>
@@ -19,27 +20,50 @@ typedef struct coll_rule {
     int algo;
 } coll_rule_t;
 
+/* Single node, 2 cores, oversubscribed above 2 ranks (see docs/collectives.md): one-step
+ * algorithms (linear/direct) win on few ranks, where each extra step costs a round of
+ * scheduling; log-step algorithms for small messages on more ranks; ring / Rabenseifner /
+ * scatter-allgather for large messages on many ranks. */
 static const coll_rule_t coll_rules[] = {
     {COLL_BARRIER, COLL_ANY, COLL_MAXB, COLL_BARRIER_DISSEMINATION},
 
-    {COLL_BCAST, 2, COLL_MAXB, COLL_BCAST_BINOMIAL},
+    {COLL_BCAST, 4, COLL_MAXB, COLL_BCAST_LINEAR},
+    {COLL_BCAST, 8, 64 << 10, COLL_BCAST_LINEAR},
+    {COLL_BCAST, 8, COLL_MAXB, COLL_BCAST_BINOMIAL},
     {COLL_BCAST, COLL_ANY, 128 << 10, COLL_BCAST_BINOMIAL},
     {COLL_BCAST, COLL_ANY, COLL_MAXB, COLL_BCAST_SCATTER_ALLGATHER},
 
+    {COLL_REDUCE, 2, 64 << 10, COLL_REDUCE_BINOMIAL},
+    {COLL_REDUCE, 8, 4 << 10, COLL_REDUCE_LINEAR},
     {COLL_REDUCE, COLL_ANY, 64 << 10, COLL_REDUCE_BINOMIAL},
     {COLL_REDUCE, COLL_ANY, COLL_MAXB, COLL_REDUCE_RS_GATHER},
 
+    {COLL_ALLREDUCE, 2, 256 << 10, COLL_ALLREDUCE_RD},
+    {COLL_ALLREDUCE, 2, COLL_MAXB, COLL_ALLREDUCE_RABENSEIFNER},
+    {COLL_ALLREDUCE, 4, 256, COLL_ALLREDUCE_DIRECT},
+    {COLL_ALLREDUCE, 4, 128 << 10, COLL_ALLREDUCE_RD},
+    {COLL_ALLREDUCE, 4, COLL_MAXB, COLL_ALLREDUCE_RING},
+    {COLL_ALLREDUCE, 8, 64, COLL_ALLREDUCE_DIRECT},
+    {COLL_ALLREDUCE, 8, 8 << 10, COLL_ALLREDUCE_RD},
+    {COLL_ALLREDUCE, 8, COLL_MAXB, COLL_ALLREDUCE_RING},
     {COLL_ALLREDUCE, COLL_ANY, 8 << 10, COLL_ALLREDUCE_RD},
     {COLL_ALLREDUCE, COLL_ANY, 512 << 10, COLL_ALLREDUCE_RABENSEIFNER},
     {COLL_ALLREDUCE, COLL_ANY, COLL_MAXB, COLL_ALLREDUCE_RING},
 
-    {COLL_ALLGATHER, COLL_ANY, 4 << 10, COLL_ALLGATHER_RD},
+    {COLL_ALLGATHER, 4, COLL_MAXB, COLL_ALLGATHER_DIRECT},
+    {COLL_ALLGATHER, 8, 16 << 10, COLL_ALLGATHER_DIRECT},
+    {COLL_ALLGATHER, 8, COLL_MAXB, COLL_ALLGATHER_RING},
+    {COLL_ALLGATHER, COLL_ANY, 4 << 10, COLL_ALLGATHER_RD}, /* Bruck if not a power of 2 */
     {COLL_ALLGATHER, COLL_ANY, COLL_MAXB, COLL_ALLGATHER_RING},
 
+    {COLL_REDUCE_SCATTER, 2, COLL_MAXB, COLL_RS_RING},
+    {COLL_REDUCE_SCATTER, 4, 256 << 10, COLL_RS_DIRECT},
+    {COLL_REDUCE_SCATTER, 4, COLL_MAXB, COLL_RS_RING},
+    {COLL_REDUCE_SCATTER, 8, 4 << 10, COLL_RS_DIRECT},
     {COLL_REDUCE_SCATTER, COLL_ANY, 64 << 10, COLL_RS_HALVING},
     {COLL_REDUCE_SCATTER, COLL_ANY, COLL_MAXB, COLL_RS_RING},
 
-    {COLL_ALLTOALL, 7, COLL_MAXB, COLL_ALLTOALL_PAIRWISE},
+    {COLL_ALLTOALL, 8, COLL_MAXB, COLL_ALLTOALL_LINEAR},
     {COLL_ALLTOALL, COLL_ANY, 256, COLL_ALLTOALL_BRUCK},
     {COLL_ALLTOALL, COLL_ANY, COLL_MAXB, COLL_ALLTOALL_PAIRWISE},
 };
@@ -53,7 +77,8 @@ static const struct {
     [COLL_BARRIER] = {"RMP_BARRIER_ALGO", {"dissemination", "direct"}},
     [COLL_BCAST] = {"RMP_BCAST_ALGO", {"binomial", "scatter_allgather", "linear"}},
     [COLL_REDUCE] = {"RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather", "linear"}},
-    [COLL_ALLREDUCE] = {"RMP_ALLREDUCE_ALGO", {"recursive_doubling", "rabenseifner", "ring", "direct"}},
+    [COLL_ALLREDUCE] = {"RMP_ALLREDUCE_ALGO",
+                        {"recursive_doubling", "rabenseifner", "ring", "direct"}},
     [COLL_ALLGATHER] = {"RMP_ALLGATHER_ALGO", {"recursive_doubling", "bruck", "ring", "direct"}},
     [COLL_REDUCE_SCATTER] = {"RMP_REDUCE_SCATTER_ALGO", {"recursive_halving", "ring", "direct"}},
     [COLL_ALLTOALL] = {"RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear"}},

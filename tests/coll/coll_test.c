@@ -569,18 +569,26 @@ static void run_big(rmp_comm_t c)
 
 /* ---- random floats: bitwise identical on every rank, close to the exact sum ---- */
 
+/* v truncated to p significant bits: exact in a format with p bits of precision. */
+static double quantize(double v, int p)
+{
+    int e;
+    double m = frexp(v, &e);
+    return ldexp(trunc(ldexp(m, p)), e - p);
+}
+
 static double rand_val(rmp_datatype_t dt, rmp_op_t op, int r, size_t i)
 {
     uint64_t h = hash3(500 + (uint64_t)dt, (uint64_t)r, i);
     double u = (double)(h >> 11) / 9007199254740992.0; /* [0, 1) */
-    double v = op == RMP_PROD ? 0.9 + 0.2 * u : (h & 1 ? -1 : 1) * ldexp(0.5 + u, (int)(h >> 60) % 5 - 2);
-    if (dt == RMP_FLOAT16)
-        v = f16_dec(f16_enc((float)ldexp(floor(ldexp(v, 10 - (int)floor(log2(fabs(v))))), (int)floor(log2(fabs(v))) - 10)));
-    else if (dt == RMP_BFLOAT16)
-        v = bf16_dec(bf16_enc((float)ldexp(floor(ldexp(v, 7 - (int)floor(log2(fabs(v))))), (int)floor(log2(fabs(v))) - 7)));
-    else if (dt == RMP_FLOAT)
-        v = (float)v;
-    return v;
+    double v = op == RMP_PROD ? 0.9 + 0.2 * u
+                              : (h & 1 ? -1 : 1) * ldexp(0.5 + u, (int)(h >> 60) % 5 - 2);
+    switch (dt) {
+    case RMP_FLOAT16: return quantize(v, 11);
+    case RMP_BFLOAT16: return quantize(v, 8);
+    case RMP_FLOAT: return (float)v;
+    default: return v;
+    }
 }
 
 static void test_bitwise(rmp_comm_t c, rmp_datatype_t dt, rmp_op_t op, size_t count,
@@ -668,9 +676,11 @@ static void test_nonblocking(rmp_comm_t c)
     if (r == n - 1)
         memcpy(b3, e3, c3 * 8);
     RC_CHECK(rmp_ibarrier(c, &nb[0]), "ibarrier", ctx);
-    RC_CHECK(rmp_iallreduce(RMP_IN_PLACE, a1, c1, RMP_INT32, RMP_SUM, c, &nb[1]), "iallreduce", ctx);
+    RC_CHECK(rmp_iallreduce(RMP_IN_PLACE, a1, c1, RMP_INT32, RMP_SUM, c, &nb[1]), "iallreduce",
+             ctx);
     RC_CHECK(rmp_ibcast(b3, c3, RMP_DOUBLE, n - 1, c, &nb[2]), "ibcast", ctx);
-    RC_CHECK(rmp_iallreduce(RMP_IN_PLACE, a2, c2, RMP_FLOAT, RMP_SUM, c, &nb[3]), "iallreduce", ctx);
+    RC_CHECK(rmp_iallreduce(RMP_IN_PLACE, a2, c2, RMP_FLOAT, RMP_SUM, c, &nb[3]), "iallreduce",
+             ctx);
     RC_CHECK(rmp_iallreduce(s4, a4, 7, RMP_FLOAT16, RMP_MAX, c, &nb[4]), "iallreduce", ctx);
     RC_CHECK(rmp_ibarrier(c, &nb[5]), "ibarrier", ctx);
     /* User traffic on tags a collective could use, while they run. */
@@ -893,7 +903,8 @@ int main(int argc, char **argv)
         T_CHECK(rc == RMP_ERR_ARG, "unknown RMP_ALLREDUCE_ALGO: allreduce -> %s", rmp_strerror(rc));
         rmp_request_t req;
         rc = rmp_iallreduce(&x, &y, 1, RMP_INT32, RMP_SUM, world, &req);
-        T_CHECK(rc == RMP_ERR_ARG, "unknown RMP_ALLREDUCE_ALGO: iallreduce -> %s", rmp_strerror(rc));
+        T_CHECK(rc == RMP_ERR_ARG, "unknown RMP_ALLREDUCE_ALGO: iallreduce -> %s",
+                rmp_strerror(rc));
         RC_CHECK(rmp_bcast(&x, 1, RMP_INT32, 0, world), "bcast", "(bad allreduce algorithm)");
         return t_finish();
     }

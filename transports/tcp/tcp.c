@@ -449,9 +449,44 @@ static int tcp_flush_all(rmpi_tl_t *tl)
     return n;
 }
 
+/* Tell the core about lost peers from here, never from inside send(): it
+ * fails their queued sends and receives. */
+static void tcp_report_failures(rmpi_tl_t *tl)
+{
+    tl->need_report = false;
+    for (int i = 0; i < tl->nranks; i++)
+        if (tl->eps[i].report) {
+            tl->eps[i].report = false;
+            rmpi_peer_failed(i, "tcp connection lost");
+        }
+}
+
+static int tcp_ep_alive(rmpi_ep_t *ep)
+{
+    return ep->state == TCP_EP_FAILED ? RMP_ERR_PEER_FAILED : RMP_SUCCESS;
+}
+
+static void tcp_describe(void (*line)(const char *text))
+{
+    char why[256], name[64], text[320];
+    struct in_addr a;
+    bool one_node = rmpi_g.num_nodes <= 1;
+    if (rmpi_tcp_if_pick(rmpi_cfg.tcp_if, false, &a, name, sizeof(name), why, sizeof(why)) ==
+        RMP_SUCCESS)
+        snprintf(text, sizeof(text), "interface %s (%s)%s", name, inet_ntoa(a),
+                 rmpi_cfg.tcp_if[0] ? ", from RMP_TCP_IF" : ", for peers on other nodes");
+    else
+        snprintf(text, sizeof(text), "no interface for other nodes: %s", why);
+    line(text);
+    if (!rmpi_cfg.tcp_if[0] && one_node)
+        line("loopback when every rank is on this node");
+}
+
 static int tcp_progress(rmpi_tl_t *tl)
 {
     int n = 0;
+    if (RMPI_UNLIKELY(tl->need_report))
+        tcp_report_failures(tl);
     if (tl->flush_list)
         tcp_flush_all(tl);
     /* One peer: read its socket directly (one syscall instead of two), and
@@ -473,6 +508,8 @@ static int tcp_progress(rmpi_tl_t *tl)
         rmpi_tcp_reap(tl);
     if (tl->done_head)
         n += tcp_run_done(tl);
+    if (RMPI_UNLIKELY(tl->need_report))
+        tcp_report_failures(tl);
     return n;
 }
 
@@ -485,6 +522,8 @@ __attribute__((unused)) static int tcp_flushed(rmpi_tl_t *tl)
 
 const rmpi_tl_iface_t rmpi_tl_tcp = {
     .name = "tcp",
+    .default_rndv = TCP_RNDV_THRESHOLD,
+    .describe = tcp_describe,
     .query = tcp_query,
     .init = tcp_init,
     .connect = tcp_connect,
@@ -495,6 +534,7 @@ const rmpi_tl_iface_t rmpi_tl_tcp = {
     .put = tcp_put, /* the rendezvous payload, received in place */
     .get = NULL,
     .atomic = NULL, /* emulated by the target's progress engine (core/rma.c) */
+    .ep_alive = tcp_ep_alive,
     .progress = tcp_progress,
     .fini = tcp_fini,
 };

@@ -17,7 +17,7 @@
 #define TCP_MAGIC 0x7452u        /* "Rt" */
 #define TCP_MAX_HLEN 128         /* largest header an AM frame may carry */
 #define TCP_MAX_AM (1u << 20)    /* largest hlen + plen of one AM frame */
-#define TCP_RNDV_THRESHOLD 32768 /* measured on loopback, docs/tcp.md */
+#define TCP_RNDV_THRESHOLD 32768 /* eager below, PUT rendezvous from here (docs/tcp.md) */
 #define TCP_RBUF_MIN 65536       /* initial receive buffer per connection */
 
 enum { TCP_F_AM = 1, TCP_F_PUT = 2, TCP_F_HELLO = 3, TCP_F_ACK = 4 };
@@ -84,6 +84,7 @@ struct rmpi_ep {
     int error;    /* TCP_EP_FAILED: what send() returns */
     bool known;   /* connect() was called: addr and token are valid */
     bool on_flush;
+    bool report;  /* failed; the core is told from progress() */
     tcp_conn_t *conn; /* the connection in use */
     tcp_conn_t *out;  /* our own attempt while connecting */
     struct sockaddr_in addr;
@@ -111,6 +112,7 @@ struct rmpi_tl {
     tcp_conn_t *hot;     /* the only UP connection, polled without epoll */
     unsigned tick;
     bool need_reap;
+    bool need_report; /* some endpoint has report set */
     struct rmpi_ep *flush_list;
     tcp_seg_t *done_head, **done_tail; /* completions to run from progress */
     struct rmpi_mr **mrs;              /* registrations by index */

@@ -105,6 +105,8 @@ void rmpi_tcp_ep_fail(rmpi_ep_t *ep, int status, const char *why)
     rmpi_error("tcp: connection to rank %d failed: %s", ep->peer, why);
     ep->state = TCP_EP_FAILED;
     ep->error = status;
+    ep->report = true;
+    tl->need_report = true;
     if (ep->conn)
         rmpi_tcp_conn_close(tl, ep->conn);
     if (ep->out)

@@ -177,11 +177,24 @@ int rmpi_verbs_cm_connect(rmpi_ep_t *ep)
     return RMP_SUCCESS;
 }
 
+/* Detach ep's connection. Inside an event handler the id of that event cannot
+ * be destroyed before the event is acked (rdma_destroy_id would wait forever):
+ * it is handed back through *destroy instead. */
+static void cm_detach(rmpi_ep_t *ep, struct rdma_cm_id **destroy)
+{
+    if (ep->id) {
+        ep->id->context = NULL;
+        *destroy = ep->id;
+    }
+    ep->id = NULL;
+    ep->qp = NULL;
+}
+
 /* A failed attempt: drop the connection; try again at next use, or give up. */
-static void cm_retry(rmpi_ep_t *ep, const char *what, int status)
+static void cm_retry(rmpi_ep_t *ep, const char *what, int status, struct rdma_cm_id **destroy)
 {
     ep->attempts++;
-    rmpi_verbs_ep_close(ep);
+    cm_detach(ep, destroy);
     if (ep->attempts < VERBS_CONNECT_TRIES) {
         rmpi_info("verbs: connection to rank %d: %s (status %d); retrying", ep->peer, what,
                   status);
@@ -272,19 +285,19 @@ static void cm_event(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_cm_id 
     switch (ev->event) {
     case RDMA_CM_EVENT_ADDR_RESOLVED:
         if (rdma_resolve_route(ev->id, VERBS_CM_TIMEOUT_MS) != 0)
-            cm_retry(ep, "rdma_resolve_route failed", errno);
+            cm_retry(ep, "rdma_resolve_route failed", errno, destroy);
         break;
     case RDMA_CM_EVENT_ROUTE_RESOLVED: {
         int rc = cm_create_qp(ep, ev->id);
         if (rc != RMP_SUCCESS) {
-            cm_retry(ep, "cannot create a queue pair", rc);
+            cm_retry(ep, "cannot create a queue pair", rc, destroy);
             break;
         }
         struct rdma_conn_param p;
         verbs_cm_priv_t mine;
         cm_param(tl, &p, &mine);
         if (rdma_connect(ev->id, &p) != 0)
-            cm_retry(ep, "rdma_connect failed", errno);
+            cm_retry(ep, "rdma_connect failed", errno, destroy);
         break;
     }
     case RDMA_CM_EVENT_ESTABLISHED:
@@ -294,11 +307,11 @@ static void cm_event(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_cm_id 
         if (ev->status == VERBS_REJ_CONSUMER && ep->state == VEP_CONNECTING &&
             ep->peer < rmpi_g.rank) {
             /* The peer's own request wins the race; it is on its way. */
-            rmpi_verbs_ep_close(ep);
+            cm_detach(ep, destroy);
             rmpi_verbs_ep_set_state(ep, VEP_WAIT_PEER);
             ep->deadline = rmpi_now() + 30.0;
         } else {
-            cm_retry(ep, "connection rejected", ev->status);
+            cm_retry(ep, "connection rejected", ev->status, destroy);
         }
         break;
     case RDMA_CM_EVENT_ADDR_ERROR:
@@ -308,7 +321,7 @@ static void cm_event(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_cm_id 
         if (ep->state == VEP_CONNECTED)
             rmpi_verbs_ep_fail(ep, RMP_ERR_PEER_FAILED);
         else
-            cm_retry(ep, rdma_event_str(ev->event), ev->status);
+            cm_retry(ep, rdma_event_str(ev->event), ev->status, destroy);
         break;
     case RDMA_CM_EVENT_DISCONNECTED:
     case RDMA_CM_EVENT_DEVICE_REMOVAL:

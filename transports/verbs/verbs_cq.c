@@ -106,8 +106,34 @@ static void cq_credits(rmpi_tl_t *tl)
     }
 }
 
+/* RMP_LOG=trace: the flow-control state of every connection, every 5 s. */
+static void cq_dump(rmpi_tl_t *tl)
+{
+    static double next;
+    double now = rmpi_now();
+    if (now < next)
+        return;
+    next = now + 5.0;
+    int nfree = 0;
+    for (verbs_buf_t *b = tl->send_free; b; b = b->next)
+        nfree++;
+    rmpi_trace("verbs: srq %d buffers, %d waiting to be reposted, %d bounce buffers free",
+               tl->rx_total, tl->rx_free_n, nfree);
+    for (int i = 0; i < tl->neps; i++) {
+        rmpi_ep_t *ep = &tl->eps[i];
+        if (ep->state != VEP_IDLE)
+            rmpi_trace("verbs: rank %d: state %d, credits %d, to return %d, sq %llu..%llu, "
+                       "unsignaled %u",
+                       i, ep->state, ep->credits, ep->to_return,
+                       (unsigned long long)ep->sq_tail, (unsigned long long)ep->sq_head,
+                       ep->unsignaled);
+    }
+}
+
 int rmpi_verbs_progress(rmpi_tl_t *tl)
 {
+    if (RMPI_UNLIKELY(rmpi_log_level >= RMPI_LOG_TRACE))
+        cq_dump(tl);
     struct ibv_wc wc[VERBS_POLL_BATCH];
     int n = ibv_poll_cq(tl->cq, VERBS_POLL_BATCH, wc);
     if (RMPI_UNLIKELY(n < 0)) {

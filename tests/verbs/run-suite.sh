@@ -1,0 +1,59 @@
+#!/bin/bash
+# tests/verbs/run-suite.sh BUILD_DIR
+# Runs inside the Soft-RoCE guest (tests/verbs-vm/run BUILD_DIR -- tests/verbs/run-suite.sh
+# BUILD_DIR): the point-to-point conformance suite, the soak test, the one-sided suite
+# and the verbs-specific tests, all with RMP_TRANSPORTS=verbs. Prints one line per
+# program and "N passed, M failed"; exits non-zero when anything failed.
+set -u
+B=$(cd "${1:?usage: run-suite.sh BUILD_DIR}" && pwd)
+RRUN=$B/launcher/rrun
+export RMP_TRANSPORTS=verbs
+pass=0 fail=0 skip=0
+LOG=$(mktemp -d /tmp/verbs-suite.XXXXXX)
+
+if ! ls /sys/class/infiniband/ 2>/dev/null | grep -q .; then
+  echo "run-suite: no RDMA device here (run it through tests/verbs-vm/run)"
+  exit 77
+fi
+
+# run NAME TIMEOUT NRANKS PROGRAM [ARGS...]
+run() {
+  local name=$1 to=$2 n=$3; shift 3
+  local prog=$1
+  if [[ ! -x "$prog" ]]; then
+    echo "SKIP $name: $prog not built"; skip=$((skip + 1)); return
+  fi
+  local t0=$SECONDS rc
+  "$RRUN" --oversubscribe -n "$n" --timeout "$to" "$@" >"$LOG/$name.out" 2>&1
+  rc=$?
+  local summary
+  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG/$name.out" | tail -n1)
+  if [[ $rc -eq 0 ]]; then
+    pass=$((pass + 1)); echo "PASS $name ($((SECONDS - t0)) s) ${summary}"
+  elif [[ $rc -eq 77 ]]; then
+    skip=$((skip + 1)); echo "SKIP $name: $(grep -m1 SKIP "$LOG/$name.out")"
+  else
+    fail=$((fail + 1)); echo "FAIL $name (exit $rc, $((SECONDS - t0)) s) ${summary}"
+    grep -v -e 'invalid argument' -e 'called twice' "$LOG/$name.out" | tail -n 25 | sed 's/^/    /'
+  fi
+  grep -E '^(burst|rndv|coherence):' "$LOG/$name.out" | sed 's/^/    /'
+}
+
+T=$B/tests
+run p2p-np2        300 2 "$T/p2p/p2p_test"
+run p2p-np4        500 4 "$T/p2p/p2p_test"
+run soak-np4       300 4 "$T/p2p/soak" 20000
+run rma-np2        300 2 "$T/rma/rma_test"
+run lazy-np2       120 2 "$T/verbs/verbs_lazy"
+run lazy-np4       120 4 "$T/verbs/verbs_lazy"
+run lazy-np4-again 120 4 "$T/verbs/verbs_lazy"
+run burst-np2      300 2 "$T/verbs/verbs_burst"
+run rndv64m-np2    300 2 -x RMP_LOG=debug "$T/verbs/verbs_rndv"
+run coherence-np2  120 2 "$T/verbs/verbs_coherence"
+run badmem-np2     120 2 "$T/verbs/verbs_badmem"
+# the rcache counters at finalize (RMP_LOG=debug) of the 64 MiB test
+grep -h 'verbs rcache' "$LOG/rndv64m-np2.out" 2>/dev/null | sed 's/^/    /'
+
+rm -rf "$LOG"
+echo "${pass} passed, ${fail} failed${skip:+ (${skip} skipped)}"
+[[ $fail -eq 0 && $pass -gt 0 ]]
