@@ -136,17 +136,42 @@ static int boot_local_peers(void)
     return RMP_SUCCESS;
 }
 
-/* Node id of every rank: from PMIx (not gethostname: emulated hosts share it). */
+static int boot_get_str(const pmix_proc_t *p, const char *key, char *buf, size_t len)
+{
+    pmix_value_t *val = NULL;
+    pmix_info_t info;
+    bool t = true;
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &t, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Get(p, key, &info, 1, &val);
+    PMIX_INFO_DESTRUCT(&info);
+    int ret = RMP_ERR_BOOTSTRAP;
+    if (rc == PMIX_SUCCESS && val && val->type == PMIX_STRING && val->data.string) {
+        snprintf(buf, len, "%s", val->data.string);
+        ret = RMP_SUCCESS;
+    }
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+    return ret;
+}
+
+/* Node id of every rank: from PMIx (not gethostname: emulated hosts share
+ * it). Launchers give PMIX_NODEID for the local node only (Slurm 22.05, Open
+ * MPI 4.1); remote ranks are then grouped by the PMIX_HOSTNAME PMIx reports,
+ * the same on every rank. */
 static int boot_nodes(void)
 {
-    rmpi_g.node_of = calloc((size_t)rmpi_g.size, sizeof(int));
-    if (!rmpi_g.node_of)
+    int n = rmpi_g.size;
+    rmpi_g.node_of = calloc((size_t)n, sizeof(int));
+    char(*hosts)[64] = calloc((size_t)n, sizeof(*hosts));
+    if (!rmpi_g.node_of || !hosts) {
+        free(hosts);
         return RMP_ERR_NOMEM;
+    }
     uint32_t mynode = 0;
     if (boot_get_u32(&boot_me, PMIX_NODEID, 1, &mynode) != RMP_SUCCESS)
         mynode = 0;
     int unknown_next = -1;
-    for (int r = 0; r < rmpi_g.size; r++) {
+    for (int r = 0; r < n; r++) {
         int local = 0;
         for (int i = 0; i < rmpi_g.local_size; i++)
             local |= rmpi_g.local_ranks[i] == r;
@@ -157,14 +182,23 @@ static int boot_nodes(void)
         pmix_proc_t p;
         uint32_t nid;
         PMIX_LOAD_PROCID(&p, boot_me.nspace, (pmix_rank_t)r);
-        if (boot_get_u32(&p, PMIX_NODEID, 1, &nid) == RMP_SUCCESS && nid != mynode)
+        if (boot_get_u32(&p, PMIX_NODEID, 1, &nid) == RMP_SUCCESS && nid != mynode) {
             rmpi_g.node_of[r] = (int)nid;
-        else
+        } else if (boot_get_str(&p, PMIX_HOSTNAME, hosts[r], sizeof(hosts[r])) == RMP_SUCCESS) {
+            int first = r;
+            for (int q = 0; q < r; q++)
+                if (hosts[q][0] && strcmp(hosts[q], hosts[r]) == 0) {
+                    first = q;
+                    break;
+                }
+            rmpi_g.node_of[r] = first == r ? 1000000 + r : rmpi_g.node_of[first];
+        } else {
             rmpi_g.node_of[r] = unknown_next--; /* remote, node unknown */
+        }
     }
-    /* Count distinct ids. */
+    free(hosts);
     int nn = 0;
-    for (int r = 0; r < rmpi_g.size; r++) {
+    for (int r = 0; r < n; r++) {
         int seen = 0;
         for (int q = 0; q < r && !seen; q++)
             seen = rmpi_g.node_of[q] == rmpi_g.node_of[r];
@@ -172,68 +206,6 @@ static int boot_nodes(void)
     }
     rmpi_g.num_nodes = nn;
     return RMP_SUCCESS;
-}
-
-static void boot_mark_failed(const pmix_proc_t *p)
-{
-    if (p && PMIX_CHECK_NSPACE(p->nspace, boot_me.nspace) && p->rank < (pmix_rank_t)rmpi_g.size &&
-        boot_failed) {
-        atomic_store(&boot_failed[p->rank], 1);
-        atomic_fetch_add(&boot_fail_count, 1);
-    }
-}
-
-static void boot_on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
-                          pmix_info_t info[], size_t ninfo, pmix_info_t results[],
-                          size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
-                          void *cbdata)
-{
-    (void)id;
-    (void)status;
-    (void)results;
-    (void)nresults;
-    int found = 0;
-    for (size_t i = 0; i < ninfo; i++) {
-        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
-            info[i].value.type == PMIX_PROC) {
-            boot_mark_failed(info[i].value.data.proc);
-            found = 1;
-        }
-    }
-    if (!found)
-        boot_mark_failed(source);
-    if (cbfunc)
-        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
-}
-
-int rmpi_boot_failed_ranks(int *out, int max)
-{
-    int c = atomic_load_explicit(&boot_fail_count, memory_order_acquire);
-    if (RMPI_LIKELY(c == boot_fail_seen))
-        return 0;
-    boot_fail_seen = c;
-    int n = 0;
-    for (int r = 0; r < rmpi_g.size && n < max; r++)
-        if (atomic_exchange(&boot_failed[r], 0))
-            out[n++] = r;
-    return n;
-}
-
-static void boot_register_events(void)
-{
-    boot_failed = calloc((size_t)rmpi_g.size, sizeof(*boot_failed));
-    if (!boot_failed)
-        return;
-    pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED, PMIX_PROC_TERMINATED,
-                             PMIX_ERR_PROC_ABORTING, PMIX_ERR_PROC_TERM_WO_SYNC};
-    pmix_status_t rc = PMIx_Register_event_handler(codes, sizeof(codes) / sizeof(codes[0]),
-                                                   NULL, 0, boot_on_event, NULL, NULL);
-    if (rc >= 0) {
-        boot_evhdlr_id = (size_t)rc;
-        boot_evhdlr_on = 1;
-    } else {
-        rmpi_debug("no PMIx failure notices: %s", PMIx_Error_string(rc));
-    }
 }
 
 int rmpi_boot_init(void)

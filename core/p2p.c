@@ -941,13 +941,22 @@ int rmpi_p2p_init(void)
     return RMP_SUCCESS;
 }
 
+static int p2p_tls_flushed(void)
+{
+    for (int i = 0; i < rmpi_g.num_tls; i++)
+        if (rmpi_g.tls[i].iface->flushed &&
+            rmpi_g.tls[i].iface->flushed(rmpi_g.tls[i].tl) != RMP_SUCCESS)
+            return 0;
+    return 1;
+}
+
 /* Push out everything queued (control messages included) before teardown. */
 int rmpi_p2p_drain(void)
 {
     double deadline = rmpi_now() + 10.0;
     rmpi_waiter_t wt;
     rmpi_waiter_init(&wt);
-    while (p2p_npending > 0) {
+    while (p2p_npending > 0 || !p2p_tls_flushed()) {
         rmpi_progress();
         rmpi_waiter_poll(&wt);
         if (rmpi_now() > deadline) {

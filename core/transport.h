@@ -84,6 +84,10 @@ typedef struct rmpi_tl_iface {
      * *result. NULL (caps.native_atomics false): the core emulates. */
     int (*atomic)(rmpi_ep_t *ep, int op, uint64_t operand, uint64_t compare, uint64_t *result,
                   uint64_t raddr, uint64_t rkey, rmpi_comp_cb_t cb, void *arg);
+    /* Optional: RMP_SUCCESS when everything send()/put() accepted has left
+     * this process, RMPI_AGAIN otherwise (progress() moves it). Never blocks.
+     * Finalize waits for it before the closing fence. */
+    int (*flushed)(rmpi_tl_t *tl);
     /* Optional: is the peer still there? RMP_SUCCESS or RMP_ERR_PEER_FAILED.
      * Called rarely (blocked waits, every 50 ms); may make a syscall. */
     int (*ep_alive)(rmpi_ep_t *ep);

@@ -515,7 +515,7 @@ static int tcp_progress(rmpi_tl_t *tl)
 
 /* Everything send()/put() accepted has left this process. For the core's
  * drain at finalize (see tests/multinode/REQUESTS.md). */
-__attribute__((unused)) static int tcp_flushed(rmpi_tl_t *tl)
+static int tcp_flushed(rmpi_tl_t *tl)
 {
     return tl->flush_list || tl->done_head ? RMPI_AGAIN : RMP_SUCCESS;
 }
@@ -534,6 +534,7 @@ const rmpi_tl_iface_t rmpi_tl_tcp = {
     .put = tcp_put, /* the rendezvous payload, received in place */
     .get = NULL,
     .atomic = NULL, /* emulated by the target's progress engine (core/rma.c) */
+    .flushed = tcp_flushed,
     .ep_alive = tcp_ep_alive,
     .progress = tcp_progress,
     .fini = tcp_fini,

@@ -62,6 +62,8 @@ static void cq_recv(rmpi_tl_t *tl, struct ibv_wc *wc)
                     tl->credit_list = ep;
                 }
             }
+        } else {
+            rmpi_error("verbs: message on unknown queue pair %u dropped", wc->qp_num);
         }
     } else if (wc->status != IBV_WC_WR_FLUSH_ERR) {
         rmpi_error("verbs: receive completion error: %s", ibv_wc_status_str(wc->status));
