@@ -208,6 +208,68 @@ static int boot_nodes(void)
     return RMP_SUCCESS;
 }
 
+static void boot_mark_failed(const pmix_proc_t *p)
+{
+    if (p && PMIX_CHECK_NSPACE(p->nspace, boot_me.nspace) && p->rank < (pmix_rank_t)rmpi_g.size &&
+        boot_failed) {
+        atomic_store(&boot_failed[p->rank], 1);
+        atomic_fetch_add(&boot_fail_count, 1);
+    }
+}
+
+static void boot_on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                          pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                          size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                          void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)results;
+    (void)nresults;
+    int found = 0;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
+            info[i].value.type == PMIX_PROC) {
+            boot_mark_failed(info[i].value.data.proc);
+            found = 1;
+        }
+    }
+    if (!found)
+        boot_mark_failed(source);
+    if (cbfunc)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+int rmpi_boot_failed_ranks(int *out, int max)
+{
+    int c = atomic_load_explicit(&boot_fail_count, memory_order_acquire);
+    if (RMPI_LIKELY(c == boot_fail_seen))
+        return 0;
+    boot_fail_seen = c;
+    int n = 0;
+    for (int r = 0; r < rmpi_g.size && n < max; r++)
+        if (atomic_exchange(&boot_failed[r], 0))
+            out[n++] = r;
+    return n;
+}
+
+static void boot_register_events(void)
+{
+    boot_failed = calloc((size_t)rmpi_g.size, sizeof(*boot_failed));
+    if (!boot_failed)
+        return;
+    pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED, PMIX_PROC_TERMINATED,
+                             PMIX_ERR_PROC_ABORTING, PMIX_ERR_PROC_TERM_WO_SYNC};
+    pmix_status_t rc = PMIx_Register_event_handler(codes, sizeof(codes) / sizeof(codes[0]),
+                                                   NULL, 0, boot_on_event, NULL, NULL);
+    if (rc >= 0) {
+        boot_evhdlr_id = (size_t)rc;
+        boot_evhdlr_on = 1;
+    } else {
+        rmpi_debug("no PMIx failure notices: %s", PMIx_Error_string(rc));
+    }
+}
+
 int rmpi_boot_init(void)
 {
     if (getenv("PMIX_NAMESPACE") == NULL && getenv("PMIX_SERVER_URI41") == NULL &&
