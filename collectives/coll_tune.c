@@ -14,7 +14,6 @@
 #define COLL_MAXB SIZE_MAX
 
 typedef struct coll_rule {
-    coll_kind_t kind;
     int max_ranks;    /* the row applies when ranks <= max_ranks */
     size_t max_bytes; /* ... and bytes <= max_bytes */
     int algo;
@@ -23,65 +22,80 @@ typedef struct coll_rule {
 /* Single node, 2 cores, oversubscribed above 2 ranks (see docs/collectives.md): one-step
  * algorithms (linear/direct) win on few ranks, where each extra step costs a round of
  * scheduling; log-step algorithms for small messages on more ranks; ring / Rabenseifner /
- * scatter-allgather for large messages on many ranks. */
-static const coll_rule_t coll_rules[] = {
-    {COLL_BARRIER, COLL_ANY, COLL_MAXB, COLL_BARRIER_DISSEMINATION},
-
-    {COLL_BCAST, 4, COLL_MAXB, COLL_BCAST_LINEAR},
-    {COLL_BCAST, 8, 64 << 10, COLL_BCAST_LINEAR},
-    {COLL_BCAST, 8, COLL_MAXB, COLL_BCAST_BINOMIAL},
-    {COLL_BCAST, COLL_ANY, 128 << 10, COLL_BCAST_BINOMIAL},
-    {COLL_BCAST, COLL_ANY, COLL_MAXB, COLL_BCAST_SCATTER_ALLGATHER},
-
-    {COLL_REDUCE, 2, 64 << 10, COLL_REDUCE_BINOMIAL},
-    {COLL_REDUCE, 8, 4 << 10, COLL_REDUCE_LINEAR},
-    {COLL_REDUCE, COLL_ANY, 64 << 10, COLL_REDUCE_BINOMIAL},
-    {COLL_REDUCE, COLL_ANY, COLL_MAXB, COLL_REDUCE_RS_GATHER},
-
-    {COLL_ALLREDUCE, 2, 256 << 10, COLL_ALLREDUCE_RD},
-    {COLL_ALLREDUCE, 2, COLL_MAXB, COLL_ALLREDUCE_RABENSEIFNER},
-    {COLL_ALLREDUCE, 4, 256, COLL_ALLREDUCE_DIRECT},
-    {COLL_ALLREDUCE, 4, 128 << 10, COLL_ALLREDUCE_RD},
-    {COLL_ALLREDUCE, 4, COLL_MAXB, COLL_ALLREDUCE_RING},
-    {COLL_ALLREDUCE, 8, 64, COLL_ALLREDUCE_DIRECT},
-    {COLL_ALLREDUCE, 8, 8 << 10, COLL_ALLREDUCE_RD},
-    {COLL_ALLREDUCE, 8, COLL_MAXB, COLL_ALLREDUCE_RING},
-    {COLL_ALLREDUCE, COLL_ANY, 8 << 10, COLL_ALLREDUCE_RD},
-    {COLL_ALLREDUCE, COLL_ANY, 512 << 10, COLL_ALLREDUCE_RABENSEIFNER},
-    {COLL_ALLREDUCE, COLL_ANY, COLL_MAXB, COLL_ALLREDUCE_RING},
-
-    {COLL_ALLGATHER, 4, COLL_MAXB, COLL_ALLGATHER_DIRECT},
-    {COLL_ALLGATHER, 8, 16 << 10, COLL_ALLGATHER_DIRECT},
-    {COLL_ALLGATHER, 8, COLL_MAXB, COLL_ALLGATHER_RING},
-    {COLL_ALLGATHER, COLL_ANY, 4 << 10, COLL_ALLGATHER_RD}, /* Bruck if not a power of 2 */
-    {COLL_ALLGATHER, COLL_ANY, COLL_MAXB, COLL_ALLGATHER_RING},
-
-    {COLL_REDUCE_SCATTER, 2, COLL_MAXB, COLL_RS_RING},
-    {COLL_REDUCE_SCATTER, 4, 256 << 10, COLL_RS_DIRECT},
-    {COLL_REDUCE_SCATTER, 4, COLL_MAXB, COLL_RS_RING},
-    {COLL_REDUCE_SCATTER, 8, 4 << 10, COLL_RS_DIRECT},
-    {COLL_REDUCE_SCATTER, COLL_ANY, 64 << 10, COLL_RS_HALVING},
-    {COLL_REDUCE_SCATTER, COLL_ANY, COLL_MAXB, COLL_RS_RING},
-
-    {COLL_ALLTOALL, 8, COLL_MAXB, COLL_ALLTOALL_LINEAR},
-    {COLL_ALLTOALL, COLL_ANY, 256, COLL_ALLTOALL_BRUCK},
-    {COLL_ALLTOALL, COLL_ANY, COLL_MAXB, COLL_ALLTOALL_PAIRWISE},
+ * scatter-allgather for large messages on many ranks. Each list ends with a catch-all. */
+static const coll_rule_t barrier_rules[] = {
+    {COLL_ANY, COLL_MAXB, COLL_BARRIER_DISSEMINATION},
+};
+static const coll_rule_t bcast_rules[] = {
+    {4, COLL_MAXB, COLL_BCAST_LINEAR},
+    {8, 64 << 10, COLL_BCAST_LINEAR},
+    {8, COLL_MAXB, COLL_BCAST_BINOMIAL},
+    {COLL_ANY, 128 << 10, COLL_BCAST_BINOMIAL},
+    {COLL_ANY, COLL_MAXB, COLL_BCAST_SCATTER_ALLGATHER},
+};
+static const coll_rule_t reduce_rules[] = {
+    {2, 64 << 10, COLL_REDUCE_BINOMIAL},
+    {8, 4 << 10, COLL_REDUCE_LINEAR},
+    {COLL_ANY, 64 << 10, COLL_REDUCE_BINOMIAL},
+    {COLL_ANY, COLL_MAXB, COLL_REDUCE_RS_GATHER},
+};
+static const coll_rule_t allreduce_rules[] = {
+    {2, 256 << 10, COLL_ALLREDUCE_RD},
+    {2, COLL_MAXB, COLL_ALLREDUCE_RABENSEIFNER},
+    {4, 256, COLL_ALLREDUCE_DIRECT},
+    {4, 128 << 10, COLL_ALLREDUCE_RD},
+    {4, COLL_MAXB, COLL_ALLREDUCE_RING},
+    {8, 64, COLL_ALLREDUCE_DIRECT},
+    {8, 8 << 10, COLL_ALLREDUCE_RD},
+    {8, COLL_MAXB, COLL_ALLREDUCE_RING},
+    {COLL_ANY, 8 << 10, COLL_ALLREDUCE_RD},
+    {COLL_ANY, 512 << 10, COLL_ALLREDUCE_RABENSEIFNER},
+    {COLL_ANY, COLL_MAXB, COLL_ALLREDUCE_RING},
+};
+static const coll_rule_t allgather_rules[] = {
+    {4, COLL_MAXB, COLL_ALLGATHER_DIRECT},
+    {8, 16 << 10, COLL_ALLGATHER_DIRECT},
+    {8, COLL_MAXB, COLL_ALLGATHER_RING},
+    {COLL_ANY, 4 << 10, COLL_ALLGATHER_RD}, /* Bruck if not a power of 2 */
+    {COLL_ANY, COLL_MAXB, COLL_ALLGATHER_RING},
+};
+static const coll_rule_t reduce_scatter_rules[] = {
+    {2, COLL_MAXB, COLL_RS_RING},
+    {4, 256 << 10, COLL_RS_DIRECT},
+    {4, COLL_MAXB, COLL_RS_RING},
+    {8, 4 << 10, COLL_RS_DIRECT},
+    {COLL_ANY, 64 << 10, COLL_RS_HALVING},
+    {COLL_ANY, COLL_MAXB, COLL_RS_RING},
+};
+static const coll_rule_t alltoall_rules[] = {
+    {8, COLL_MAXB, COLL_ALLTOALL_LINEAR},
+    {COLL_ANY, 256, COLL_ALLTOALL_BRUCK},
+    {COLL_ANY, COLL_MAXB, COLL_ALLTOALL_PAIRWISE},
 };
 
 #define COLL_MAX_ALGOS 4
+#define COLL_RULES(r) r, sizeof(r) / sizeof(r[0])
 
 static const struct {
     const char *env;
     const char *names[COLL_MAX_ALGOS]; /* indexed by the kind's algorithm enum */
+    const coll_rule_t *rules;
+    size_t nrules;
 } coll_kinds[COLL_NKINDS] = {
-    [COLL_BARRIER] = {"RMP_BARRIER_ALGO", {"dissemination", "direct"}},
-    [COLL_BCAST] = {"RMP_BCAST_ALGO", {"binomial", "scatter_allgather", "linear"}},
-    [COLL_REDUCE] = {"RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather", "linear"}},
+    [COLL_BARRIER] = {"RMP_BARRIER_ALGO", {"dissemination", "direct"}, COLL_RULES(barrier_rules)},
+    [COLL_BCAST] = {"RMP_BCAST_ALGO", {"binomial", "scatter_allgather", "linear"},
+                    COLL_RULES(bcast_rules)},
+    [COLL_REDUCE] = {"RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather", "linear"},
+                     COLL_RULES(reduce_rules)},
     [COLL_ALLREDUCE] = {"RMP_ALLREDUCE_ALGO",
-                        {"recursive_doubling", "rabenseifner", "ring", "direct"}},
-    [COLL_ALLGATHER] = {"RMP_ALLGATHER_ALGO", {"recursive_doubling", "bruck", "ring", "direct"}},
-    [COLL_REDUCE_SCATTER] = {"RMP_REDUCE_SCATTER_ALGO", {"recursive_halving", "ring", "direct"}},
-    [COLL_ALLTOALL] = {"RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear"}},
+                        {"recursive_doubling", "rabenseifner", "ring", "direct"},
+                        COLL_RULES(allreduce_rules)},
+    [COLL_ALLGATHER] = {"RMP_ALLGATHER_ALGO", {"recursive_doubling", "bruck", "ring", "direct"},
+                        COLL_RULES(allgather_rules)},
+    [COLL_REDUCE_SCATTER] = {"RMP_REDUCE_SCATTER_ALGO", {"recursive_halving", "ring", "direct"},
+                             COLL_RULES(reduce_scatter_rules)},
+    [COLL_ALLTOALL] = {"RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear"},
+                       COLL_RULES(alltoall_rules)},
 };
 
 static const char *coll_env_value(coll_kind_t kind)
@@ -108,11 +122,10 @@ const char *coll_algo_name(coll_kind_t kind, int algo)
 
 static int coll_table(coll_kind_t kind, size_t bytes, int n)
 {
-    for (size_t i = 0; i < sizeof(coll_rules) / sizeof(coll_rules[0]); i++) {
-        const coll_rule_t *r = &coll_rules[i];
-        if (r->kind == kind && n <= r->max_ranks && bytes <= r->max_bytes)
-            return r->algo;
-    }
+    const coll_rule_t *r = coll_kinds[kind].rules;
+    for (size_t i = 0; i < coll_kinds[kind].nrules; i++)
+        if (n <= r[i].max_ranks && bytes <= r[i].max_bytes)
+            return r[i].algo;
     return 0;
 }
 
@@ -132,7 +145,7 @@ static int coll_unknown(coll_kind_t kind, const char *value)
 int coll_select(coll_kind_t kind, size_t bytes, int n, int *algo)
 {
     const char *v = coll_env_value(kind);
-    if (RMPI_LIKELY(v[0] == '\0' || strcmp(v, "auto") == 0)) {
+    if (RMPI_LIKELY(v[0] == '\0' || memcmp(v, "auto", 5) == 0)) { /* v holds >= 32 bytes */
         *algo = coll_table(kind, bytes, n);
         return RMP_SUCCESS;
     }

@@ -48,7 +48,7 @@ run lazy-np2       120 2 "$T/verbs/verbs_lazy"
 run lazy-np4       120 4 "$T/verbs/verbs_lazy"
 run lazy-np4-again 120 4 "$T/verbs/verbs_lazy"
 run burst-np2      300 2 "$T/verbs/verbs_burst"
-run rndv64m-np2    300 2 -x RMP_LOG=debug "$T/verbs/verbs_rndv"
+RMP_LOG=debug run rndv64m-np2 300 2 "$T/verbs/verbs_rndv"
 run coherence-np2  120 2 "$T/verbs/verbs_coherence"
 run badmem-np2     120 2 "$T/verbs/verbs_badmem"
 # the rcache counters at finalize (RMP_LOG=debug) of the 64 MiB test

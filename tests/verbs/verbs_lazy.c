@@ -4,6 +4,7 @@
  * messages are eager to the pair partner, then rendezvous to everyone. */
 #include <stdlib.h>
 
+#include "bootstrap.h"
 #include "vt.h"
 
 #define BIG 100000
@@ -33,6 +34,9 @@ int main(int argc, char **argv)
             if (p != me && p != partner)
                 T_CHECK(vt_state(p) == VEP_IDLE, "rank %d connected without traffic", p);
     }
+    /* Out-of-band barrier (PMIx fence): no verbs traffic may connect anyone else
+       before every rank has checked its pair. */
+    rmpi_boot_fence();
     /* 2: everyone to everyone at once, rendezvous-sized: the first use of a
        fresh peer is an RTS, a CTS and an RDMA write. */
     unsigned char *sb = malloc(BIG), *rb = malloc((size_t)np * BIG);

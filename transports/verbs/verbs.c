@@ -122,6 +122,8 @@ static int verbs_atomic_or_emulate(rmpi_ep_t *ep, int op, uint64_t operand, uint
 
 const rmpi_tl_iface_t rmpi_tl_verbs = {
     .name = "verbs",
+    .default_rndv = VERBS_RNDV_THRESHOLD,
+    .describe = rmpi_verbs_describe,
     .query = verbs_query,
     .init = verbs_init,
     .connect = rmpi_verbs_connect,
@@ -132,6 +134,8 @@ const rmpi_tl_iface_t rmpi_tl_verbs = {
     .put = rmpi_verbs_put,
     .get = rmpi_verbs_get,
     .atomic = verbs_atomic_or_emulate,
+    .flushed = rmpi_verbs_flushed,
+    .ep_alive = rmpi_verbs_ep_alive,
     .progress = rmpi_verbs_progress,
     .fini = verbs_fini,
 };

@@ -63,7 +63,7 @@ static void cq_recv(rmpi_tl_t *tl, struct ibv_wc *wc)
                 }
             }
         } else {
-            rmpi_error("verbs: message on unknown queue pair %u dropped", wc->qp_num);
+            rmpi_warn("verbs: message on unknown queue pair %u dropped", wc->qp_num);
         }
     } else if (wc->status != IBV_WC_WR_FLUSH_ERR) {
         rmpi_error("verbs: receive completion error: %s", ibv_wc_status_str(wc->status));
@@ -150,6 +150,14 @@ int rmpi_verbs_progress(rmpi_tl_t *tl)
     }
     if (RMPI_UNLIKELY(tl->credit_list != NULL))
         cq_credits(tl);
+    if (RMPI_UNLIKELY(tl->need_report)) {
+        tl->need_report = 0;
+        for (int i = 0; i < tl->neps; i++)
+            if (tl->eps[i].report) {
+                tl->eps[i].report = 0;
+                rmpi_peer_failed(i, "verbs connection lost");
+            }
+    }
     /* rdma_cm costs a system call: poll it on every call only while a
      * connection is being made, otherwise now and then (incoming requests). */
     if (RMPI_UNLIKELY(tl->cm_busy > 0 || ++tl->cm_tick >= VERBS_CM_POLL_EVERY)) {

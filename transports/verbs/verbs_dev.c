@@ -208,6 +208,60 @@ int rmpi_verbs_query(char *why, size_t whylen)
     return rc == RMP_ERR_ARG ? RMP_ERR_NOT_SUPPORTED : rc;
 }
 
+/* rmp_info: every device and port, and which one rmp would use. */
+void rmpi_verbs_describe(void (*line)(const char *text))
+{
+    char text[320];
+    int n = 0;
+    struct ibv_device **list = ibv_get_device_list(&n);
+    if (!list || n == 0) {
+        line("no RDMA device");
+        if (list)
+            ibv_free_device_list(list);
+        return;
+    }
+    struct ibv_context **ctxs = calloc((size_t)n, sizeof(*ctxs));
+    int m = 0;
+    for (int i = 0; ctxs && i < n; i++) {
+        struct ibv_context *c = ibv_open_device(list[i]);
+        struct ibv_device_attr da;
+        if (!c)
+            continue;
+        ctxs[m++] = c;
+        if (ibv_query_device(c, &da) != 0)
+            continue;
+        for (uint8_t p = 1; p <= da.phys_port_cnt; p++) {
+            struct ibv_port_attr pa;
+            if (ibv_query_port(c, p, &pa) != 0)
+                continue;
+            snprintf(text, sizeof(text), "%s:%u %s, %s, MTU %d, %d GIDs, atomics %s",
+                     ibv_get_device_name(list[i]), p,
+                     pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
+                     ibv_port_state_str(pa.state), 128 << pa.active_mtu, pa.gid_tbl_len,
+                     da.atomic_cap == IBV_ATOMIC_NONE ? "no" : "yes");
+            line(text);
+        }
+    }
+    verbs_sel_t sel;
+    char why[256];
+    if (ctxs && rmpi_verbs_select(ctxs, m, &sel, why, sizeof(why)) == RMP_SUCCESS) {
+        char ip[INET6_ADDRSTRLEN] = "?";
+        if (sel.ip.ss_family == AF_INET)
+            inet_ntop(AF_INET, &((struct sockaddr_in *)&sel.ip)->sin_addr, ip, sizeof(ip));
+        else
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sel.ip)->sin6_addr, ip, sizeof(ip));
+        snprintf(text, sizeof(text), "would use %s:%u, GID index %d, rdma_cm address %s",
+                 sel.dev_name, sel.port, sel.gid_index, ip);
+    } else {
+        snprintf(text, sizeof(text), "none usable: %s", why);
+    }
+    line(text);
+    for (int i = 0; i < m; i++)
+        ibv_close_device(ctxs[i]);
+    free(ctxs);
+    ibv_free_device_list(list);
+}
+
 /* PD, CQ and SRQ on the context rdma_cm bound the listener to. The CQ holds
  * every completion that can be outstanding: the SRQ plus each peer's send queue. */
 int rmpi_verbs_dev_open(rmpi_tl_t *tl)

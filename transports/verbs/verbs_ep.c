@@ -18,6 +18,9 @@
 #include "log.h"
 #include "verbs_int.h"
 
+static int ep_post(rmpi_ep_t *ep, struct ibv_send_wr *wr);
+static verbs_op_t *ep_slot(rmpi_ep_t *ep, uint64_t seq, int kind);
+
 int rmpi_verbs_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t *caps)
 {
     (void)caps;
@@ -90,8 +93,42 @@ void rmpi_verbs_ep_fail(rmpi_ep_t *ep, int status)
         rdma_disconnect(ep->id);
     rmpi_verbs_ep_set_state(ep, VEP_FAILED);
     ep->fail_status = status;
+    ep->report = 1; /* the core hears of it from progress(), never from inside send() */
+    ep->tl->need_report = 1;
     if (ep->ops && ep->sq_head > ep->sq_tail)
         rmpi_verbs_retire(ep, ep->sq_head - 1, status);
+}
+
+int rmpi_verbs_ep_alive(rmpi_ep_t *ep)
+{
+    return ep->state == VEP_FAILED ? RMP_ERR_PEER_FAILED : RMP_SUCCESS;
+}
+
+/* Finalize: everything posted must be acknowledged by the peer before the
+ * queue pairs are destroyed. Trailing unsignalled sends are retired by one
+ * signalled zero-byte RDMA write (needs no key). */
+int rmpi_verbs_flushed(rmpi_tl_t *tl)
+{
+    int rc = RMP_SUCCESS;
+    for (int i = 0; i < tl->neps; i++) {
+        rmpi_ep_t *ep = &tl->eps[i];
+        if (ep->state != VEP_CONNECTED || ep->sq_tail == ep->sq_head)
+            continue;
+        rc = RMPI_AGAIN;
+        if (ep->unsignaled == 0 || ep->sq_head - ep->sq_tail >= VERBS_SQ_DEPTH)
+            continue;
+        struct ibv_send_wr wr;
+        memset(&wr, 0, sizeof(wr));
+        ep_slot(ep, ep->sq_head, VERBS_OP_PUT);
+        wr.wr_id = ep->sq_head << 1;
+        wr.opcode = IBV_WR_RDMA_WRITE;
+        wr.send_flags = IBV_SEND_SIGNALED;
+        if (ep_post(ep, &wr) == RMP_SUCCESS) {
+            ep->sq_head++;
+            ep->unsignaled = 0;
+        }
+    }
+    return rc;
 }
 
 static int ep_post(rmpi_ep_t *ep, struct ibv_send_wr *wr)

@@ -109,6 +109,7 @@ struct rmpi_ep {
     int attempts;
     int provisioned;   /* SRQ buffers were added for this peer */
     int credit_listed;
+    int report;        /* failed: tell the core from progress() */
     double deadline;   /* VEP_WAIT_PEER: connect ourselves after this */
     verbs_addr_t addr; /* the peer's listener */
     struct rdma_cm_id *id;
@@ -153,12 +154,14 @@ struct rmpi_tl {
     } *qpmap;
     size_t qpmap_mask;
     rmpi_ep_t *credit_list;
+    int need_report;
 };
 
 /* verbs_dev.c: device, port and GID selection; the instance's verbs objects. */
 int rmpi_verbs_select(struct ibv_context **ctxs, int n, verbs_sel_t *sel, char *why,
                       size_t whylen);
 int rmpi_verbs_query(char *why, size_t whylen);
+void rmpi_verbs_describe(void (*line)(const char *text));
 int rmpi_verbs_dev_open(rmpi_tl_t *tl);
 void rmpi_verbs_dev_close(rmpi_tl_t *tl);
 
@@ -190,6 +193,8 @@ void rmpi_verbs_ep_fail(rmpi_ep_t *ep, int status);
 int rmpi_verbs_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *payload,
                     size_t plen);
 int rmpi_verbs_send_credits(rmpi_ep_t *ep);
+int rmpi_verbs_flushed(rmpi_tl_t *tl);
+int rmpi_verbs_ep_alive(rmpi_ep_t *ep);
 int rmpi_verbs_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg);
 int rmpi_verbs_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,

@@ -5,6 +5,7 @@
  * registration (docs/rcache.md). */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,6 +34,28 @@ static int mr_errno(int e)
     }
 }
 
+/* Is all of [addr, addr + len) mapped readable? The kernel pins PROT_NONE
+ * pages for a read-only registration, so that fallback must check first. */
+static int mr_readable(const void *addr, size_t len)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return 0;
+    uintptr_t pos = (uintptr_t)addr, end = pos + len;
+    char line[512];
+    while (pos < end && fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || hi <= pos)
+            continue;
+        if (lo > pos || perms[0] != 'r')
+            break;
+        pos = hi;
+    }
+    fclose(f);
+    return pos >= end;
+}
+
 /* rcache callbacks. Memory that cannot be written (read-only mappings, e.g. a
  * constant table being sent) is registered for remote read only, and marked so. */
 static int mr_reg(void *ctx, void *addr, size_t len, void **handle)
@@ -43,12 +66,13 @@ static int mr_reg(void *ctx, void *addr, size_t len, void **handle)
         return RMP_ERR_NOMEM;
     r->writable = 1;
     r->mr = ibv_reg_mr(tl->pd, addr, len, VERBS_ACCESS_RW);
-    if (!r->mr && (errno == EFAULT || errno == EACCES || errno == EPERM)) {
+    int e = r->mr ? 0 : errno;
+    if (!r->mr && (e == EFAULT || e == EACCES || e == EPERM) && mr_readable(addr, len)) {
         r->writable = 0;
         r->mr = ibv_reg_mr(tl->pd, addr, len, IBV_ACCESS_REMOTE_READ);
+        e = r->mr ? 0 : errno;
     }
     if (!r->mr) {
-        int e = errno;
         rmpi_debug("verbs: ibv_reg_mr(%p, %zu): %s", addr, len, strerror(e));
         free(r);
         return mr_errno(e);
