@@ -152,7 +152,7 @@ static int runtime_connect_peers(void)
                        rmpi_cfg.transports, w, same_node ? "same" : "another");
             return RMP_ERR_TRANSPORT;
         }
-        rmpi_debug("rank %d via %s (eager up to %zu B, rendezvous from %zu B)", w,
+        rmpi_info("rank %d via %s (eager up to %zu B, rendezvous from %zu B)", w,
                    p->iface->name, p->max_am, p->rndv_threshold);
     }
     return RMP_SUCCESS;

@@ -36,7 +36,7 @@ run() {
     fail=$((fail + 1)); echo "FAIL $name (exit $rc, $((SECONDS - t0)) s) ${summary}"
     grep -v -e 'invalid argument' -e 'called twice' "$LOG/$name.out" | tail -n 25 | sed 's/^/    /'
   fi
-  grep -E '^(burst|rndv|coherence):' "$LOG/$name.out" | sed 's/^/    /'
+  grep -E '^(burst|rndv|coherence)[ :]' "$LOG/$name.out" | sed 's/^/    /'
 }
 
 T=$B/tests
