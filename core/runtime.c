@@ -158,16 +158,22 @@ static int runtime_connect_peers(void)
     return RMP_SUCCESS;
 }
 
-/* The progress loop polls only instances that can have events. */
+/* The progress loop polls only instances that can have events: those that
+ * reach at least one peer (peers pick transports by the same rule on both
+ * sides, so an unused instance never receives anything). */
 static void runtime_polled(void)
 {
     rmpi_g.num_polled = 0;
-    for (int i = 0; i < rmpi_g.num_tls; i++)
-        if (rmpi_g.tls[i].iface->progress && rmpi_g.tls[i].iface != &rmpi_tl_self) {
+    for (int i = 0; i < rmpi_g.num_tls; i++) {
+        int used = 0;
+        for (int w = 0; w < rmpi_g.size && !used; w++)
+            used = rmpi_peers && rmpi_peers[w].tl == rmpi_g.tls[i].tl && w != rmpi_g.rank;
+        if (used && rmpi_g.tls[i].iface->progress && rmpi_g.tls[i].iface != &rmpi_tl_self) {
             rmpi_g.polled[rmpi_g.num_polled].progress = rmpi_g.tls[i].iface->progress;
             rmpi_g.polled[rmpi_g.num_polled].tl = rmpi_g.tls[i].tl;
             rmpi_g.num_polled++;
         }
+    }
 }
 
 static void runtime_close_transports(void)
@@ -214,12 +220,12 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
     rc = rmpi_p2p_init();
     if (rc == RMP_SUCCESS)
         rc = runtime_open_transports();
-    if (rc == RMP_SUCCESS)
-        runtime_polled();
     if (rc == RMP_SUCCESS && rmpi_g.size > 1)
         rc = rmpi_boot_fence();
     if (rc == RMP_SUCCESS)
         rc = runtime_connect_peers();
+    if (rc == RMP_SUCCESS)
+        runtime_polled();
     if (rc == RMP_SUCCESS && rmpi_g.size > 1)
         rc = rmpi_boot_fence();
     for (int i = 0; rc == RMP_SUCCESS && i < rmpi_g.num_tls; i++)
