@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "bootstrap.h"
+#include "rcache/rcache.h"
 #include "comm.h"
 #include "config.h"
 #include "log.h"
@@ -210,6 +211,8 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
     int rc = rmpi_config_load();
     if (rc != RMP_SUCCESS)
         return rc;
+    /* Memory hooks patch libc: before PMIx starts threads that may be inside it. */
+    (void)rcache_hooks_install();
     rc = rmpi_boot_init();
     if (rc != RMP_SUCCESS)
         goto err_boot;

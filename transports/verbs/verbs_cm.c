@@ -130,8 +130,6 @@ static int cm_create_qp(rmpi_ep_t *ep, struct rdma_cm_id *id)
         return err == ENOMEM ? RMP_ERR_NOMEM : RMP_ERR_TRANSPORT;
     }
     uint8_t t = VERBS_ACK_TIMEOUT;
-    if (getenv("XEXP_ACK_TIMEOUT"))
-        t = (uint8_t)atoi(getenv("XEXP_ACK_TIMEOUT"));
     rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t));
     ep->id = id;
     ep->qp = id->qp;
