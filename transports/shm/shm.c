@@ -26,7 +26,7 @@
 #include "shmem.h"
 
 #define SHM_MAGIC 0x726d70736d656d31ULL /* "rmpsmem1" */
-#define SHM_DEFAULT_RNDV 16384
+#define SHM_DEFAULT_RNDV 65536 /* measured: two copies through the ring beat CMA up to here */
 #define SHM_MAX_AM (64 * 1024)
 
 typedef struct shm_seg_hdr {
