@@ -1,6 +1,7 @@
 /* Point-to-point protocols: eager, rendezvous (receiver pulls), and
  * fragmentation for transports without a rendezvous. docs/protocols.md. */
 #include <sched.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -684,8 +685,20 @@ int rmpi_progress(void)
         n += p2p_retry_puts();
     if (rmpi_req_have_gen)
         n += rmpi_req_progress_gen();
-    if (n == 0 && rmpi_g.yield_when_idle)
-        sched_yield();
+    if (RMPI_UNLIKELY(rmpi_g.yield_when_idle)) {
+        /* More ranks than cores: give the core away while idle, and after a
+         * long idle stretch (a rank parked in a barrier or a receive while
+         * others compute) sleep briefly, so that ranks with work run. */
+        static unsigned idle;
+        if (n > 0) {
+            idle = 0;
+        } else if (++idle < 500) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
     return n;
 }
 
