@@ -44,6 +44,8 @@ run p2p-np2        300 2 "$T/p2p/p2p_test"
 run p2p-np4        500 4 "$T/p2p/p2p_test"
 run soak-np4       300 4 "$T/p2p/soak" 20000
 run rma-np2        300 2 "$T/rma/rma_test"
+run rma-np4        500 4 "$T/rma/rma_test"
+run coll-np4       900 4 "$T/coll/coll_test"
 run lazy-np2       120 2 "$T/verbs/verbs_lazy"
 run lazy-np4       120 4 "$T/verbs/verbs_lazy"
 run lazy-np4-again 120 4 "$T/verbs/verbs_lazy"
