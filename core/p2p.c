@@ -686,17 +686,25 @@ int rmpi_progress(void)
     if (rmpi_req_have_gen)
         n += rmpi_req_progress_gen();
     if (RMPI_UNLIKELY(rmpi_g.yield_when_idle)) {
-        /* More ranks than cores: give the core away while idle, and after a
-         * long idle stretch (a rank parked in a barrier or a receive while
-         * others compute) sleep briefly, so that ranks with work run. */
+        /* More ranks than cores: give the core away while idle, and once
+         * idle for over 2 ms (a rank parked in a barrier or a receive while
+         * others work) sleep 20 us per poll, so that ranks with work run.
+         * Active ranks never stay idle that long, so they never sleep. */
         static unsigned idle;
+        static double idle_since;
+        static int sleeping;
         if (n > 0) {
             idle = 0;
-        } else if (++idle < 500) {
-            sched_yield();
-        } else {
+            sleeping = 0;
+        } else if (sleeping) {
             struct timespec ts = {0, 20000};
             nanosleep(&ts, NULL);
+        } else {
+            if (idle++ == 0)
+                idle_since = rmpi_now();
+            else if ((idle & 255) == 0 && rmpi_now() - idle_since > 2e-3)
+                sleeping = 1;
+            sched_yield();
         }
     }
     return n;

@@ -239,6 +239,15 @@ static unsigned char *rma_direct(rmp_win_t win, int target)
     return win->mapped ? win->mapped[target] : NULL;
 }
 
+/* A rank spinning on directly mapped memory (a lock, a flag) must still
+ * serve the operations others emulate through it: progress now and then. */
+static inline void rma_direct_progress(void)
+{
+    static unsigned n;
+    if ((++n & 15) == 0)
+        rmpi_progress();
+}
+
 static int rma_slot_of(const rmpi_peer_t *p)
 {
     for (int i = 0; i < rmpi_g.num_tls; i++)
@@ -306,7 +315,7 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
         return rc;
     unsigned char *d = rma_direct(win, target);
     if (d) {
-        rmpi_progress();
+        rma_direct_progress();
         if (is_put)
             memcpy(d + offset, buf, bytes);
         else
@@ -403,8 +412,7 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
     }
     unsigned char *d = rma_direct(win, target);
     if (d) {
-        /* A rank spinning on its own memory must still serve the others. */
-        rmpi_progress();
+        rma_direct_progress();
         uint64_t *p = (uint64_t *)(d + offset);
         if (op_code == RMPI_RMA_FADD) {
             *old = __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
