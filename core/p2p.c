@@ -484,7 +484,8 @@ static void p2p_on_match(rmp_request_t req, int src, const rmpi_hdr_t *h, const 
     switch (h->type) {
     case RMPI_MSG_EAGER:
         p2p_recv_status(req, h, plen);
-        memcpy(req->buf, payload, req->status.bytes);
+        if (req->status.bytes)
+            memcpy(req->buf, payload, req->status.bytes);
         rmpi_req_complete(req);
         break;
     case RMPI_MSG_RTS:
@@ -602,7 +603,8 @@ static void p2p_take_unexpected(rmp_request_t req, rmpi_ux_t *u)
     req->peer = u->peer;
     if (u->type == RMPI_MSG_EAGER) {
         p2p_recv_status(req, &h, u->size);
-        memcpy(req->buf, u->data, req->status.bytes);
+        if (req->status.bytes) /* buf may be NULL for 0 bytes */
+            memcpy(req->buf, u->data, req->status.bytes);
         rmpi_req_complete(req);
     } else if (u->type == RMPI_MSG_RTS) {
         rmpi_rts_t r = {h, u->size, u->sreq, u->addr, u->key};
