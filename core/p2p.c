@@ -690,22 +690,25 @@ int rmpi_progress(void)
     if (RMPI_UNLIKELY(rmpi_g.yield_when_idle)) {
         /* More ranks than cores: give the core away while idle, and once
          * idle for over 2 ms (a rank parked in a barrier or a receive while
-         * others work) sleep 20 us per poll, so that ranks with work run.
-         * Active ranks never stay idle that long, so they never sleep. */
+         * others work) sleep, 20 us at first, then longer up to 0.5 ms, so
+         * that ranks with work keep the cores. Active ranks never stay idle
+         * that long, so they never sleep. */
         static unsigned idle;
         static double idle_since;
-        static int sleeping;
+        static long sleep_ns; /* 0: not sleeping yet; doubles up to 0.5 ms */
         if (n > 0) {
             idle = 0;
-            sleeping = 0;
-        } else if (sleeping) {
-            struct timespec ts = {0, 20000};
+            sleep_ns = 0;
+        } else if (sleep_ns) {
+            struct timespec ts = {0, sleep_ns};
             nanosleep(&ts, NULL);
+            if (sleep_ns < 500000)
+                sleep_ns *= 2;
         } else {
             if (idle++ == 0)
                 idle_since = rmpi_now();
             else if ((idle & 255) == 0 && rmpi_now() - idle_since > 2e-3)
-                sleeping = 1;
+                sleep_ns = 20000;
             sched_yield();
         }
     }
