@@ -435,6 +435,8 @@ int main(int argc, char **argv)
         failed_rank = -2;
     }
 
+    char host[256] = "this host";
+    gethostname(host, sizeof(host) - 1);
     double deadline = o.timeout > 0 ? t0 + o.timeout : 0;
     int alive = launched, timed_out = 0;
     for (;;) {
@@ -523,16 +525,17 @@ int main(int argc, char **argv)
                     char how[128];
                     describe_status(st, how, sizeof(how));
                     if (unfinalized) {
-                        rrun_log("rank %d (pid %d) exited with status 0 without calling "
-                                 "rmp_finalize; ending the job",
-                                 r, (int)p);
+                        rrun_log("rank %d (pid %d on %s) exited with status 0 without "
+                                 "calling rmp_finalize; ending the job",
+                                 r, (int)p, host);
                         exit_code = 1;
                     } else if (rrun_abort_rank == r) {
-                        rrun_log("rank %d (pid %d) called rmp_abort(%d); ending the job", r,
-                                 (int)p, rrun_abort_status);
+                        rrun_log("rank %d (pid %d on %s) called rmp_abort(%d); ending the job",
+                                 r, (int)p, host, rrun_abort_status);
                         exit_code = rrun_abort_status;
                     } else {
-                        rrun_log("rank %d (pid %d) %s; ending the job", r, (int)p, how);
+                        rrun_log("rank %d (pid %d on %s) %s; ending the job", r, (int)p, host,
+                                 how);
                         exit_code = exit_code_of(st);
                     }
                     if (exit_code == 0)
@@ -549,7 +552,8 @@ int main(int argc, char **argv)
             int r = rrun_abort_rank;
             failed_rank = r;
             exit_code = rrun_abort_status ? rrun_abort_status : 1;
-            rrun_log("rank %d called rmp_abort(%d); ending the job", r, rrun_abort_status);
+            rrun_log("rank %d (on %s) called rmp_abort(%d); ending the job", r, host,
+                     rrun_abort_status);
             kill_all(ranks, launched, SIGTERM);
             term_at = now();
             kill_at = term_at + RRUN_GRACE;

@@ -29,7 +29,7 @@ done
 # a rank exits 3: status 3, names the rank, within 2 s
 s=$(date +%s.%N); out=$("$RRUN" -n 2 "$BEH" exit 1 3 2>&1); rc=$?; e=$(date +%s.%N)
 check "[ $rc -eq 3 ]" "exit 3 gave $rc"
-check "grep -q 'rank 1 .*exited with status 3' <<<\"\$out\"" "exit message: $out"
+check "grep -q \"rank 1 (pid [0-9]* on $(hostname)) exited with status 3\" <<<\"\$out\"" "exit message: $out"
 check "awk 'BEGIN{exit !($e - $s < 3.0)}'" "exit propagation took $(awk "BEGIN{print $e-$s}") s"
 no_leftovers
 
@@ -54,7 +54,7 @@ no_leftovers
 # rmp_abort(5)
 out=$("$RRUN" --oversubscribe -n 3 "$BEH" abort 2 5 2>&1); rc=$?
 check "[ $rc -eq 5 ]" "abort gave $rc"
-check "grep -q 'rank 2 called rmp_abort(5)' <<<\"\$out\"" "abort message: $out"
+check "grep -q 'rank 2 .*called rmp_abort(5)' <<<\"\$out\"" "abort message: $out"
 no_leftovers
 
 # a rank's forked child is killed too
