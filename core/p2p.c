@@ -211,6 +211,8 @@ static int p2p_start_send(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int 
         req->plen = req->bytes;
         rmpi_stats.eager_sent++;
         rmpi_stats.eager_bytes += req->bytes;
+        rmpi_stats.tl_msgs[p->slot]++;
+        rmpi_stats.tl_bytes[p->slot] += req->bytes;
     } else {
         rmpi_rts_t *r = &req->wire.rts;
         r->size = req->bytes;
@@ -231,6 +233,8 @@ static int p2p_start_send(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int 
             req->plen = 0;
             rmpi_stats.rndv_sent++;
             rmpi_stats.rndv_bytes += req->bytes;
+            rmpi_stats.tl_msgs[p->slot]++;
+            rmpi_stats.tl_bytes[p->slot] += req->bytes;
         } else {
             h->type = RMPI_MSG_FRAG_FIRST;
             req->flags |= RMPI_REQF_FRAG;
@@ -239,6 +243,8 @@ static int p2p_start_send(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int 
             req->frag_off = 0;
             rmpi_stats.frag_sent++;
             rmpi_stats.frag_bytes += req->bytes;
+            rmpi_stats.tl_msgs[p->slot]++;
+            rmpi_stats.tl_bytes[p->slot] += req->bytes;
         }
     }
     return p2p_post_send(req);
@@ -309,6 +315,8 @@ int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t c
         if (RMPI_LIKELY(rc == RMP_SUCCESS)) {
             rmpi_stats.eager_sent++;
             rmpi_stats.eager_bytes += bytes;
+            rmpi_stats.tl_msgs[p->slot]++;
+            rmpi_stats.tl_bytes[p->slot] += bytes;
             return RMP_SUCCESS;
         }
         if (rc < 0)

@@ -55,6 +55,7 @@ typedef struct rmpi_peer {
     size_t max_am;
     size_t rndv_threshold;
     int rndv_mode;
+    int slot;                   /* index of its transport in rmpi_g.tls */
     int failed;                 /* the peer died or its connection broke */
     bool rma;                   /* transport put/get usable with this peer */
     rmpi_mq_t pending;          /* sends waiting for room, in order */
@@ -65,6 +66,8 @@ typedef struct rmpi_peer {
 typedef struct rmpi_stats {
     uint64_t eager_sent, eager_bytes, rndv_sent, rndv_bytes, frag_sent, frag_bytes;
     uint64_t unexpected;
+    /* per transport slot of rmpi_g.tls (RMP_STATS=1) */
+    uint64_t tl_msgs[4], tl_bytes[4];
 } rmpi_stats_t;
 
 extern rmpi_peer_t *rmpi_peers;

@@ -146,6 +146,7 @@ static int runtime_connect_peers(void)
             p->max_am = caps.max_am;
             p->rndv_threshold = caps.rndv_threshold;
             p->rndv_mode = caps.rndv_mode;
+            p->slot = i;
             p->rma = caps.rma && p->iface->put && p->iface->get;
         }
         if (!p->iface) {
@@ -258,12 +259,16 @@ static void runtime_print_stats(void)
     extern size_t rmpi_p2p_unexpected_high_water(void);
     fprintf(stderr,
             "[rmp %d] stats: eager %llu msgs %llu B, rendezvous %llu msgs %llu B, fragmented "
-            "%llu msgs %llu B, unexpected %llu (high water %zu)\n",
+            "%llu msgs %llu B, unexpected %llu (queue high water %zu)\n",
             rmpi_g.rank, (unsigned long long)rmpi_stats.eager_sent,
             (unsigned long long)rmpi_stats.eager_bytes, (unsigned long long)rmpi_stats.rndv_sent,
             (unsigned long long)rmpi_stats.rndv_bytes, (unsigned long long)rmpi_stats.frag_sent,
             (unsigned long long)rmpi_stats.frag_bytes, (unsigned long long)rmpi_stats.unexpected,
             rmpi_p2p_unexpected_high_water());
+    for (int i = 0; i < rmpi_g.num_tls; i++)
+        fprintf(stderr, "[rmp %d] stats: %s: %llu msgs %llu B sent\n", rmpi_g.rank,
+                rmpi_g.tls[i].iface->name, (unsigned long long)rmpi_stats.tl_msgs[i],
+                (unsigned long long)rmpi_stats.tl_bytes[i]);
 }
 
 RMP_EXPORT int rmp_finalize(void)

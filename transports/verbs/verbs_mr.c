@@ -149,12 +149,16 @@ void rmpi_verbs_mr_fini(rmpi_tl_t *tl)
     if (tl->rcache) {
         rcache_stats_t st;
         rcache_stats(tl->rcache, &st);
-        rmpi_debug("verbs rcache: %llu hits, %llu misses, %llu evictions, %llu "
-                   "invalidations, %llu merges, %zu regions / %zu bytes registered at "
-                   "finalize",
-                   (unsigned long long)st.hits, (unsigned long long)st.misses,
-                   (unsigned long long)st.evictions, (unsigned long long)st.invalidations,
-                   (unsigned long long)st.merges, st.regions, st.bytes);
+        /* RMP_STATS=1 prints it as a stats line, RMP_LOG=debug as a log line. */
+        if (rmpi_cfg.stats || rmpi_log_level >= RMPI_LOG_DEBUG)
+            rmpi_log_at(rmpi_cfg.stats ? RMPI_LOG_ERROR : RMPI_LOG_DEBUG,
+                        "%sverbs rcache: %llu hits, %llu misses, %llu evictions, %llu "
+                        "invalidations, %llu merges, %zu regions / %zu bytes registered at "
+                        "finalize",
+                        rmpi_cfg.stats ? "stats: " : "", (unsigned long long)st.hits,
+                        (unsigned long long)st.misses, (unsigned long long)st.evictions,
+                        (unsigned long long)st.invalidations, (unsigned long long)st.merges,
+                        st.regions, st.bytes);
         rcache_destroy(tl->rcache);
         tl->rcache = NULL;
     }
