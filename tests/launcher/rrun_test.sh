@@ -83,6 +83,13 @@ check "[ $bad -eq 0 ]" "$bad malformed lines"
 seq_ok=$(awk '{split($0,a," "); r=a[3]; if (a[5] != n[r]+0) bad++; n[r]=a[5]+1} END{print bad+0}' "$TMP/spew")
 check "[ $seq_ok -eq 0 ]" "out-of-order lines: $seq_ok"
 
+# two jobs of the same user at once: separate namespaces, segments, sockets
+"$RRUN" -n 2 "$B/tests/p2p/p2p_test" > "$TMP/job1" 2>&1 & j1=$!
+RMP_TRANSPORTS=shm,tcp "$RRUN" -n 2 "$B/tests/p2p/p2p_test" > "$TMP/job2" 2>&1 & j2=$!
+wait $j1; r1=$?; wait $j2; r2=$?
+check "[ $r1 -eq 0 ] && grep -q ' 0 failed' '$TMP/job1'" "concurrent job 1: $(tail -2 "$TMP/job1")"
+check "[ $r2 -eq 0 ] && grep -q ' 0 failed' '$TMP/job2'" "concurrent job 2: $(tail -2 "$TMP/job2")"
+
 # -x
 out=$(FOO=outer "$RRUN" -n 1 -x FOO -x BAR=baz "$BEH" env BAR 2>&1)
 check "grep -q 'BAR=baz' <<<\"\$out\"" "-x NAME=VALUE: $out"
