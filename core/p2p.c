@@ -30,6 +30,8 @@ rmpi_stats_t rmpi_stats;
 static rmpi_mq_t p2p_posted;
 static rmpi_mq_t p2p_unexp;
 static rmpi_ux_t *ux_free_list;
+static int p2p_nfailed; /* peers known to have failed */
+static int p2p_comm_lost_member(rmp_comm_t comm);
 static int p2p_npending; /* peers with a non-empty pending FIFO */
 
 int rmpi_req_progress_gen(void);
@@ -645,10 +647,13 @@ int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm
     req->mq.src = source;
     req->mq.tag = tag;
     req->peer = source == RMP_ANY_SOURCE ? -1 : rmpi_comm_world_rank(comm, source);
+    req->comm = comm;
     rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&p2p_unexp, cid, source, tag, 1);
     if (e) {
         p2p_take_unexpected(req, rmpi_container_of(e, rmpi_ux_t, mq));
-    } else if (RMPI_UNLIKELY(req->peer >= 0 && rmpi_peers[req->peer].failed)) {
+    } else if (RMPI_UNLIKELY(p2p_nfailed > 0 &&
+                             ((req->peer >= 0 && rmpi_peers[req->peer].failed) ||
+                              ((cid & 1) && p2p_comm_lost_member(comm))))) {
         rmpi_req_free(req);
         return RMP_ERR_PEER_FAILED;
     } else {
@@ -907,10 +912,35 @@ RMP_EXPORT int rmp_progress(void)
 
 void rmpi_req_foreach(void (*fn)(rmp_request_t req, void *arg), void *arg);
 
+static int p2p_comm_has(rmp_comm_t comm, int world)
+{
+    if (!comm || !comm->world)
+        return 1; /* the world communicator */
+    for (int i = 0; i < comm->size; i++)
+        if (comm->world[i] == world)
+            return 1;
+    return 0;
+}
+
+/* Has a member of comm failed? (Only asked once some peer has.) */
+static int p2p_comm_lost_member(rmp_comm_t comm)
+{
+    for (int i = 0; i < comm->size; i++)
+        if (rmpi_peers[rmpi_comm_world_rank(comm, i)].failed)
+            return 1;
+    return 0;
+}
+
 static void p2p_fail_req(rmp_request_t req, void *arg)
 {
     int peer = *(int *)arg;
-    if (req->kind == RMPI_REQ_GEN || req->peer != peer)
+    if (req->kind == RMPI_REQ_GEN)
+        return;
+    /* A collective on a communicator that lost a member cannot complete,
+     * whichever member this rank happens to wait for. */
+    int coll_recv = req->kind == RMPI_REQ_RECV && (req->mq.cid & 1) &&
+                    req->mq.next != &req->mq && p2p_comm_has(req->comm, peer);
+    if (req->peer != peer && !coll_recv)
         return;
     if (req->kind == RMPI_REQ_RECV && req->mq.next != &req->mq)
         rmpi_mq_remove(&p2p_posted, &req->mq);
@@ -929,6 +959,7 @@ void rmpi_peer_failed(int peer, const char *why)
         return;
     rmpi_peer_t *p = &rmpi_peers[peer];
     p->failed = 1;
+    p2p_nfailed++;
     rmpi_warn("rank %d failed (%s): its operations return %s", peer, why,
               rmp_strerror(RMP_ERR_PEER_FAILED));
     /* Unsent messages to it go nowhere. */
@@ -971,6 +1002,7 @@ int rmpi_p2p_init(void)
     rmpi_mq_init(&p2p_unexp);
     rmpi_mq_init(&p2p_need_put);
     p2p_npending = 0;
+    p2p_nfailed = 0;
     memset(&rmpi_stats, 0, sizeof(rmpi_stats));
     return RMP_SUCCESS;
 }

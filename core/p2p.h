@@ -36,6 +36,7 @@ struct rmp_request {
         unsigned char raw[64];
     } wire;
     rmpi_mr_t *mr;      /* rendezvous registration, released at completion */
+    rmp_comm_t comm;    /* receives: their communicator (for failure handling) */
     uint64_t peer_req;  /* rendezvous: the other side's request id */
     const void *payload;
     size_t plen;

@@ -10,7 +10,10 @@
  *   split                comm_split checks, prints "split ok" per rank
  *   hang-child           rank 0 forks a child that sleeps forever, then exits 4
  *   detect R             rank R SIGKILLs itself; the others report what their
- *                        pending receive from R returned */
+ *                        pending receive from R returned
+ *   coll-kill R          every rank loops on allreduce/bcast/barrier; rank R
+ *                        SIGKILLs itself inside the loop; the others report the
+ *                        first error their collectives returned */
 #include <rmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -84,6 +87,23 @@ int main(int argc, char **argv)
         fflush(stdout);
         rc2 = rmp_send(&c, 1, r, 5, w);
         printf("rank %d: later send returned \"%s\"\n", me, rmp_strerror(rc2));
+        fflush(stdout);
+        for (;;)
+            pause();
+    } else if (strcmp(mode, "coll-kill") == 0) {
+        signal(SIGTERM, SIG_IGN); /* see detect */
+        double v[64] = {0}, out[64];
+        int rc2 = RMP_SUCCESS;
+        for (int i = 0; rc2 == RMP_SUCCESS; i++) {
+            if (me == r && i == 300)
+                raise(SIGKILL);
+            switch (i % 3) {
+            case 0: rc2 = rmp_allreduce(v, out, 64, RMP_DOUBLE, RMP_SUM, w); break;
+            case 1: rc2 = rmp_bcast(v, 64, RMP_DOUBLE, i % np, w); break;
+            default: rc2 = rmp_barrier(w); break;
+            }
+        }
+        printf("rank %d: collective returned \"%s\"\n", me, rmp_strerror(rc2));
         fflush(stdout);
         for (;;)
             pause();

@@ -51,6 +51,13 @@ check "[ \$(grep -c 'receive from dead rank 1 returned \"a peer process failed' 
 check "[ \$(grep -c 'later send returned \"a peer process failed' <<<\"\$out\") -eq 2 ]" "survivors' sends: $out"
 no_leftovers
 
+# a rank killed inside collectives: every survivor's collective fails, the job ends promptly
+s=$(date +%s.%N); out=$("$RRUN" --oversubscribe -n 4 "$BEH" coll-kill 2 2>&1); rc=$?; e=$(date +%s.%N)
+check "[ $rc -eq 137 ]" "coll-kill gave $rc"
+check "[ \$(grep -c 'collective returned \"a peer process failed' <<<\"\$out\") -eq 3 ]" "survivors' collectives: $out"
+check "awk 'BEGIN{exit !($e - $s < 4.0)}'" "coll-kill took $(awk "BEGIN{print $e-$s}") s"
+no_leftovers
+
 # rmp_abort(5)
 out=$("$RRUN" --oversubscribe -n 3 "$BEH" abort 2 5 2>&1); rc=$?
 check "[ $rc -eq 5 ]" "abort gave $rc"
