@@ -157,19 +157,6 @@ static int p2p_drain_pending(void)
     return n;
 }
 
-static int p2p_send_ctrl(int peer, const void *msg, size_t len)
-{
-    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_CTRL);
-    if (!req)
-        return RMP_ERR_NOMEM;
-    req->peer = peer;
-    memcpy(&req->wire, msg, len);
-    req->hlen = (uint8_t)len;
-    req->payload = NULL;
-    req->plen = 0;
-    return p2p_post_send(req);
-}
-
 int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen)
 {
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_CTRL);
@@ -190,7 +177,7 @@ static int p2p_send_ctrl_fin(int peer, uint64_t target_req, int status)
     f.type = RMPI_MSG_FIN;
     f.status = status;
     f.req = target_req;
-    return p2p_send_ctrl(peer, &f, sizeof(f));
+    return rmpi_send_ctrl(peer, &f, sizeof(f), NULL, 0);
 }
 
 /* Send requests whose CTS arrived while the transport had no room to put. */
@@ -400,7 +387,7 @@ static void p2p_rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
             c.status = rc;
             c.len = 0;
         }
-        rc = p2p_send_ctrl(src, &c, sizeof(c));
+        rc = rmpi_send_ctrl(src, &c, sizeof(c), NULL, 0);
         if (rc != RMP_SUCCESS) {
             req->status.error = rc;
             p2p_rndv_release(req);
