@@ -27,10 +27,14 @@ NCPU = os.cpu_count() or 1
 MPIS = {
     # name: (compiler wrapper, launcher)
     "ompi": ("mpicc.openmpi", "mpirun.openmpi"),
+    "ompi-ucx": ("mpicc.openmpi", "mpirun.openmpi"),
     "mpich": ("mpicc.mpich", "mpirun.mpich"),
 }
-FLAVOR_DIR = {"ompi": "openmpi", "mpich": "mpich"}
-IMPLS = ("rmp", "ompi", "mpich")
+FLAVOR_DIR = {"ompi": "openmpi", "ompi-ucx": "openmpi", "mpich": "mpich"}
+IMPLS = ("rmp", "ompi", "ompi-ucx", "mpich")
+# Open MPI's pml ucx accepts only RDMA transports by default; on a host without an HCA it
+# must be told to use UCX's shared-memory and cma transports too.
+OMPI_UCX = ["--mca", "pml", "ucx", "--mca", "pml_ucx_tls", "any", "--mca", "pml_ucx_devices", "any"]
 CFLAGS = ["-O2", "-Wall", "-Wextra"]
 
 
@@ -49,7 +53,7 @@ def base_parser(description):
     p.add_argument("--quick", action="store_true",
                    help="fewer iterations and one round: a fast sanity run")
     p.add_argument("--impl", default=",".join(IMPLS),
-                   help="comma-separated subset of rmp,ompi,mpich (default all)")
+                   help="comma-separated subset of rmp,ompi,ompi-ucx,mpich (default all)")
     p.add_argument("--out", default=None,
                    help="raw results file, .json or .csv (default BUILD/benchmarks/results/NAME-DATE.json)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per run (default 600)")
@@ -132,8 +136,10 @@ def launcher(build, impl, np):
     if impl == "rmp":
         cmd = [os.path.join(build, "launcher", "rrun"), "-n", str(np)]
         return cmd + (["--oversubscribe"] if over else [])
-    if impl == "ompi":
+    if impl in ("ompi", "ompi-ucx"):
         cmd = [MPIS["ompi"][1], "--allow-run-as-root", "-n", str(np)]
+        if impl == "ompi-ucx":
+            cmd += OMPI_UCX
         if over:
             return cmd + ["--oversubscribe", "--bind-to", "core:overload-allowed"]
         return cmd + ["--bind-to", "core"]
