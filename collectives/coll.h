@@ -119,6 +119,9 @@ int coll_exchange_all(const char *sbuf, size_t sstride, size_t sbytes, char *rbu
 int coll_check_dt(rmp_datatype_t dt);
 int coll_check_dt_op(rmp_datatype_t dt, rmp_op_t op);
 int coll_check_root(int root, rmp_comm_t comm);
+/* RMP_COLL_CHECK: every rank agrees on the call (root/op < 0: not applicable). */
+int coll_check_call(rmp_comm_t comm, const char *name, int root, size_t count,
+                    rmp_datatype_t dt, int op);
 /* buf must be non-NULL and not RMP_IN_PLACE (unless in_place_ok) when bytes > 0. */
 int coll_check_buf(const void *buf, int in_place_ok, const char *what);
 /* count * es * mult in *bytes, RMP_ERR_ARG on overflow. */

@@ -75,6 +75,8 @@ RMP_EXPORT int rmp_allgather(const void *sbuf, void *rbuf, size_t count, rmp_dat
                              rmp_comm_t comm)
 {
     int rc = rmpi_comm_check(comm);
+    if (RMPI_LIKELY(rc == RMP_SUCCESS))
+        rc = coll_check_call(comm, "allgather", -1, count, dt, -1);
     if (rc == RMP_SUCCESS)
         rc = coll_check_dt(dt);
     if (rc != RMP_SUCCESS || count == 0)

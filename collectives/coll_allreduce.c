@@ -155,6 +155,8 @@ RMP_EXPORT int rmp_allreduce(const void *sbuf, void *rbuf, size_t count, rmp_dat
 {
     int rc = rmpi_comm_check(comm);
     if (RMPI_LIKELY(rc == RMP_SUCCESS))
+        rc = coll_check_call(comm, "allreduce", -1, count, dt, (int)op);
+    if (RMPI_LIKELY(rc == RMP_SUCCESS))
         rc = coll_check_dt_op(dt, op);
     if (RMPI_UNLIKELY(rc != RMP_SUCCESS || count == 0))
         return rc;

@@ -19,6 +19,8 @@ RMP_EXPORT int rmp_gather(const void *sbuf, void *rbuf, size_t count, rmp_dataty
                           int root, rmp_comm_t comm)
 {
     int rc = rmpi_comm_check(comm);
+    if (RMPI_LIKELY(rc == RMP_SUCCESS))
+        rc = coll_check_call(comm, "gather", root, count, dt, -1);
     if (rc == RMP_SUCCESS)
         rc = coll_check_dt(dt);
     if (rc == RMP_SUCCESS)
@@ -43,6 +45,8 @@ RMP_EXPORT int rmp_scatter(const void *sbuf, void *rbuf, size_t count, rmp_datat
                            int root, rmp_comm_t comm)
 {
     int rc = rmpi_comm_check(comm);
+    if (RMPI_LIKELY(rc == RMP_SUCCESS))
+        rc = coll_check_call(comm, "scatter", root, count, dt, -1);
     if (rc == RMP_SUCCESS)
         rc = coll_check_dt(dt);
     if (rc == RMP_SUCCESS)

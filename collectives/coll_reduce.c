@@ -101,6 +101,8 @@ RMP_EXPORT int rmp_reduce(const void *sbuf, void *rbuf, size_t count, rmp_dataty
                           rmp_op_t op, int root, rmp_comm_t comm)
 {
     int rc = rmpi_comm_check(comm);
+    if (RMPI_LIKELY(rc == RMP_SUCCESS))
+        rc = coll_check_call(comm, "reduce", root, count, dt, (int)op);
     if (rc == RMP_SUCCESS)
         rc = coll_check_dt_op(dt, op);
     if (rc == RMP_SUCCESS)

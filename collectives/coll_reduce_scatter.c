@@ -151,6 +151,8 @@ RMP_EXPORT int rmp_reduce_scatter(const void *sbuf, void *rbuf, size_t count,
                                   rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm)
 {
     int rc = rmpi_comm_check(comm);
+    if (RMPI_LIKELY(rc == RMP_SUCCESS))
+        rc = coll_check_call(comm, "reduce_scatter", -1, count, dt, (int)op);
     if (rc == RMP_SUCCESS)
         rc = coll_check_dt_op(dt, op);
     if (rc != RMP_SUCCESS || count == 0)

@@ -35,6 +35,9 @@ const rmpi_param_t rmpi_params[] = {
      "seconds after which a blocking call returns RMP_ERR_TIMEOUT; 0 = wait forever"},
     {"RMP_STATS", RMPI_PT_BOOL, "0", NULL, OFF(stats), 0,
      "print per-rank counters at finalize"},
+    {"RMP_COLL_CHECK", RMPI_PT_BOOL, "0", NULL, OFF(coll_check), 0,
+     "check that every rank called the same collective with the same root, count, "
+     "datatype and op (costs one exchange per blocking collective)"},
     {"RMP_RCACHE_MAX_BYTES", RMPI_PT_SIZE, "4g", NULL, OFF(rcache_max_bytes), 0,
      "registered bytes kept in the registration cache before unused regions are evicted"},
     {"RMP_VERBS_DEVICE", RMPI_PT_STRING, "", NULL, STR(verbs_device),

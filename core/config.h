@@ -35,6 +35,7 @@ typedef struct rmpi_config {
     int shm_cma;
     double timeout;           /* seconds; 0: no limit */
     bool stats;
+    bool coll_check;
     size_t rcache_max_bytes;
     char verbs_device[64];
     int verbs_gid_index;      /* -1: automatic */

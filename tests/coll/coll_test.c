@@ -9,7 +9,9 @@
  * Also: nonblocking collectives overlapped with point-to-point traffic on the same tags and
  * a wildcard receive, collectives on rmp_comm_split halves interleaved with the world, and
  * bad arguments. Options: --quick (smaller big counts), --bad-algo (expects
- * RMP_ALLREDUCE_ALGO to name an unknown algorithm: allreduce must fail with RMP_ERR_ARG). */
+ * RMP_ALLREDUCE_ALGO to name an unknown algorithm: allreduce must fail with RMP_ERR_ARG),
+ * --mismatch (run with RMP_COLL_CHECK=1: ranks that disagree on the root, count, op or
+ * collective all get RMP_ERR_ARG, and the communicator still works afterwards). */
 #include <math.h>
 #include <rmp.h>
 #include <stdint.h>
@@ -877,12 +879,36 @@ static void test_barrier(void)
     T_CHECK(dt >= 0.045, "barrier returned after %.3f s while rank %d slept 0.05 s", dt, np - 1);
 }
 
+/* Every rank must see RMP_ERR_ARG, also the ones whose own arguments look fine. */
+static void test_mismatch(void)
+{
+    int buf[8] = {0}, out[8];
+    int rc = rmp_bcast(buf, 4, RMP_INT32, me == np - 1 ? 1 : 0, world);
+    T_CHECK(rc == RMP_ERR_ARG, "bcast with mismatched roots -> %s", rmp_strerror(rc));
+    rc = rmp_allreduce(buf, out, me == 0 ? 3 : 4, RMP_INT32, RMP_SUM, world);
+    T_CHECK(rc == RMP_ERR_ARG, "allreduce with mismatched counts -> %s", rmp_strerror(rc));
+    rc = rmp_allreduce(buf, out, 4, RMP_INT32, me == 0 ? RMP_MAX : RMP_SUM, world);
+    T_CHECK(rc == RMP_ERR_ARG, "allreduce with mismatched ops -> %s", rmp_strerror(rc));
+    rc = rmp_reduce(buf, out, 4, me == 0 ? RMP_UINT32 : RMP_INT32, RMP_SUM, 0, world);
+    T_CHECK(rc == RMP_ERR_ARG, "reduce with mismatched datatypes -> %s", rmp_strerror(rc));
+    rc = me == 0 ? rmp_barrier(world) : rmp_allreduce(buf, out, 4, RMP_INT32, RMP_SUM, world);
+    T_CHECK(rc == RMP_ERR_ARG, "barrier on rank 0, allreduce elsewhere -> %s", rmp_strerror(rc));
+    rc = rmp_gather(buf, out, me == 0 ? 0 : 1, RMP_INT32, 0, world);
+    T_CHECK(rc == RMP_ERR_ARG, "gather with count 0 on rank 0 only -> %s", rmp_strerror(rc));
+    /* Agreement again: the collective works and computes the right thing. */
+    int one = 1, sum = 0;
+    RC_CHECK(rmp_allreduce(&one, &sum, 1, RMP_INT32, RMP_SUM, world), "allreduce",
+             "(after mismatches)");
+    T_CHECK(sum == np, "allreduce after mismatches: %d, expected %d", sum, np);
+}
+
 int main(int argc, char **argv)
 {
-    int quick = 0, bad_algo = 0;
+    int quick = 0, bad_algo = 0, mismatch = 0;
     for (int i = 1; i < argc; i++) {
         quick |= strcmp(argv[i], "--quick") == 0;
         bad_algo |= strcmp(argv[i], "--bad-algo") == 0;
+        mismatch |= strcmp(argv[i], "--mismatch") == 0;
     }
     int x = 1, y = 0;
     T_CHECK(rmp_allreduce(&x, &y, 1, RMP_INT32, RMP_SUM, rmp_comm_world()) == RMP_ERR_STATE,
@@ -906,6 +932,11 @@ int main(int argc, char **argv)
         T_CHECK(rc == RMP_ERR_ARG, "unknown RMP_ALLREDUCE_ALGO: iallreduce -> %s",
                 rmp_strerror(rc));
         RC_CHECK(rmp_bcast(&x, 1, RMP_INT32, 0, world), "bcast", "(bad allreduce algorithm)");
+        return t_finish();
+    }
+    if (mismatch) {
+        if (np > 1)
+            test_mismatch();
         return t_finish();
     }
     test_errors();
