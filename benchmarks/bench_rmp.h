@@ -117,4 +117,47 @@ static inline void bench_rmp_coll_row(const bench_rmp_t *b, size_t size, double 
         bench_row(size, sum / b->size);
 }
 
+/* One collective call of a benchmark, with its arguments. */
+typedef enum { BENCH_BCAST, BENCH_ALLREDUCE, BENCH_REDUCE_SCATTER, BENCH_ALLGATHER,
+               BENCH_ALLTOALL } bench_coll_kind_t;
+
+typedef struct {
+    bench_coll_kind_t kind;
+    const void *sbuf;
+    void *rbuf; /* bcast: the buffer */
+    size_t count;
+    rmp_datatype_t dt;
+    rmp_op_t op;
+} bench_coll_call_t;
+
+static inline int bench_rmp_coll_call(const bench_coll_call_t *c, rmp_comm_t w)
+{
+    switch (c->kind) {
+    case BENCH_BCAST: return rmp_bcast(c->rbuf, c->count, c->dt, 0, w);
+    case BENCH_ALLREDUCE: return rmp_allreduce(c->sbuf, c->rbuf, c->count, c->dt, c->op, w);
+    case BENCH_REDUCE_SCATTER:
+        return rmp_reduce_scatter(c->sbuf, c->rbuf, c->count, c->dt, c->op, w);
+    case BENCH_ALLGATHER: return rmp_allgather(c->sbuf, c->rbuf, c->count, c->dt, w);
+    default: return rmp_alltoall(c->sbuf, c->rbuf, c->count, c->dt, w);
+    }
+}
+
+/* The OSU timing loop: warm-up and timed calls, each followed by an untimed barrier;
+ * prints the row (average over ranks of each rank's mean time per call). */
+static inline void bench_rmp_time_coll(const bench_rmp_t *b, const bench_opts_t *o, size_t size,
+                                       const bench_coll_call_t *c)
+{
+    int iters = bench_iters(o, size), warm = bench_warmup(o, size);
+    CK(rmp_barrier(b->world));
+    double total = 0.0;
+    for (int i = 0; i < warm + iters; i++) {
+        double t0 = bench_now();
+        CK(bench_rmp_coll_call(c, b->world));
+        if (i >= warm)
+            total += bench_now() - t0;
+        CK(rmp_barrier(b->world));
+    }
+    bench_rmp_coll_row(b, size, total * 1e6 / iters);
+}
+
 #endif /* BENCH_RMP_H */

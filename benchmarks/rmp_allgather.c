@@ -19,7 +19,6 @@ int main(int argc, char **argv)
 
     for (size_t size = bench_coll_first_size(&o, esz); size <= o.max_size; size = bench_next_size(size)) {
         size_t count = size / esz, bytes = count * esz;
-        int iters = bench_iters(&o, size), warm = bench_warmup(&o, size);
         if (o.validate) {
             long bad;
             bench_fill(sbuf, bytes, bench_seed(size, 100 + b.rank));
@@ -29,16 +28,8 @@ int main(int argc, char **argv)
                 if ((bad = bench_check(rbuf + r * bytes, bytes, bench_seed(size, 100 + (int)r))) >= 0)
                     bench_rmp_bad_data("allgather block", size, (long)(r * bytes) + bad);
         }
-        CK(rmp_barrier(b.world));
-        double total = 0.0;
-        for (int i = 0; i < warm + iters; i++) {
-            double t0 = bench_now();
-            CK(rmp_allgather(sbuf, rbuf, count, dt, b.world));
-            if (i >= warm)
-                total += bench_now() - t0;
-            CK(rmp_barrier(b.world));
-        }
-        bench_rmp_coll_row(&b, size, total * 1e6 / iters);
+        bench_coll_call_t call = {BENCH_ALLGATHER, sbuf, rbuf, count, dt, RMP_SUM};
+        bench_rmp_time_coll(&b, &o, size, &call);
     }
     bench_free(sbuf);
     bench_free(rbuf);

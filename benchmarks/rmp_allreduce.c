@@ -19,7 +19,6 @@ int main(int argc, char **argv)
 
     for (size_t size = bench_coll_first_size(&o, esz); size <= o.max_size; size = bench_next_size(size)) {
         size_t count = size / esz;
-        int iters = bench_iters(&o, size), warm = bench_warmup(&o, size);
         bench_red_fill(dt, sbuf, count, b.rank, 0);
         if (o.validate) {
             long bad;
@@ -28,16 +27,8 @@ int main(int argc, char **argv)
             if ((bad = bench_red_check(dt, bench_op_parse(o.op), rbuf, count, b.size, 0)) >= 0)
                 bench_rmp_bad_data("allreduce result", size, bad);
         }
-        CK(rmp_barrier(b.world));
-        double total = 0.0;
-        for (int i = 0; i < warm + iters; i++) {
-            double t0 = bench_now();
-            CK(rmp_allreduce(sbuf, rbuf, count, dt, op, b.world));
-            if (i >= warm)
-                total += bench_now() - t0;
-            CK(rmp_barrier(b.world));
-        }
-        bench_rmp_coll_row(&b, size, total * 1e6 / iters);
+        bench_coll_call_t call = {BENCH_ALLREDUCE, sbuf, rbuf, count, dt, op};
+        bench_rmp_time_coll(&b, &o, size, &call);
     }
     bench_free(sbuf);
     bench_free(rbuf);

@@ -19,7 +19,6 @@ int main(int argc, char **argv)
 
     for (size_t size = bench_coll_first_size(&o, esz); size <= o.max_size; size = bench_next_size(size)) {
         size_t count = size / esz;
-        int iters = bench_iters(&o, size), warm = bench_warmup(&o, size);
         if (o.validate) {
             uint32_t seed = bench_seed(size, 40);
             long bad;
@@ -31,16 +30,8 @@ int main(int argc, char **argv)
             if ((bad = bench_check(buf, size, seed)) >= 0)
                 bench_rmp_bad_data("broadcast data", size, bad);
         }
-        CK(rmp_barrier(b.world));
-        double total = 0.0;
-        for (int i = 0; i < warm + iters; i++) {
-            double t0 = bench_now();
-            CK(rmp_bcast(buf, count, dt, 0, b.world));
-            if (i >= warm)
-                total += bench_now() - t0;
-            CK(rmp_barrier(b.world));
-        }
-        bench_rmp_coll_row(&b, size, total * 1e6 / iters);
+        bench_coll_call_t call = {BENCH_BCAST, NULL, buf, count, dt, RMP_SUM};
+        bench_rmp_time_coll(&b, &o, size, &call);
     }
     bench_free(buf);
     CK(rmp_finalize());

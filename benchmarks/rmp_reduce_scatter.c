@@ -21,7 +21,6 @@ int main(int argc, char **argv)
     for (size_t size = bench_coll_first_size(&o, esz * np); size <= o.max_size;
          size = bench_next_size(size)) {
         size_t count = size / esz / np; /* per rank */
-        int iters = bench_iters(&o, size), warm = bench_warmup(&o, size);
         bench_red_fill(dt, sbuf, count * np, b.rank, 0);
         if (o.validate) {
             long bad;
@@ -31,16 +30,8 @@ int main(int argc, char **argv)
                                        count * (size_t)b.rank)) >= 0)
                 bench_rmp_bad_data("reduce_scatter result", size, bad);
         }
-        CK(rmp_barrier(b.world));
-        double total = 0.0;
-        for (int i = 0; i < warm + iters; i++) {
-            double t0 = bench_now();
-            CK(rmp_reduce_scatter(sbuf, rbuf, count, dt, op, b.world));
-            if (i >= warm)
-                total += bench_now() - t0;
-            CK(rmp_barrier(b.world));
-        }
-        bench_rmp_coll_row(&b, size, total * 1e6 / iters);
+        bench_coll_call_t call = {BENCH_REDUCE_SCATTER, sbuf, rbuf, count, dt, op};
+        bench_rmp_time_coll(&b, &o, size, &call);
     }
     bench_free(sbuf);
     bench_free(rbuf);
