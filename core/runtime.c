@@ -1,5 +1,6 @@
 /* rmp_init / rmp_finalize: configuration, PMIx bootstrap, transport
  * selection per peer, the world communicator. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,42 @@ static void runtime_release(void)
     rmpi_g.node_of = NULL;
 }
 
+/* rrun --verbose: each set-up step of rmp_init with the milliseconds since it began. */
+static void runtime_step(double t0, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void runtime_step(double t0, const char *fmt, ...)
+{
+    static int verbose = -1;
+    if (verbose < 0)
+        verbose = getenv("RMP_RRUN_VERBOSE") != NULL;
+    if (!verbose)
+        return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "[rmp %d] init %.1f ms: %s\n", rmpi_g.rank, (rmpi_now() - t0) * 1e3, msg);
+}
+
+/* "shm,tcp" (what is open), or with peers "shm 3, tcp 4" (peers reached by each). */
+static void runtime_step_transports(double t0, const char *what)
+{
+    char names[160] = "";
+    size_t len = 0;
+    for (int i = 0; i < rmpi_g.num_tls && len < sizeof(names); i++) {
+        int peers = 0;
+        for (int w = 0; rmpi_peers && w < rmpi_g.size; w++)
+            peers += rmpi_peers[w].tl == rmpi_g.tls[i].tl;
+        if (!rmpi_peers)
+            len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? "," : "",
+                                    rmpi_g.tls[i].iface->name);
+        else if (peers)
+            len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s %d",
+                                    len ? ", " : "", rmpi_g.tls[i].iface->name, peers);
+    }
+    runtime_step(t0, "%s: %s", what, names);
+}
+
 RMP_EXPORT int rmp_init(int *argc, char ***argv)
 {
     (void)argc;
@@ -209,6 +246,7 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
                                              : "after rmp_finalize (rmp cannot restart)");
         return RMP_ERR_STATE;
     }
+    double t0 = rmpi_now();
     int rc = rmpi_config_load();
     if (rc != RMP_SUCCESS)
         return rc;
@@ -217,17 +255,19 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
     rc = rmpi_boot_init();
     if (rc != RMP_SUCCESS)
         goto err_boot;
+    runtime_step(t0, "PMIx client up: rank %d of %d, %d node(s)", rmpi_g.rank, rmpi_g.size,
+                 rmpi_g.num_nodes);
     int cores = rmpi_topo_num_cores();
     rmpi_g.oversubscribed = rmpi_g.local_size > cores;
     rmpi_g.yield_when_idle = rmpi_cfg.poll_yield == 1 ||
                              (rmpi_cfg.poll_yield == 0 && rmpi_g.oversubscribed);
     rc = rmpi_p2p_init();
-    if (rc == RMP_SUCCESS)
-        rc = runtime_open_transports();
-    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
-        rc = rmpi_boot_fence();
-    if (rc == RMP_SUCCESS)
-        rc = runtime_connect_peers();
+    if (rc == RMP_SUCCESS && (rc = runtime_open_transports()) == RMP_SUCCESS)
+        runtime_step_transports(t0, "transports open");
+    if (rc == RMP_SUCCESS && rmpi_g.size > 1 && (rc = rmpi_boot_fence()) == RMP_SUCCESS)
+        runtime_step(t0, "endpoints exchanged (PMIx fence)");
+    if (rc == RMP_SUCCESS && (rc = runtime_connect_peers()) == RMP_SUCCESS)
+        runtime_step_transports(t0, "peers per transport");
     if (rc == RMP_SUCCESS)
         runtime_polled();
     if (rc == RMP_SUCCESS && rmpi_g.size > 1)
@@ -241,6 +281,7 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
         goto err_runtime;
     rmpi_g.state = RMPI_STATE_INIT;
     rmpi_diag_install();
+    runtime_step(t0, "ready (segments mapped, connections set up)");
     rmpi_info("initialized: rank %d of %d on %s (local %d of %d, %d node(s))%s", rmpi_g.rank,
               rmpi_g.size, rmpi_g.hostname, rmpi_g.local_rank, rmpi_g.local_size,
               rmpi_g.num_nodes, rmpi_g.singleton ? ", singleton" : "");

@@ -215,7 +215,7 @@ static char **build_env(const rrun_opts_t *o, int rank, const char *binding)
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + (size_t)o->nxvars + 4, sizeof(char *));
+    char **env = calloc(n + (size_t)o->nxvars + 5, sizeof(char *));
     if (!env)
         return NULL;
     size_t k = 0;
@@ -251,6 +251,8 @@ static char **build_env(const rrun_opts_t *o, int rank, const char *binding)
         env[k++] = b;
     if (asprintf(&b, "RMP_RRUN_RANK=%d", rank) >= 0)
         env[k++] = b;
+    if (o->verbose && (b = strdup("RMP_RRUN_VERBOSE=1")))
+        env[k++] = b; /* the ranks report their set-up steps too */
     env[k] = NULL;
     return env;
 }

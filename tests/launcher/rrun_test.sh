@@ -106,6 +106,16 @@ out=$("$RRUN" -n 2 "$HELLO" 2>&1)
 check "grep -q 'bound to core' <<<\"\$out\"" "binding reported: $out"
 out=$("$RRUN" -n 2 --bind-to none "$HELLO" 2>&1)
 check "grep -q 'bound to none' <<<\"\$out\"" "bind-to none: $out"
+# --verbose: rrun's launch steps and every rank's set-up steps, each with a time
+out=$("$RRUN" -n 2 --verbose "$HELLO" 2>&1)
+check "grep -q '^rrun: [0-9.]* ms: PMIx server up' <<<\"\$out\"" "--verbose launch steps: $out"
+for r in 0 1; do
+  for step in 'PMIx client up' 'transports open: self' 'endpoints exchanged' 'peers per transport: self 1, shm 1' 'ready'; do
+    check "grep -q '^\[rmp $r\] init [0-9.]* ms: $step' <<<\"\$out\"" "--verbose rank $r step '$step': $out"
+  done
+done
+out=$("$RRUN" -n 2 "$HELLO" 2>&1)
+check "! grep -q 'init [0-9.]* ms' <<<\"\$out\"" "set-up steps printed without --verbose: $out"
 
 # bad invocations: status 2 and a message
 for args in "" "-n 2" "-n 0 $BEH ok" "-n -1 $BEH ok" "-n 2 /nonexistent/prog" "-n 2 $TMP" \
