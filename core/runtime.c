@@ -12,6 +12,7 @@
 #include "log.h"
 #include "p2p.h"
 #include "topo.h"
+#include "tuning.h"
 
 rmpi_global_t rmpi_g;
 void rmpi_diag_install(void);
@@ -107,8 +108,10 @@ static int runtime_open_transports(void)
                            rmp_strerror(rc));
                 return rc;
             }
-            if (rmpi_cfg.rndv_threshold > 0)
-                caps.rndv_threshold = rmpi_cfg.rndv_threshold;
+            rmpi_from_t from;
+            caps.rndv_threshold = rmpi_tuning_rndv(iface->name, caps.rndv_threshold, &from);
+            rmpi_debug("%s: rendezvous from %zu B (%s)", iface->name, caps.rndv_threshold,
+                       rmpi_tuning_from_name(from));
             rmpi_g.tls[rmpi_g.num_tls].iface = iface;
             rmpi_g.tls[rmpi_g.num_tls].tl = tl;
             rmpi_g.tls[rmpi_g.num_tls].caps = caps;
@@ -210,8 +213,12 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
         return RMP_ERR_STATE;
     }
     int rc = rmpi_config_load();
-    if (rc != RMP_SUCCESS)
+    if (rc == RMP_SUCCESS)
+        rc = rmpi_tuning_load();
+    if (rc != RMP_SUCCESS) {
+        rmpi_error("rmp_init failed: %s", rmp_strerror(rc));
         return rc;
+    }
     /* Memory hooks patch libc: before PMIx starts threads that may be inside it. */
     (void)rcache_hooks_install();
     rc = rmpi_boot_init();
@@ -225,7 +232,11 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
     if (rc == RMP_SUCCESS)
         rc = runtime_open_transports();
     if (rc == RMP_SUCCESS && rmpi_g.size > 1)
+        rc = rmpi_tuning_publish();
+    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
         rc = rmpi_boot_fence();
+    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
+        rc = rmpi_tuning_check();
     if (rc == RMP_SUCCESS)
         rc = runtime_connect_peers();
     if (rc == RMP_SUCCESS)

@@ -24,9 +24,11 @@
 #include "rmpi.h"
 #include "shm_ring.h"
 #include "shmem.h"
+#include "tune_default.h"
 
 #define SHM_MAGIC 0x726d70736d656d31ULL /* "rmpsmem1" */
-#define SHM_DEFAULT_RNDV 65536 /* measured: two copies through the ring beat CMA up to here */
+/* Measured (tools/tuning/default.tune): two copies through the ring beat CMA up to here. */
+#define SHM_DEFAULT_RNDV RMPI_TUNE_DEFAULT_SHM_RNDV_THRESHOLD
 #define SHM_MAX_AM (64 * 1024)
 
 typedef struct shm_seg_hdr {
