@@ -16,11 +16,13 @@
 #include "config.h"
 #include "log.h"
 #include "rmpi.h"
+#include "tune_default.h"
 #include "tuning.h"
 
 #define TUNING_MAX_WORDS 16
 
 rmpi_tuning_t rmpi_tuning;
+const char rmpi_tuning_default_file[] = RMPI_TUNE_DEFAULT_FILE;
 
 static const char *const tuning_tls[RMPI_TUNE_NTL] = {"shm", "tcp", "verbs"};
 

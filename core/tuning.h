@@ -37,6 +37,8 @@ int rmpi_tuning_load(void);
  * comes from (from may be NULL). */
 size_t rmpi_tuning_rndv(const char *tl, size_t dflt, rmpi_from_t *from);
 const char *rmpi_tuning_from_name(rmpi_from_t from);
+/* The file the built-in defaults were generated from (tools/tuning/default.tune). */
+extern const char rmpi_tuning_default_file[];
 /* Every rank must run the same collective table: publish this rank's (before the
  * first fence of rmp_init), then compare with rank 0's (after it). */
 int rmpi_tuning_publish(void);

@@ -521,9 +521,15 @@ static int tcp_flushed(rmpi_tl_t *tl)
     return tl->flush_list || tl->done_head ? RMPI_AGAIN : RMP_SUCCESS;
 }
 
+static size_t tcp_max_am_hint(void)
+{
+    return TCP_MAX_AM;
+}
+
 const rmpi_tl_iface_t rmpi_tl_tcp = {
     .name = "tcp",
     .default_rndv = RMPI_TUNE_DEFAULT_TCP_RNDV_THRESHOLD,
+    .max_am_hint = tcp_max_am_hint,
     .describe = tcp_describe,
     .query = tcp_query,
     .init = tcp_init,

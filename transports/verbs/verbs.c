@@ -112,6 +112,11 @@ err:
     return rc;
 }
 
+static size_t verbs_max_am_hint(void)
+{
+    return VERBS_BUF_SIZE;
+}
+
 static int verbs_atomic_or_emulate(rmpi_ep_t *ep, int op, uint64_t operand, uint64_t compare,
                                    uint64_t *result, uint64_t raddr, uint64_t rkey,
                                    rmpi_comp_cb_t cb, void *arg)
@@ -124,6 +129,7 @@ static int verbs_atomic_or_emulate(rmpi_ep_t *ep, int op, uint64_t operand, uint
 const rmpi_tl_iface_t rmpi_tl_verbs = {
     .name = "verbs",
     .default_rndv = RMPI_TUNE_DEFAULT_VERBS_RNDV_THRESHOLD,
+    .max_am_hint = verbs_max_am_hint,
     .describe = rmpi_verbs_describe,
     .query = verbs_query,
     .init = verbs_init,
