@@ -88,21 +88,20 @@ static int tuning_cond(const char *path, int line, const char *w, coll_row_t *r,
     unsigned bit;
     int n = 0;
     size_t b = 0;
-    if (strncmp(w, "nodes", klen) == 0 && klen == 5) {
+    if (klen == 5 && strncmp(w, "nodes", 5) == 0)
         bit = eq ? SEEN_NODES_MIN | SEEN_NODES_MAX : ge ? SEEN_NODES_MIN : SEEN_NODES_MAX;
-    } else if (ge || eq || klen > 5) {
-        return tuning_fail(err, errlen, path, line, "'%s': only nodes takes = and >=; "
-                           "ranks, bytes and ppn take <=", w);
-    } else if (strncmp(w, "ranks", klen) == 0 && klen == 5) {
+    else if (klen == 5 && strncmp(w, "ranks", 5) == 0)
         bit = SEEN_RANKS;
-    } else if (strncmp(w, "bytes", klen) == 0 && klen == 5) {
+    else if (klen == 5 && strncmp(w, "bytes", 5) == 0)
         bit = SEEN_BYTES;
-    } else if (strncmp(w, "ppn", klen) == 0 && klen == 3) {
+    else if (klen == 3 && strncmp(w, "ppn", 3) == 0)
         bit = SEEN_PPN;
-    } else {
+    else
         return tuning_fail(err, errlen, path, line, "'%s': unknown condition '%.*s' (ranks, "
                            "bytes, ppn, nodes)", w, (int)klen, w);
-    }
+    if ((ge || eq) && !(bit & (SEEN_NODES_MIN | SEEN_NODES_MAX)))
+        return tuning_fail(err, errlen, path, line, "'%s': only nodes takes = and >=; "
+                           "ranks, bytes and ppn take <=", w);
     if (*seen & bit)
         return tuning_fail(err, errlen, path, line, "'%s': %.*s is limited twice", w, (int)klen, w);
     *seen |= bit;
