@@ -26,8 +26,10 @@ static const struct {
     [COLL_REDUCE] = {"reduce", "RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather", "linear"}},
     [COLL_ALLREDUCE] = {"allreduce", "RMP_ALLREDUCE_ALGO",
                         {"recursive_doubling", "rabenseifner", "ring", "direct"}},
-    [COLL_ALLGATHER] = {"allgather", "RMP_ALLGATHER_ALGO", {"recursive_doubling", "bruck", "ring", "direct"}},
-    [COLL_REDUCE_SCATTER] = {"reduce_scatter", "RMP_REDUCE_SCATTER_ALGO", {"recursive_halving", "ring", "direct"}},
+    [COLL_ALLGATHER] = {"allgather", "RMP_ALLGATHER_ALGO",
+                        {"recursive_doubling", "bruck", "ring", "direct"}},
+    [COLL_REDUCE_SCATTER] = {"reduce_scatter", "RMP_REDUCE_SCATTER_ALGO",
+                             {"recursive_halving", "ring", "direct"}},
     [COLL_ALLTOALL] = {"alltoall", "RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear"}},
 };
 

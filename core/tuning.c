@@ -54,8 +54,9 @@ static int tuning_p2p(const char *path, int line, char **w, int nw, rmpi_tuning_
     int tl = tuning_tl_index(w[0]);
     size_t v;
     if (nw != 3)
-        return tuning_fail(err, errlen, path, line, "expected '%s KEY SIZE' (KEY: rndv_threshold%s)",
-                           w[0], tl == RMPI_TUNE_SHM ? ", ring_bytes" : "");
+        return tuning_fail(err, errlen, path, line,
+                           "expected '%s KEY SIZE' (KEY: rndv_threshold%s)", w[0],
+                           tl == RMPI_TUNE_SHM ? ", ring_bytes" : "");
     if (rmpi_parse_size(w[2], &v) != RMP_SUCCESS || v == 0)
         return tuning_fail(err, errlen, path, line,
                            "'%s' is not a size above 0 (bytes, optionally with k, m or g)", w[2]);
@@ -64,8 +65,9 @@ static int tuning_p2p(const char *path, int line, char **w, int nw, rmpi_tuning_
     else if (tl == RMPI_TUNE_SHM && strcmp(w[1], "ring_bytes") == 0)
         t->shm_ring_bytes = v;
     else
-        return tuning_fail(err, errlen, path, line, "unknown %s setting '%s' (valid: rndv_threshold%s)",
-                           w[0], w[1], tl == RMPI_TUNE_SHM ? ", ring_bytes" : "");
+        return tuning_fail(err, errlen, path, line,
+                           "unknown %s setting '%s' (valid: rndv_threshold%s)", w[0], w[1],
+                           tl == RMPI_TUNE_SHM ? ", ring_bytes" : "");
     return RMP_SUCCESS;
 }
 

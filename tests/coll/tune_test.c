@@ -1,8 +1,9 @@
 /* RMP_TUNING_FILE under rrun: the table rmp_init installed is the one every rank uses.
  *   tune_test ALGO [MAX]    allreduce must be ALGO from 1 KiB to MAX bytes (default
- *                           4 MiB): as coll_select reports it, and as observed by the number of messages one allreduce
- *                           sends (ring 2(n-1), rabenseifner 2 log2 n, recursive_doubling
- *                           log2 n, direct n-1 at a power-of-two n); results checked.
+ *                           4 MiB): as coll_select reports it, and as observed by the
+ *                           number of messages one allreduce of 1 KiB sends (ring 2(n-1),
+ *                           rabenseifner 2 log2 n, recursive_doubling log2 n, direct n-1
+ *                           at a power-of-two n); results checked.
  *   tune_test --mismatch FILE   rank 0 reads no tuning file, the others FILE: rmp_init
  *                           must fail on those with RMP_ERR_ARG; they exit with status 3
  *                           (tests/coll/tune_mismatch.sh checks status and message).
