@@ -125,6 +125,9 @@ static void info_thresholds(void)
     if (rmpi_tuning.path[0])
         printf("Tuning file: %s (RMP_TUNING_FILE; %zu collective rows ahead of the built-in "
                "ones)\n", rmpi_tuning.path, rmpi_tuning.nrows);
+    else if (rmpi_cfg.tuning_file[0])
+        printf("Tuning file: %s NOT usable (the error above; rmp_init would fail); built-in "
+               "defaults shown\n", rmpi_cfg.tuning_file);
     else
         printf("Tuning file: none (RMP_TUNING_FILE unset); built-in defaults from %s\n",
                rmpi_tuning_default_file);
