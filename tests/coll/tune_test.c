@@ -1,9 +1,11 @@
 /* RMP_TUNING_FILE under rrun: the table rmp_init installed is the one every rank uses.
- *   tune_test ALGO [MAX]    allreduce must be ALGO from 1 KiB to MAX bytes (default
- *                           4 MiB): as coll_select reports it, and as observed by the
- *                           number of messages one allreduce of 1 KiB sends (ring 2(n-1),
- *                           rabenseifner 2 log2 n, recursive_doubling log2 n, direct n-1
- *                           at a power-of-two n); results checked.
+ *   tune_test ALGO          allreduce must be ALGO from 1 KiB to 4 MiB: as coll_select
+ *                           reports it, and as observed by the number of messages one
+ *                           allreduce of 1 KiB sends (ring 2(n-1), rabenseifner 2 log2 n,
+ *                           recursive_doubling log2 n, direct n-1 at a power-of-two n);
+ *                           results checked. ALGO "builtin": no tuning file may be loaded,
+ *                           and the allreduce of 1 KiB must send what the algorithm the
+ *                           built-in table names for it sends (whatever the sweep chose).
  *   tune_test --mismatch FILE   rank 0 reads no tuning file, the others FILE: rmp_init
  *                           must fail on those with RMP_ERR_ARG; they exit with status 3
  *                           (tests/coll/tune_mismatch.sh checks status and message).
@@ -48,18 +50,25 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--mismatch") == 0)
         return tune_mismatch(argv[2]);
-    if (argc != 2 && argc != 3) {
-        fprintf(stderr, "usage: tune_test ALGO [MAX] | --mismatch FILE\n");
+    if (argc != 2) {
+        fprintf(stderr, "usage: tune_test ALGO|builtin | --mismatch FILE\n");
         return 2;
     }
     const char *want = argv[1];
-    size_t max = argc == 3 ? strtoull(argv[2], NULL, 0) : 4u << 20;
+    size_t max = 4u << 20;
     T_RC(rmp_init(&argc, &argv));
     rmp_comm_t w = rmp_comm_world();
     int me = rmp_comm_rank(w), n = rmp_comm_size(w);
     const char *file = getenv("RMP_TUNING_FILE");
     T_CHECK((file && file[0]) == (rmpi_tuning.path[0] != 0), "tuning file '%s' loaded: '%s'",
             file ? file : "", rmpi_tuning.path);
+    if (strcmp(want, "builtin") == 0) {
+        int algo = -1;
+        T_CHECK(!file, "builtin: RMP_TUNING_FILE must not be set");
+        T_RC(coll_select(COLL_ALLREDUCE, 1024, n, &algo));
+        want = coll_algo_name(COLL_ALLREDUCE, algo);
+        max = 0;
+    }
 
     for (size_t bytes = 1024; bytes <= max; bytes *= 4) {
         int algo = -1;
