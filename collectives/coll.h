@@ -203,10 +203,54 @@ enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK, COLL_ALLTOALL_LINEAR };
 
 /* The algorithm for a call of `kind` moving `bytes` (the vector for barrier/bcast/reduce/
  * allreduce, the per-rank block for allgather/reduce_scatter/alltoall) on n ranks: the
- * RMP_<KIND>_ALGO override, else the tuning table. RMP_ERR_ARG (logged, with the valid
+ * RMP_<KIND>_ALGO override, else the selection table. RMP_ERR_ARG (logged, with the valid
  * names) for an unknown name in the environment. */
 int coll_select(coll_kind_t kind, size_t bytes, int n, int *algo);
 const char *coll_algo_name(coll_kind_t kind, int algo);
+
+/* One row of the selection table: it applies to a call when every limit holds; the first
+ * row that applies wins. Limits that do not constrain are INT_MAX / SIZE_MAX (max) and 1
+ * (min_nodes). The built-in rows and the rows of a tuning file (core/tuning.c) are both
+ * read from the tuning-file text format (docs/tuning.md). */
+typedef struct coll_row {
+    coll_kind_t kind;
+    int max_ranks;
+    int min_nodes, max_nodes; /* nodes the communicator spans */
+    int max_ppn;              /* ranks per node */
+    size_t max_bytes;
+    int algo;                 /* index into the kind's names (coll_algo_name) */
+} coll_row_t;
+
+/* A row as generated from tools/tuning/default.tune: the algorithm still a name. */
+typedef struct coll_row_src {
+    coll_kind_t kind;
+    int max_ranks, min_nodes, max_nodes, max_ppn;
+    size_t max_bytes;
+    const char *algo;
+    int line; /* in tools/tuning/default.tune */
+} coll_row_src_t;
+
+/* The layout a row's limits are compared with. Every rank of the communicator must
+ * compute the same values (they decide which algorithm every rank runs). */
+typedef struct coll_layout {
+    int ranks, nodes, ppn;
+} coll_layout_t;
+
+/* Name lookups for tuning files: RMP_SUCCESS, or RMP_ERR_ARG (nothing logged). */
+int coll_kind_by_name(const char *name, coll_kind_t *kind);
+const char *coll_kind_name(coll_kind_t kind);
+int coll_algo_by_name(coll_kind_t kind, const char *name, int *algo);
+/* "a, b, c": the kind's algorithm names, for error messages. */
+void coll_algo_list(coll_kind_t kind, char *buf, size_t len);
+/* Make `rows` (a tuning file's, may be 0) the first rows of the table, ahead of the
+ * built-in ones, which stay behind them as the fallback. Copies the rows. RMP_ERR_ARG
+ * with a sentence in err when there are too many, RMP_ERR_INTERNAL when a built-in
+ * row names an unknown algorithm. */
+int coll_tune_install(const coll_row_t *rows, size_t n, char *err, size_t errlen);
+/* The table in force (installing the built-in one if nothing was installed yet). */
+const coll_row_t *coll_tune_rows(size_t *n);
+/* The table's first matching row for the layout (RMP_<KIND>_ALGO not considered). */
+int coll_tune_pick(coll_kind_t kind, size_t bytes, const coll_layout_t *lay);
 
 /* ---- Schedules for the nonblocking collectives (coll_sched.c). ----
  * A schedule is a list of rounds; a round is a list of operations run in order when the

@@ -1,7 +1,8 @@
 /* Algorithm selection: the RMP_<KIND>_ALGO override, else the first matching row of the
- * table below (from an interleaved sweep of every algorithm on this 2-core node with 2 and
- * 4 ranks; docs/collectives.md).
- * The choice depends only on (kind, bytes, ranks), which every rank of a call agrees on:
+ * table. The table is data: the built-in rows are generated at build time from
+ * tools/tuning/default.tune (a sweep's output, docs/tuning.md), and a tuning file's rows
+ * (RMP_TUNING_FILE, core/tuning.c) go in front of them.
+ * The choice depends only on (kind, bytes, layout), which every rank of a call agrees on:
  * that keeps the ranks in step and the reductions bitwise identical. */
 #include <limits.h>
 #include <stdio.h>
@@ -9,93 +10,27 @@
 #include "coll.h"
 #include "config.h"
 #include "log.h"
+#include "tune_default.h"
 
-#define COLL_ANY INT_MAX
-#define COLL_MAXB SIZE_MAX
-
-typedef struct coll_rule {
-    int max_ranks;    /* the row applies when ranks <= max_ranks */
-    size_t max_bytes; /* ... and bytes <= max_bytes */
-    int algo;
-} coll_rule_t;
-
-/* Single node, 2 cores, oversubscribed above 2 ranks (see docs/collectives.md): one-step
- * algorithms (linear/direct) win on few ranks, where each extra step costs a round of
- * scheduling; log-step algorithms for small messages on more ranks; ring / Rabenseifner /
- * scatter-allgather for large messages on many ranks. Each list ends with a catch-all. */
-static const coll_rule_t barrier_rules[] = {
-    {COLL_ANY, COLL_MAXB, COLL_BARRIER_DISSEMINATION},
-};
-static const coll_rule_t bcast_rules[] = {
-    {4, COLL_MAXB, COLL_BCAST_LINEAR},
-    {8, 64 << 10, COLL_BCAST_LINEAR},
-    {8, COLL_MAXB, COLL_BCAST_BINOMIAL},
-    {COLL_ANY, 128 << 10, COLL_BCAST_BINOMIAL},
-    {COLL_ANY, COLL_MAXB, COLL_BCAST_SCATTER_ALLGATHER},
-};
-static const coll_rule_t reduce_rules[] = {
-    {2, 64 << 10, COLL_REDUCE_BINOMIAL},
-    {8, 4 << 10, COLL_REDUCE_LINEAR},
-    {COLL_ANY, 64 << 10, COLL_REDUCE_BINOMIAL},
-    {COLL_ANY, COLL_MAXB, COLL_REDUCE_RS_GATHER},
-};
-static const coll_rule_t allreduce_rules[] = {
-    {2, 256 << 10, COLL_ALLREDUCE_RD},
-    {2, COLL_MAXB, COLL_ALLREDUCE_RABENSEIFNER},
-    {4, 256, COLL_ALLREDUCE_DIRECT},
-    {4, 128 << 10, COLL_ALLREDUCE_RD},
-    {4, COLL_MAXB, COLL_ALLREDUCE_RING},
-    {8, 64, COLL_ALLREDUCE_DIRECT},
-    {8, 8 << 10, COLL_ALLREDUCE_RD},
-    {8, COLL_MAXB, COLL_ALLREDUCE_RING},
-    {COLL_ANY, 8 << 10, COLL_ALLREDUCE_RD},
-    {COLL_ANY, 512 << 10, COLL_ALLREDUCE_RABENSEIFNER},
-    {COLL_ANY, COLL_MAXB, COLL_ALLREDUCE_RING},
-};
-static const coll_rule_t allgather_rules[] = {
-    {4, COLL_MAXB, COLL_ALLGATHER_DIRECT},
-    {8, 16 << 10, COLL_ALLGATHER_DIRECT},
-    {8, COLL_MAXB, COLL_ALLGATHER_RING},
-    {COLL_ANY, 4 << 10, COLL_ALLGATHER_RD}, /* Bruck if not a power of 2 */
-    {COLL_ANY, COLL_MAXB, COLL_ALLGATHER_RING},
-};
-static const coll_rule_t reduce_scatter_rules[] = {
-    {2, COLL_MAXB, COLL_RS_RING},
-    {4, 256 << 10, COLL_RS_DIRECT},
-    {4, COLL_MAXB, COLL_RS_RING},
-    {8, 4 << 10, COLL_RS_DIRECT},
-    {COLL_ANY, 64 << 10, COLL_RS_HALVING},
-    {COLL_ANY, COLL_MAXB, COLL_RS_RING},
-};
-static const coll_rule_t alltoall_rules[] = {
-    {8, COLL_MAXB, COLL_ALLTOALL_LINEAR},
-    {COLL_ANY, 256, COLL_ALLTOALL_BRUCK},
-    {COLL_ANY, COLL_MAXB, COLL_ALLTOALL_PAIRWISE},
-};
+#define COLL_TABLE_MAX 512
 
 #define COLL_MAX_ALGOS 4
-#define COLL_RULES(r) r, sizeof(r) / sizeof(r[0])
 
 static const struct {
+    const char *kind;
     const char *env;
     const char *names[COLL_MAX_ALGOS]; /* indexed by the kind's algorithm enum */
-    const coll_rule_t *rules;
-    size_t nrules;
 } coll_kinds[COLL_NKINDS] = {
-    [COLL_BARRIER] = {"RMP_BARRIER_ALGO", {"dissemination", "direct"}, COLL_RULES(barrier_rules)},
-    [COLL_BCAST] = {"RMP_BCAST_ALGO", {"binomial", "scatter_allgather", "linear"},
-                    COLL_RULES(bcast_rules)},
-    [COLL_REDUCE] = {"RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather", "linear"},
-                     COLL_RULES(reduce_rules)},
-    [COLL_ALLREDUCE] = {"RMP_ALLREDUCE_ALGO",
-                        {"recursive_doubling", "rabenseifner", "ring", "direct"},
-                        COLL_RULES(allreduce_rules)},
-    [COLL_ALLGATHER] = {"RMP_ALLGATHER_ALGO", {"recursive_doubling", "bruck", "ring", "direct"},
-                        COLL_RULES(allgather_rules)},
-    [COLL_REDUCE_SCATTER] = {"RMP_REDUCE_SCATTER_ALGO", {"recursive_halving", "ring", "direct"},
-                             COLL_RULES(reduce_scatter_rules)},
-    [COLL_ALLTOALL] = {"RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear"},
-                       COLL_RULES(alltoall_rules)},
+    [COLL_BARRIER] = {"barrier", "RMP_BARRIER_ALGO", {"dissemination", "direct"}},
+    [COLL_BCAST] = {"bcast", "RMP_BCAST_ALGO", {"binomial", "scatter_allgather", "linear"}},
+    [COLL_REDUCE] = {"reduce", "RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather", "linear"}},
+    [COLL_ALLREDUCE] = {"allreduce", "RMP_ALLREDUCE_ALGO",
+                        {"recursive_doubling", "rabenseifner", "ring", "direct"}},
+    [COLL_ALLGATHER] = {"allgather", "RMP_ALLGATHER_ALGO",
+                        {"recursive_doubling", "bruck", "ring", "direct"}},
+    [COLL_REDUCE_SCATTER] = {"reduce_scatter", "RMP_REDUCE_SCATTER_ALGO",
+                             {"recursive_halving", "ring", "direct"}},
+    [COLL_ALLTOALL] = {"alltoall", "RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear"}},
 };
 
 static const char *coll_env_value(coll_kind_t kind)
@@ -120,13 +55,130 @@ const char *coll_algo_name(coll_kind_t kind, int algo)
     return s ? s : "?";
 }
 
-static int coll_table(coll_kind_t kind, size_t bytes, int n)
+int coll_kind_by_name(const char *name, coll_kind_t *kind)
 {
-    const coll_rule_t *r = coll_kinds[kind].rules;
-    for (size_t i = 0; i < coll_kinds[kind].nrules; i++)
-        if (n <= r[i].max_ranks && bytes <= r[i].max_bytes)
+    for (int k = 0; k < COLL_NKINDS; k++) {
+        if (strcmp(name, coll_kinds[k].kind) == 0) {
+            *kind = (coll_kind_t)k;
+            return RMP_SUCCESS;
+        }
+    }
+    return RMP_ERR_ARG;
+}
+
+const char *coll_kind_name(coll_kind_t kind)
+{
+    return (unsigned)kind < COLL_NKINDS ? coll_kinds[kind].kind : "?";
+}
+
+int coll_algo_by_name(coll_kind_t kind, const char *name, int *algo)
+{
+    if ((unsigned)kind >= COLL_NKINDS)
+        return RMP_ERR_ARG;
+    for (int a = 0; a < COLL_MAX_ALGOS && coll_kinds[kind].names[a]; a++) {
+        if (strcmp(name, coll_kinds[kind].names[a]) == 0) {
+            *algo = a;
+            return RMP_SUCCESS;
+        }
+    }
+    return RMP_ERR_ARG;
+}
+
+void coll_algo_list(coll_kind_t kind, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int a = 0; (unsigned)kind < COLL_NKINDS && a < COLL_MAX_ALGOS && coll_kinds[kind].names[a];
+         a++) {
+        int w = snprintf(buf + o, len - o, "%s%s", a ? ", " : "", coll_kinds[kind].names[a]);
+        if (w < 0 || (size_t)w >= len - o)
+            break;
+        o += (size_t)w;
+    }
+}
+
+/* The table in force: per kind, a tuning file's rows, then the built-in ones. Written
+ * by coll_tune_install before any collective runs (rmp_init), read-only afterwards. */
+static coll_row_t coll_rows[COLL_TABLE_MAX];
+static size_t coll_first[COLL_NKINDS], coll_count[COLL_NKINDS];
+static size_t coll_nrows;
+static int coll_installed;
+
+int coll_tune_install(const coll_row_t *rows, size_t n, char *err, size_t errlen)
+{
+    if (n + coll_default_nrows > COLL_TABLE_MAX) {
+        snprintf(err, errlen, "%zu collective rows; at most %zu fit", n,
+                 (size_t)COLL_TABLE_MAX - coll_default_nrows);
+        return RMP_ERR_ARG;
+    }
+    size_t o = 0;
+    for (int k = 0; k < COLL_NKINDS; k++) {
+        coll_first[k] = o;
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].kind == (coll_kind_t)k)
+                coll_rows[o++] = rows[i];
+        for (size_t i = 0; i < coll_default_nrows; i++) {
+            const coll_row_src_t *d = &coll_default_rows[i];
+            if (d->kind != (coll_kind_t)k)
+                continue;
+            coll_row_t r = {d->kind, d->max_ranks, d->min_nodes, d->max_nodes,
+                            d->max_ppn, d->max_bytes, 0};
+            if (coll_algo_by_name(d->kind, d->algo, &r.algo) != RMP_SUCCESS) {
+                snprintf(err, errlen, "internal: %s:%d: unknown %s algorithm '%s'",
+                         RMPI_TUNE_DEFAULT_FILE, d->line, coll_kinds[k].kind, d->algo);
+                return RMP_ERR_INTERNAL;
+            }
+            coll_rows[o++] = r;
+        }
+        coll_count[k] = o - coll_first[k];
+    }
+    coll_nrows = o;
+    coll_installed = 1;
+    return RMP_SUCCESS;
+}
+
+static void coll_tune_ensure(void)
+{
+    char err[256];
+    if (RMPI_UNLIKELY(!coll_installed) && coll_tune_install(NULL, 0, err, sizeof(err)) != 0)
+        rmpi_error("%s", err);
+}
+
+const coll_row_t *coll_tune_rows(size_t *n)
+{
+    coll_tune_ensure();
+    *n = coll_nrows;
+    return coll_rows;
+}
+
+int coll_tune_pick(coll_kind_t kind, size_t bytes, const coll_layout_t *lay)
+{
+    coll_tune_ensure();
+    const coll_row_t *r = coll_rows + coll_first[kind];
+    for (size_t i = 0; i < coll_count[kind]; i++)
+        if (lay->ranks <= r[i].max_ranks && bytes <= r[i].max_bytes &&
+            lay->nodes >= r[i].min_nodes && lay->nodes <= r[i].max_nodes &&
+            lay->ppn <= r[i].max_ppn)
             return r[i].algo;
     return 0;
+}
+
+/* Until communicators carry their own node layout, a call sees the job's: the number of
+ * nodes of the world (1 before rmp_init, e.g. rmp_info --explain), at most one per rank.
+ * Every rank computes the same values. */
+static coll_layout_t coll_layout_of(int n)
+{
+    int nodes = rmpi_g.num_nodes > 0 ? rmpi_g.num_nodes : 1;
+    if (nodes > n)
+        nodes = n > 0 ? n : 1;
+    coll_layout_t l = {n, nodes, (n + nodes - 1) / nodes};
+    return l;
+}
+
+static int coll_table(coll_kind_t kind, size_t bytes, int n)
+{
+    coll_layout_t lay = coll_layout_of(n);
+    return coll_tune_pick(kind, bytes, &lay);
 }
 
 static int coll_unknown(coll_kind_t kind, const char *value)

@@ -234,8 +234,9 @@ int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size
 {
     memset(cfg, 0, sizeof(*cfg));
     for (const rmpi_param_t *p = rmpi_params; p->name; p++) {
-        if (config_set(cfg, p, p->defval) != RMP_SUCCESS) {
-            snprintf(err, errlen, "internal: bad default for %s", p->name);
+        if (p - rmpi_params >= 64 || config_set(cfg, p, p->defval) != RMP_SUCCESS) {
+            snprintf(err, errlen, "internal: bad default for %s (or over 64 parameters)",
+                     p->name);
             return RMP_ERR_INTERNAL;
         }
     }
@@ -266,8 +267,17 @@ int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size
                      config_type_hint(found));
             return RMP_ERR_ARG;
         }
+        cfg->from_env |= 1ull << (found - rmpi_params);
     }
     return RMP_SUCCESS;
+}
+
+bool rmpi_config_from_env(const rmpi_config_t *cfg, const char *name)
+{
+    for (const rmpi_param_t *p = rmpi_params; p->name; p++)
+        if (strcmp(p->name, name) == 0)
+            return (cfg->from_env >> (p - rmpi_params)) & 1;
+    return false;
 }
 
 static void config_warn_unknown(const char *name, const char *suggestion)

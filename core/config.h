@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum {
     RMPI_PT_BOOL,
@@ -49,6 +50,7 @@ typedef struct rmpi_config {
     char alltoall_algo[32];
     char barrier_algo[32];
     char reduce_algo[32];
+    uint64_t from_env;        /* bit i: rmpi_params[i] was set in the environment */
 } rmpi_config_t;
 
 extern rmpi_config_t rmpi_cfg;
@@ -70,6 +72,9 @@ int rmpi_parse_bool(const char *s, bool *out);
 int rmpi_parse_int(const char *s, int *out);
 int rmpi_parse_double(const char *s, double *out);
 int rmpi_parse_enum(const char *s, const char *choices, int *out);
+/* Was the parameter `name` set in the environment cfg was loaded from? (A tuning file
+ * fills in only what the environment left unset.) */
+bool rmpi_config_from_env(const rmpi_config_t *cfg, const char *name);
 /* Closest known parameter name to an unknown one, or NULL. */
 const char *rmpi_config_suggest(const char *name);
 /* Format the current value of p (from cfg) into buf. */

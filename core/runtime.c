@@ -13,6 +13,7 @@
 #include "log.h"
 #include "p2p.h"
 #include "topo.h"
+#include "tuning.h"
 
 rmpi_global_t rmpi_g;
 void rmpi_diag_install(void);
@@ -108,8 +109,10 @@ static int runtime_open_transports(void)
                            rmp_strerror(rc));
                 return rc;
             }
-            if (rmpi_cfg.rndv_threshold > 0)
-                caps.rndv_threshold = rmpi_cfg.rndv_threshold;
+            rmpi_from_t from;
+            caps.rndv_threshold = rmpi_tuning_rndv(iface->name, caps.rndv_threshold, &from);
+            rmpi_debug("%s: rendezvous from %zu B (%s)", iface->name, caps.rndv_threshold,
+                       rmpi_tuning_from_name(from));
             rmpi_g.tls[rmpi_g.num_tls].iface = iface;
             rmpi_g.tls[rmpi_g.num_tls].tl = tl;
             rmpi_g.tls[rmpi_g.num_tls].caps = caps;
@@ -248,8 +251,12 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
     }
     double t0 = rmpi_now();
     int rc = rmpi_config_load();
-    if (rc != RMP_SUCCESS)
+    if (rc == RMP_SUCCESS)
+        rc = rmpi_tuning_load();
+    if (rc != RMP_SUCCESS) {
+        rmpi_error("rmp_init failed: %s", rmp_strerror(rc));
         return rc;
+    }
     /* Memory hooks patch libc: before PMIx starts threads that may be inside it. */
     (void)rcache_hooks_install();
     rc = rmpi_boot_init();
@@ -264,8 +271,12 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
     rc = rmpi_p2p_init();
     if (rc == RMP_SUCCESS && (rc = runtime_open_transports()) == RMP_SUCCESS)
         runtime_step_transports(t0, "transports open");
+    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
+        rc = rmpi_tuning_publish();
     if (rc == RMP_SUCCESS && rmpi_g.size > 1 && (rc = rmpi_boot_fence()) == RMP_SUCCESS)
         runtime_step(t0, "endpoints exchanged (PMIx fence)");
+    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
+        rc = rmpi_tuning_check();
     if (rc == RMP_SUCCESS && (rc = runtime_connect_peers()) == RMP_SUCCESS)
         runtime_step_transports(t0, "peers per transport");
     if (rc == RMP_SUCCESS)

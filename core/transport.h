@@ -43,6 +43,9 @@ typedef struct rmpi_tl_caps {
 typedef struct rmpi_tl_iface {
     const char *name;
     size_t default_rndv; /* default rendezvous threshold, for rmp_info --explain */
+    /* Optional, for rmp_info: the max_am init() would report with the current
+     * configuration (rmpi_cfg), without creating anything. */
+    size_t (*max_am_hint)(void);
     /* Optional: lines describing devices/ports/addresses for rmp_info. */
     void (*describe)(void (*line)(const char *text));
     /* Can this transport run here? RMP_SUCCESS, or RMP_ERR_NOT_SUPPORTED with a

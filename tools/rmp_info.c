@@ -7,9 +7,11 @@
 #include "bootstrap.h"
 #include "collectives/coll.h"
 #include "config.h"
+#include "proto.h"
 #include "rmpi.h"
 #include "topo.h"
 #include "transport.h"
+#include "tuning.h"
 
 static void info_line(const char *text);
 
@@ -23,15 +25,19 @@ static void info_transports(void)
             if (strcmp((*p)->name, all[i]) == 0)
                 t = *p;
         char why[256] = "";
-        if (!t)
-            printf("  %-6s not built into this library\n", all[i]);
-        else if (t->query(why, sizeof(why)) == RMP_SUCCESS) {
-            printf("  %-6s built, usable here\n", all[i]);
-            if (t->describe)
-                t->describe(info_line);
+        if (!t) {
+            printf("  %-6s not built into this library%s\n", all[i],
+                   strcmp(all[i], "verbs") == 0 && !RMP_HAVE_VERBS
+                       ? " (libibverbs or librdmacm was not found when it was configured)"
+                       : "");
+            continue;
         }
+        if (t->query(why, sizeof(why)) == RMP_SUCCESS)
+            printf("  %-6s built, usable here\n", all[i]);
         else
             printf("  %-6s built, NOT usable here: %s\n", all[i], why);
+        if (t->describe) /* also when unusable: a DOWN port or a missing GID shows why */
+            t->describe(info_line);
     }
 }
 
@@ -68,7 +74,7 @@ static void info_explain(int n)
         char why[256] = "";
         const char *order = rmpi_cfg.transports;
         if (strstr(order, "shm") && shm && shm->query(why, sizeof(why)) == RMP_SUCCESS) {
-            size_t thr = rmpi_cfg.rndv_threshold ? rmpi_cfg.rndv_threshold : shm->default_rndv;
+            size_t thr = rmpi_tuning_rndv("shm", shm->default_rndv, NULL);
             char t[32];
             info_size(thr, t, sizeof(t));
             printf("  to the other %d rank(s): shm\n", n - 1);
@@ -113,6 +119,55 @@ static void info_explain(int n)
     }
 }
 
+/* The point-to-point limits a job would use per transport, and where they come from. */
+static void info_thresholds(void)
+{
+    if (rmpi_tuning.path[0])
+        printf("Tuning file: %s (RMP_TUNING_FILE; %zu collective rows ahead of the built-in "
+               "ones)\n", rmpi_tuning.path, rmpi_tuning.nrows);
+    else if (rmpi_cfg.tuning_file[0])
+        printf("Tuning file: %s NOT usable (the error above; rmp_init would fail); built-in "
+               "defaults shown\n", rmpi_cfg.tuning_file);
+    else
+        printf("Tuning file: none (RMP_TUNING_FILE unset); built-in defaults from %s\n",
+               rmpi_tuning_default_file);
+    printf("Thresholds in force (eager below the rendezvous threshold, up to the largest eager "
+           "message):\n");
+    for (const rmpi_tl_iface_t *const *p = rmpi_transports; *p; p++) {
+        rmpi_from_t from;
+        char thr[32], eager[32];
+        size_t t = rmpi_tuning_rndv((*p)->name, (*p)->default_rndv, &from);
+        info_size(t, thr, sizeof(thr));
+        if ((*p)->max_am_hint)
+            info_size((*p)->max_am_hint() - sizeof(rmpi_hdr_t), eager, sizeof(eager));
+        else
+            snprintf(eager, sizeof(eager), "?");
+        printf("  %-6s rendezvous from %-8s (%s), largest eager message %s\n", (*p)->name, thr,
+               from == RMPI_FROM_ENV    ? "environment: RMP_RNDV_THRESHOLD"
+               : from == RMPI_FROM_FILE ? "tuning file"
+                                        : "default",
+               eager);
+    }
+    char ring[32];
+    info_size(rmpi_cfg.shm_ring_bytes, ring, sizeof(ring));
+    printf("  shm ring %s per ordered pair of local ranks (%s)\n", ring,
+           rmpi_config_from_env(&rmpi_cfg, "RMP_SHM_RING_BYTES")
+               ? "environment: RMP_SHM_RING_BYTES"
+               : rmpi_tuning.shm_ring_bytes ? "tuning file" : "default");
+}
+
+/* Machine-readable: "KIND NAME..." per collective, from the library's names table
+ * (rmp_tune sweeps exactly these). */
+static void info_algorithms(void)
+{
+    for (int k = 0; k < COLL_NKINDS; k++) {
+        printf("%s", coll_kind_name((coll_kind_t)k));
+        for (int a = 0; strcmp(coll_algo_name((coll_kind_t)k, a), "?") != 0; a++)
+            printf(" %s", coll_algo_name((coll_kind_t)k, a));
+        printf("\n");
+    }
+}
+
 static void info_params(void)
 {
     printf("Parameters (environment variables):\n");
@@ -126,17 +181,21 @@ static void info_params(void)
 
 int main(int argc, char **argv)
 {
-    int explain = 0, n = 2;
+    int explain = 0, algorithms = 0, n = 2;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: rmp_info [--explain [-n N]] [--help]\n"
+            printf("usage: rmp_info [--explain [-n N]] [--algorithms] [--help]\n"
                    "Prints the version, transports (built, usable here, and why not), RDMA\n"
-                   "devices, topology and every RMP_* parameter with default and current\n"
-                   "value. --explain: which transport, protocol and collective algorithm a job\n"
-                   "of N ranks on this machine would use for each size class.\n");
+                   "devices with ports and GIDs, topology, the tuning file and thresholds in\n"
+                   "force, and every RMP_* parameter with default and current value.\n"
+                   "--explain: which transport, protocol and collective algorithm a job of N\n"
+                   "ranks on this machine would use for each size class. --algorithms: the\n"
+                   "algorithm names of each collective, one line per collective.\n");
             return 0;
         } else if (strcmp(argv[i], "--explain") == 0) {
             explain = 1;
+        } else if (strcmp(argv[i], "--algorithms") == 0) {
+            algorithms = 1;
         } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
             n = atoi(argv[++i]);
             if (n < 1) {
@@ -149,7 +208,15 @@ int main(int argc, char **argv)
         }
     }
     int rc = rmpi_config_load();
+    if (rc == RMP_SUCCESS)
+        rc = rmpi_tuning_load(); /* a bad RMP_TUNING_FILE: the error, then exit status 1 */
+    if (algorithms) {
+        info_algorithms();
+        return 0;
+    }
     if (explain) {
+        if (rmpi_tuning.path[0])
+            printf("Tuning file: %s\n", rmpi_tuning.path);
         info_explain(n);
         return rc == RMP_SUCCESS ? 0 : 1;
     }
@@ -160,6 +227,7 @@ int main(int argc, char **argv)
     rmpi_topo_summary(topo, sizeof(topo));
     printf("Topology: %s\n", topo);
     info_transports();
+    info_thresholds();
     info_params();
     return rc == RMP_SUCCESS ? 0 : 1;
 }

@@ -79,6 +79,11 @@ static void test_load(void **state)
     /* defaults */
     assert_int_equal(cfg.shm_ring_bytes, 1u << 20);
     assert_int_equal(cfg.verbs_gid_index, -1);
+    /* what came from the environment (a tuning file may fill in only the rest) */
+    assert_true(rmpi_config_from_env(&cfg, "RMP_RNDV_THRESHOLD"));
+    assert_true(rmpi_config_from_env(&cfg, "RMP_TIMEOUT"));
+    assert_false(rmpi_config_from_env(&cfg, "RMP_SHM_RING_BYTES"));
+    assert_false(rmpi_config_from_env(&cfg, "RMP_NO_SUCH_THING"));
 
     char *env2[] = {"RMP_RNDV_THRESHOLD=lots", NULL};
     assert_int_equal(rmpi_config_load_from(env2, &cfg, err, sizeof(err), on_unknown),

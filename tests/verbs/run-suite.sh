@@ -39,7 +39,23 @@ run() {
   grep -E '^(burst|rndv|coherence)[ :]' "$LOG/$name.out" | sed 's/^/    /'
 }
 
+# rmp_info (no job): rxe0's port state, link layer and GID table, and verbs usable.
+info_check() {
+  local out t0=$SECONDS
+  out=$("$B/tools/rmp_info" 2>&1)
+  if grep -q 'rxe0:1 state ACTIVE, link layer Ethernet (RoCE)' <<<"$out" &&
+     grep -qE 'GID [0-9]+ +RoCEv2 +::ffff:10\.9\.0\.1' <<<"$out" &&
+     grep -q 'verbs  built, usable here' <<<"$out"; then
+    pass=$((pass + 1)); echo "PASS rmp-info ($((SECONDS - t0)) s)"
+  else
+    fail=$((fail + 1)); echo "FAIL rmp-info: rxe0 ACTIVE / RoCEv2 GID of 10.9.0.1 / verbs usable missing"
+    grep -A12 '^  verbs' <<<"$out" | sed 's/^/    /'
+  fi
+  grep -E 'rxe0|GID' <<<"$out" | sed 's/^/    /'
+}
+
 T=$B/tests
+info_check
 run p2p-np2        300 2 "$T/p2p/p2p_test"
 run p2p-np4        500 4 "$T/p2p/p2p_test"
 run soak-np4       300 4 "$T/p2p/soak" 20000

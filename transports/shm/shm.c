@@ -24,9 +24,11 @@
 #include "rmpi.h"
 #include "shm_ring.h"
 #include "shmem.h"
+#include "tune_default.h"
 
 #define SHM_MAGIC 0x726d70736d656d31ULL /* "rmpsmem1" */
-#define SHM_DEFAULT_RNDV 65536 /* measured: two copies through the ring beat CMA up to here */
+/* Measured (tools/tuning/default.tune): two copies through the ring beat CMA up to here. */
+#define SHM_DEFAULT_RNDV RMPI_TUNE_DEFAULT_SHM_RNDV_THRESHOLD
 #define SHM_MAX_AM (64 * 1024)
 
 typedef struct shm_seg_hdr {
@@ -118,6 +120,13 @@ static void shm_fini(rmpi_tl_t *tl)
     free(tl);
 }
 
+/* The ring bounds the largest message as well as SHM_MAX_AM does. */
+static size_t shm_max_am_hint(void)
+{
+    size_t max_am = shm_ring_max_msg(shm_ring_lines_cfg());
+    return max_am < SHM_MAX_AM ? max_am : SHM_MAX_AM;
+}
+
 static int shm_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
 {
     int rc = RMP_SUCCESS;
@@ -160,8 +169,7 @@ static int shm_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
         if (rc != RMP_SUCCESS)
             goto err;
     }
-    size_t max_am = shm_ring_max_msg(tl->ring_lines);
-    caps->max_am = max_am < SHM_MAX_AM ? max_am : SHM_MAX_AM;
+    caps->max_am = shm_max_am_hint();
     caps->rndv_threshold = SHM_DEFAULT_RNDV;
     caps->rndv_mode = rmpi_cfg.shm_cma == RMPI_CMA_OFF ? RMPI_RNDV_NONE : RMPI_RNDV_GET;
     caps->intranode_only = true;
@@ -335,6 +343,7 @@ static int shm_progress(rmpi_tl_t *tl)
 const rmpi_tl_iface_t rmpi_tl_shm = {
     .name = "shm",
     .default_rndv = SHM_DEFAULT_RNDV,
+    .max_am_hint = shm_max_am_hint,
     .query = shm_query,
     .init = shm_init,
     .connect = shm_connect,

@@ -22,6 +22,7 @@
 #include "config.h"
 #include "log.h"
 #include "tcp.h"
+#include "tune_default.h"
 
 #define TCP_IOV_MAX 64
 
@@ -121,7 +122,7 @@ static int tcp_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
     rmpi_info("tcp: listening on %s:%u (%s)", inet_ntoa(ip), (unsigned)ntohs(tl->self.sin_port),
               tl->ifname);
     caps->max_am = TCP_MAX_AM;
-    caps->rndv_threshold = TCP_RNDV_THRESHOLD;
+    caps->rndv_threshold = RMPI_TUNE_DEFAULT_TCP_RNDV_THRESHOLD;
     caps->rndv_mode = RMPI_RNDV_PUT;
     caps->intranode_only = false;
     caps->native_atomics = false;
@@ -520,9 +521,15 @@ static int tcp_flushed(rmpi_tl_t *tl)
     return tl->flush_list || tl->done_head ? RMPI_AGAIN : RMP_SUCCESS;
 }
 
+static size_t tcp_max_am_hint(void)
+{
+    return TCP_MAX_AM;
+}
+
 const rmpi_tl_iface_t rmpi_tl_tcp = {
     .name = "tcp",
-    .default_rndv = TCP_RNDV_THRESHOLD,
+    .default_rndv = RMPI_TUNE_DEFAULT_TCP_RNDV_THRESHOLD,
+    .max_am_hint = tcp_max_am_hint,
     .describe = tcp_describe,
     .query = tcp_query,
     .init = tcp_init,

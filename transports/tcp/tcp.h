@@ -17,7 +17,6 @@
 #define TCP_MAGIC 0x7452u        /* "Rt" */
 #define TCP_MAX_HLEN 128         /* largest header an AM frame may carry */
 #define TCP_MAX_AM (1u << 20)    /* largest hlen + plen of one AM frame */
-#define TCP_RNDV_THRESHOLD 32768 /* eager below, PUT rendezvous from here (docs/tcp.md) */
 #define TCP_RBUF_MIN 65536       /* initial receive buffer per connection */
 
 enum { TCP_F_AM = 1, TCP_F_PUT = 2, TCP_F_HELLO = 3, TCP_F_ACK = 4 };

@@ -8,6 +8,7 @@
 
 #include "bootstrap.h"
 #include "log.h"
+#include "tune_default.h"
 #include "verbs_int.h"
 
 static int verbs_query(char *why, size_t whylen)
@@ -99,7 +100,7 @@ static int verbs_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
               tl->sel.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
               tl->sel.gid_index, as, tl->srq_size, tl->cq_size);
     caps->max_am = VERBS_BUF_SIZE;
-    caps->rndv_threshold = VERBS_RNDV_THRESHOLD;
+    caps->rndv_threshold = RMPI_TUNE_DEFAULT_VERBS_RNDV_THRESHOLD;
     caps->rndv_mode = RMPI_RNDV_PUT;
     caps->intranode_only = false;
     caps->native_atomics = tl->dattr.atomic_cap != IBV_ATOMIC_NONE;
@@ -109,6 +110,11 @@ static int verbs_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
 err:
     verbs_fini(tl);
     return rc;
+}
+
+static size_t verbs_max_am_hint(void)
+{
+    return VERBS_BUF_SIZE;
 }
 
 static int verbs_atomic_or_emulate(rmpi_ep_t *ep, int op, uint64_t operand, uint64_t compare,
@@ -122,7 +128,8 @@ static int verbs_atomic_or_emulate(rmpi_ep_t *ep, int op, uint64_t operand, uint
 
 const rmpi_tl_iface_t rmpi_tl_verbs = {
     .name = "verbs",
-    .default_rndv = VERBS_RNDV_THRESHOLD,
+    .default_rndv = RMPI_TUNE_DEFAULT_VERBS_RNDV_THRESHOLD,
+    .max_am_hint = verbs_max_am_hint,
     .describe = rmpi_verbs_describe,
     .query = verbs_query,
     .init = verbs_init,

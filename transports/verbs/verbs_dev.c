@@ -208,7 +208,46 @@ int rmpi_verbs_query(char *why, size_t whylen)
     return rc == RMP_ERR_ARG ? RMP_ERR_NOT_SUPPORTED : rc;
 }
 
-/* rmp_info: every device and port, and which one rmp would use. */
+static const char *dev_port_state(enum ibv_port_state st)
+{
+    switch (st) {
+    case IBV_PORT_DOWN: return "DOWN";
+    case IBV_PORT_INIT: return "INIT";
+    case IBV_PORT_ARMED: return "ARMED";
+    case IBV_PORT_ACTIVE: return "ACTIVE";
+    case IBV_PORT_ACTIVE_DEFER: return "ACTIVE_DEFER";
+    default: return "NOP";
+    }
+}
+
+/* The port's GID table: index, type, address, and the netdev of RoCE GIDs. Empty slots
+ * (ibv_query_gid_ex fails with ENODATA) are skipped. */
+static void dev_describe_gids(struct ibv_context *c, uint8_t port, const struct ibv_port_attr *pa,
+                              void (*line)(const char *text))
+{
+    char text[320], addr[INET6_ADDRSTRLEN], ifname[IF_NAMESIZE];
+    int shown = 0;
+    for (int i = 0; i < pa->gid_tbl_len; i++) {
+        struct ibv_gid_entry e;
+        if (ibv_query_gid_ex(c, port, (uint32_t)i, &e, 0) != 0)
+            continue;
+        const char *type = e.gid_type == IBV_GID_TYPE_ROCE_V2   ? "RoCEv2"
+                           : e.gid_type == IBV_GID_TYPE_ROCE_V1 ? "RoCEv1"
+                                                                : "IB";
+        inet_ntop(AF_INET6, e.gid.raw, addr, sizeof(addr)); /* IPv4 GIDs: ::ffff:a.b.c.d */
+        ifname[0] = '\0';
+        if (e.ndev_ifindex && !if_indextoname(e.ndev_ifindex, ifname))
+            ifname[0] = '\0';
+        snprintf(text, sizeof(text), "  GID %d %-6s %s%s%s%s", (int)e.gid_index, type, addr,
+                 ifname[0] ? " (" : "", ifname, ifname[0] ? ")" : "");
+        line(text);
+        shown++;
+    }
+    if (!shown)
+        line("  no GID (on RoCE: is the netdev up with an address?)");
+}
+
+/* rmp_info: every device and port with its GIDs, and which one rmp would use. */
 void rmpi_verbs_describe(void (*line)(const char *text))
 {
     char text[320];
@@ -234,12 +273,14 @@ void rmpi_verbs_describe(void (*line)(const char *text))
             struct ibv_port_attr pa;
             if (ibv_query_port(c, p, &pa) != 0)
                 continue;
-            snprintf(text, sizeof(text), "%s:%u %s, %s, MTU %d, %d GIDs, atomics %s",
-                     ibv_get_device_name(list[i]), p,
-                     pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
-                     ibv_port_state_str(pa.state), 128 << pa.active_mtu, pa.gid_tbl_len,
+            snprintf(text, sizeof(text),
+                     "%s:%u state %s, link layer %s, MTU %d, %d GID slots, atomics %s",
+                     ibv_get_device_name(list[i]), p, dev_port_state(pa.state),
+                     pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet (RoCE)" : "InfiniBand",
+                     128 << pa.active_mtu, pa.gid_tbl_len,
                      da.atomic_cap == IBV_ATOMIC_NONE ? "no" : "yes");
             line(text);
+            dev_describe_gids(c, p, &pa, line);
         }
     }
     verbs_sel_t sel;

@@ -17,7 +17,6 @@ enum {
     VERBS_CREDIT_SPARE = 4,   /* extra SRQ buffers per peer for credit-only messages */
     VERBS_RECV_BATCH = 16,    /* consumed receive buffers are reposted this many at once */
     VERBS_BUF_SIZE = 8192 + 64, /* eager buffer: the largest hlen + plen */
-    VERBS_RNDV_THRESHOLD = 8192,
     VERBS_SQ_DEPTH = 256,     /* send work requests outstanding per QP */
     VERBS_SIGNAL_EVERY = 16,  /* an inline send without resources is signalled this often */
     VERBS_SEND_BUFS = 512,    /* registered bounce buffers for non-inline eager sends */

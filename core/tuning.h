@@ -1,0 +1,47 @@
+/* Tuning files (RMP_TUNING_FILE): the per-transport thresholds and the collective rows
+ * rmp_tune writes, read once by rmp_init. Format and rules: docs/tuning.md. Precedence:
+ * an RMP_* variable set in the environment > the tuning file > the built-in defaults
+ * (generated from tools/tuning/default.tune). */
+#ifndef RMPI_TUNING_H
+#define RMPI_TUNING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectives/coll.h"
+
+typedef enum { RMPI_FROM_DEFAULT, RMPI_FROM_FILE, RMPI_FROM_ENV } rmpi_from_t;
+
+enum { RMPI_TUNE_SHM, RMPI_TUNE_TCP, RMPI_TUNE_VERBS, RMPI_TUNE_NTL };
+#define RMPI_TUNE_MAX_ROWS 256
+
+typedef struct rmpi_tuning {
+    char path[256];             /* "" when no file was loaded */
+    size_t rndv[RMPI_TUNE_NTL]; /* rendezvous thresholds; 0: not in the file */
+    size_t shm_ring_bytes;      /* 0: not in the file */
+    coll_row_t rows[RMPI_TUNE_MAX_ROWS];
+    size_t nrows;
+} rmpi_tuning_t;
+
+/* What rmpi_tuning_load read (rmp_info prints it). */
+extern rmpi_tuning_t rmpi_tuning;
+
+/* Parse the tuning file at path into t (nothing applied). RMP_ERR_ARG with
+ * "path:line: message" in err on any error, unknown algorithm names included. */
+int rmpi_tuning_parse(const char *path, rmpi_tuning_t *t, char *err, size_t errlen);
+/* Read RMP_TUNING_FILE (if set) and apply it: its rows go in front of the built-in
+ * collective table, its ring size into rmpi_cfg unless RMP_SHM_RING_BYTES is set.
+ * Call after rmpi_config_load; logs and returns the error. */
+int rmpi_tuning_load(void);
+/* The rendezvous threshold for transport tl whose own default is dflt, and where it
+ * comes from (from may be NULL). */
+size_t rmpi_tuning_rndv(const char *tl, size_t dflt, rmpi_from_t *from);
+const char *rmpi_tuning_from_name(rmpi_from_t from);
+/* The file the built-in defaults were generated from (tools/tuning/default.tune). */
+extern const char rmpi_tuning_default_file[];
+/* Every rank must run the same collective table: publish this rank's (before the
+ * first fence of rmp_init), then compare with rank 0's (after it). */
+int rmpi_tuning_publish(void);
+int rmpi_tuning_check(void);
+
+#endif
