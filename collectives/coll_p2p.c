@@ -102,6 +102,19 @@ int coll_exchange_all(const char *sbuf, size_t sstride, size_t sbytes, char *rbu
     return rc != RMP_SUCCESS ? rc : wrc;
 }
 
+int coll_check_comm(rmp_comm_t comm, const char *call)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rmpi_coll_call = call;
+    /* Without a member the collective cannot complete anywhere: fail at once,
+     * the same on every survivor, rather than after a partial exchange. */
+    if (RMPI_UNLIKELY(rmpi_comm_lost_member(comm)))
+        return RMP_ERR_PEER_FAILED;
+    return RMP_SUCCESS;
+}
+
 int coll_check_dt(rmp_datatype_t dt)
 {
     if (RMPI_UNLIKELY(rmp_datatype_size(dt) == 0)) {

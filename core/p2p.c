@@ -31,8 +31,10 @@ static rmpi_mq_t p2p_posted;
 static rmpi_mq_t p2p_unexp;
 static rmpi_ux_t *ux_free_list;
 static int p2p_nfailed; /* peers known to have failed */
-static int p2p_comm_lost_member(rmp_comm_t comm);
 static int p2p_npending; /* peers with a non-empty pending FIFO */
+
+/* Has a member of comm failed? (Only asked once some peer has.) */
+static int p2p_comm_lost_member(rmp_comm_t comm);
 
 int rmpi_req_progress_gen(void);
 extern int rmpi_req_have_gen;
@@ -863,13 +865,22 @@ RMP_EXPORT int rmp_iprobe(int source, int tag, rmp_comm_t comm, int *flag, rmp_s
     return RMP_SUCCESS;
 }
 
+int rmpi_comm_lost_member(rmp_comm_t comm)
+{
+    return p2p_comm_lost_member(comm);
+}
+
 RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
 {
     int rc = p2p_check_recv(NULL, 0, source, tag, comm);
     if (rc != RMP_SUCCESS)
         return rc;
+    int peer = source == RMP_ANY_SOURCE ? -1 : rmpi_comm_world_rank(comm, source);
     rmpi_waiter_t wt;
     rmpi_waiter_init(&wt);
+    /* No request to point at: tell the SIGUSR1 report by hand. */
+    rmpi_diag_t outer = rmpi_blocked_other;
+    rmpi_blocked_other = (rmpi_diag_t){"rmp_probe", peer, tag, (long)comm->cid};
     for (;;) {
         rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&p2p_unexp, comm->cid, source, tag, 0);
         if (e) {
@@ -877,13 +888,20 @@ RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
                 rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
                 *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS};
             }
-            return RMP_SUCCESS;
+            break;
+        }
+        /* A dead sender's message never comes (what it sent before is found above). */
+        if (peer >= 0 && rmpi_peers[peer].failed) {
+            rc = RMP_ERR_PEER_FAILED;
+            break;
         }
         rmpi_progress();
         rc = rmpi_waiter_poll(&wt);
         if (rc != RMP_SUCCESS)
-            return rc;
+            break;
     }
+    rmpi_blocked_other = outer;
+    return rc;
 }
 
 RMP_EXPORT int rmp_progress(void)
@@ -912,6 +930,8 @@ static int p2p_comm_has(rmp_comm_t comm, int world)
 /* Has a member of comm failed? (Only asked once some peer has.) */
 static int p2p_comm_lost_member(rmp_comm_t comm)
 {
+    if (RMPI_LIKELY(p2p_nfailed == 0))
+        return 0;
     for (int i = 0; i < comm->size; i++)
         if (rmpi_peers[rmpi_comm_world_rank(comm, i)].failed)
             return 1;

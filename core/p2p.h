@@ -107,11 +107,25 @@ int rmpi_waiter_poll(rmpi_waiter_t *w);
  * RMP_ERR_PEER_FAILED, and later operations towards it fail at once. Called
  * by the core's health checks and by transports (connection loss). */
 void rmpi_peer_failed(int peer, const char *why);
+/* Has a member of comm failed? Collectives on such a communicator fail. */
+int rmpi_comm_lost_member(rmp_comm_t comm);
 /* Poll the launcher's failure notices and the transports' liveness checks. */
 void rmpi_check_failures(void);
 /* A generic request completed by poll(), driven by the progress engine. */
 int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_request_t),
                  rmp_request_t *out);
+
+/* What a blocking call waits on when it has no request (probe, one-sided
+ * waits), for the SIGUSR1 report (core/diag.c); call == NULL: nothing. */
+typedef struct rmpi_diag {
+    const char *call;
+    int peer; /* world rank, -1: any or several */
+    int tag;
+    long cid;
+} rmpi_diag_t;
+extern volatile rmpi_diag_t rmpi_blocked_other;
+/* Name of the last collective entered (the report names the call). */
+extern const char *volatile rmpi_coll_call;
 
 /* Messaging on an explicit context id (collectives use comm->cid + 1).
  * dest/source are ranks in comm. */

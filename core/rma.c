@@ -68,22 +68,30 @@ typedef struct rma_op {
     uint64_t result;       /* atomics */
 } rma_op_t;
 
-/* peer: world rank the operation waits on (-1: several). */
-static int rma_wait(volatile long *pending, int peer)
+/* peer: world rank the operation waits on; -1: several, any member of comm
+ * (an operation in flight towards a dead rank may never complete: a transport
+ * need not report it before its own timeouts). */
+static int rma_wait(volatile long *pending, int peer, rmp_comm_t comm, const char *call)
 {
     if (*pending <= 0)
         return RMP_SUCCESS; /* nothing in flight: no clock read, no progress */
     rmpi_waiter_t w;
     rmpi_waiter_init(&w);
+    rmpi_diag_t outer = rmpi_blocked_other;
+    rmpi_blocked_other = (rmpi_diag_t){call, peer, 0, -1};
+    int rc = RMP_SUCCESS;
     while (*pending > 0) {
         rmpi_progress();
-        if (peer >= 0 && rmpi_peers[peer].failed)
-            return RMP_ERR_PEER_FAILED;
-        int rc = rmpi_waiter_poll(&w);
+        if (peer >= 0 ? rmpi_peers[peer].failed : rmpi_comm_lost_member(comm)) {
+            rc = RMP_ERR_PEER_FAILED;
+            break;
+        }
+        rc = rmpi_waiter_poll(&w);
         if (rc != RMP_SUCCESS)
-            return rc;
+            break;
     }
-    return RMP_SUCCESS;
+    rmpi_blocked_other = outer;
+    return rc;
 }
 
 /* ---- the target side of emulation ---- */
@@ -200,6 +208,15 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
 
 /* ---- the caller side ---- */
 
+/* Is win the address of a live window? A few windows at most: a scan. */
+static int rma_is_live(rmp_win_t win)
+{
+    for (uint32_t i = 0; i < rma_ntable; i++)
+        if (rma_table[i] == win)
+            return 1;
+    return 0;
+}
+
 static int rma_check_win(rmp_win_t win)
 {
     int rc = rmpi_check_state();
@@ -207,7 +224,9 @@ static int rma_check_win(rmp_win_t win)
         return rc;
     if (!win)
         return RMP_ERR_ARG;
-    if (win->magic != RMA_MAGIC || !win->live) {
+    /* Only a handle of a live window is followed: a forged or stale value is
+     * refused without reading through it. */
+    if (!rma_is_live(win) || win->magic != RMA_MAGIC || !win->live) {
         rmpi_warn("one-sided call on a freed or invalid window");
         return RMP_ERR_ACCESS;
     }
@@ -305,7 +324,7 @@ static int rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int 
     }
     if (rc != RMP_SUCCESS)
         return rc;
-    rc = rma_wait(&op.pending, w);
+    rc = rma_wait(&op.pending, w, win->comm, "a one-sided operation");
     return rc != RMP_SUCCESS ? rc : op.status;
 }
 
@@ -351,7 +370,8 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
     }
     if (nbi)
         return RMP_SUCCESS;
-    rc = rma_wait(&op.pending, rmpi_comm_world_rank(win->comm, target));
+    rc = rma_wait(&op.pending, rmpi_comm_world_rank(win->comm, target), win->comm,
+                  "a one-sided operation");
     return rc != RMP_SUCCESS ? rc : op.status;
 }
 
@@ -381,7 +401,7 @@ RMP_EXPORT int rmp_win_flush_all(rmp_win_t win)
     int rc = rma_check_win(win);
     if (rc != RMP_SUCCESS)
         return rc;
-    rc = rma_wait((volatile long *)&win->outstanding, -1);
+    rc = rma_wait((volatile long *)&win->outstanding, -1, win->comm, "rmp_win_flush");
     if (rc != RMP_SUCCESS)
         return rc;
     rc = win->nbi_error;
@@ -440,7 +460,7 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
     m.compare = compare;
     rc = rmpi_send_ctrl(w, &m, sizeof(m), NULL, 0);
     if (rc == RMP_SUCCESS)
-        rc = rma_wait(&op.pending, w);
+        rc = rma_wait(&op.pending, w, win->comm, "a one-sided atomic");
     if (rc == RMP_SUCCESS)
         rc = op.status;
     if (rc == RMP_SUCCESS)
