@@ -123,6 +123,16 @@ static int p2p_send_fail(rmp_request_t req, int rc)
 static int p2p_post_send(rmp_request_t req)
 {
     rmpi_peer_t *p = &rmpi_peers[req->peer];
+    if (RMPI_UNLIKELY(p->failed)) {
+        /* Nobody would ever drain its FIFO again (control messages get here
+         * without the entry points' check). */
+        req->status.error = RMP_ERR_PEER_FAILED;
+        if (req->kind == RMPI_REQ_CTRL)
+            rmpi_req_free(req);
+        else
+            rmpi_req_complete(req);
+        return RMP_ERR_PEER_FAILED;
+    }
     if (rmpi_mq_empty(&p->pending)) {
         int rc = p2p_try_send(p, req);
         if (rc == RMP_SUCCESS) {
@@ -372,6 +382,12 @@ static void p2p_rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
     req->peer = src;
     req->peer_req = r->sreq;
     req->mr = NULL;
+    if (RMPI_UNLIKELY(p->failed)) {
+        /* An RTS buffered before its sender died: the data is gone with it. */
+        req->status.error = RMP_ERR_PEER_FAILED;
+        rmpi_req_complete(req);
+        return;
+    }
     if (p->rndv_mode == RMPI_RNDV_PUT) {
         rmpi_cts_t c;
         memset(&c, 0, sizeof(c));

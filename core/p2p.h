@@ -109,6 +109,9 @@ int rmpi_waiter_poll(rmpi_waiter_t *w);
 void rmpi_peer_failed(int peer, const char *why);
 /* Has a member of comm failed? Collectives on such a communicator fail. */
 int rmpi_comm_lost_member(rmp_comm_t comm);
+/* For loops that never block (direct one-sided access): now and then the
+ * same health check as a blocking wait, so that a dead target is noticed. */
+void rmpi_health_tick(void);
 /* Poll the launcher's failure notices and the transports' liveness checks. */
 void rmpi_check_failures(void);
 /* A generic request completed by poll(), driven by the progress engine. */

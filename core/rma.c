@@ -310,6 +310,7 @@ static inline void rma_direct_progress(void)
     static unsigned n;
     if ((++n & 15) == 0)
         rmpi_progress();
+    rmpi_health_tick();
 }
 
 static int rma_slot_of(const rmpi_peer_t *p)
@@ -462,6 +463,7 @@ RMP_EXPORT int rmp_win_flush_all(rmp_win_t win)
     int rc = rma_check_win(win);
     if (rc != RMP_SUCCESS)
         return rc;
+    rmpi_health_tick();
     rc = rma_wait((volatile long *)&win->outstanding, -1, win->comm, "rmp_win_flush");
     if (rc != RMP_SUCCESS)
         return rc;
