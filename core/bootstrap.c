@@ -379,7 +379,10 @@ int rmpi_boot_fence(void)
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS) {
         rmpi_error("PMIx_Fence failed: %s", PMIx_Error_string(rc));
-        return rc == PMIX_ERR_PROC_ABORTED || rc == PMIX_ERR_LOST_CONNECTION
+        /* A participant that died makes the server end the fence with
+         * PARTIAL_SUCCESS (PMIx 4: the survivors' part did complete). */
+        return rc == PMIX_ERR_PROC_ABORTED || rc == PMIX_ERR_LOST_CONNECTION ||
+                       rc == PMIX_ERR_PARTIAL_SUCCESS || rc == PMIX_ERR_PROC_TERM_WO_SYNC
                    ? RMP_ERR_PEER_FAILED
                    : RMP_ERR_BOOTSTRAP;
     }

@@ -668,6 +668,18 @@ int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm
     return RMP_SUCCESS;
 }
 
+void rmpi_req_abandon(rmp_request_t req)
+{
+    if (req->done) {
+        rmpi_req_free(req);
+    } else if (req->kind == RMPI_REQ_RECV && req->mq.next != &req->mq) {
+        rmpi_mq_remove(&p2p_posted, &req->mq); /* still unmatched: withdraw */
+        rmpi_req_free(req);
+    } else {
+        req->flags |= RMPI_REQF_ORPHAN;
+    }
+}
+
 int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
                   rmp_status_t *st)
 {
@@ -677,12 +689,7 @@ int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
         return rc;
     rc = rmpi_req_wait(req);
     if (rc != RMP_SUCCESS) {
-        if (!req->done && req->mq.next != &req->mq) {
-            rmpi_mq_remove(&p2p_posted, &req->mq); /* still unmatched: withdraw */
-            rmpi_req_free(req);
-        } else {
-            req->flags |= RMPI_REQF_ORPHAN;
-        }
+        rmpi_req_abandon(req);
         return rc;
     }
     if (st)
@@ -1039,12 +1046,34 @@ static int p2p_tls_flushed(void)
     return 1;
 }
 
+/* Sends whose caller gave up (RMP_TIMEOUT) are not pushed out at teardown:
+ * the peer that never took them may be in its own finalize already. */
+static void p2p_drop_orphans(void)
+{
+    for (int w = 0; w < rmpi_g.size && p2p_npending > 0; w++) {
+        rmpi_peer_t *p = &rmpi_peers[w];
+        rmpi_mq_elem_t *e = p->pending.head.next;
+        while (e != &p->pending.head) {
+            rmp_request_t req = rmpi_container_of(e, struct rmp_request, mq);
+            e = e->next;
+            if (!(req->flags & RMPI_REQF_ORPHAN))
+                continue;
+            rmpi_mq_remove(&p->pending, &req->mq);
+            if (rmpi_mq_empty(&p->pending))
+                p2p_npending--;
+            rmpi_req_free(req);
+        }
+    }
+}
+
 /* Push out everything queued (control messages included) before teardown. */
 int rmpi_p2p_drain(void)
 {
     double deadline = rmpi_now() + 10.0;
     rmpi_waiter_t wt;
     rmpi_waiter_init(&wt);
+    wt.deadline = 0; /* its own deadline below, not RMP_TIMEOUT */
+    p2p_drop_orphans();
     while (p2p_npending > 0 || !p2p_tls_flushed()) {
         rmpi_progress();
         rmpi_waiter_poll(&wt);

@@ -85,6 +85,9 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
 int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen);
 
 /* Requests. */
+/* Give up on req (its waiter timed out): an unmatched receive is withdrawn
+ * and freed, anything else is freed when it completes. */
+void rmpi_req_abandon(rmp_request_t req);
 rmp_request_t rmpi_req_alloc(int kind);
 void rmpi_req_free(rmp_request_t req);
 void rmpi_req_complete(rmp_request_t req);
