@@ -49,7 +49,7 @@ static void diag_on_usr1(int sig)
         o = diag_put(b, o, cap, "in ");
         o = diag_put(b, o, cap, other.call);
         if (other.peer >= 0) {
-            o = diag_put(b, o, cap, " on world rank ");
+            o = diag_put(b, o, cap, ", peer world rank ");
             o = diag_int(b, o, cap, other.peer);
         }
         if (other.cid >= 0) {
