@@ -207,7 +207,7 @@ if ! setpriv --reuid nobody --regid nogroup --clear-groups true 2>/dev/null; the
     ko "isolation: cannot run as nobody (setpriv; run as root)"
 else
     as_nobody() { setpriv --reuid nobody --regid nogroup --clear-groups "$@"; }
-    RMP_TRANSPORTS=shm,tcp "$RRUN" -n 2 --timeout 60 "$F" idle > "$TMP/idle" 2>&1 & rp=$!
+    RMP_TRANSPORTS=tcp "$RRUN" -n 2 --timeout 60 "$F" idle > "$TMP/idle" 2>&1 & rp=$!
     for i in $(seq 100); do [ "$(grep -c 'ready pid' "$TMP/idle")" -eq 2 ] && break; sleep 0.1; done
     pids=$(awk '/ready pid/{print $5}' "$TMP/idle")
     p0=$(head -1 <<<"$pids")
