@@ -3,7 +3,9 @@
 # tcp, RMP_TIMEOUT per call kind, hang reports, isolation from another user
 # and clean-up. Runs tests/faults/faults under rrun; prints "N passed, M failed".
 # FAULTS_KILL_BOUND (default 2.0 s) is the bound from a rank's death to rrun's
-# exit; FAULTS_QUICK=1 runs the matrix on shm only.
+# exit; FAULTS_QUICK=1 runs the matrix on shm only; FAULTS_SUITE=verbs runs
+# only the verbs subset (eager, mid-rendezvous, allreduce, flush) with
+# RMP_TRANSPORTS=verbs, in the Soft-RoCE guest (tests/verbs/run-suite.sh).
 set -u
 B=${1:?usage: faults_test.sh BUILD_DIR}
 B=$(cd "$B" && pwd)
@@ -38,7 +40,9 @@ no_leftovers() {
         kill -9 $(pgrep -f "^$F ") 2>/dev/null # ours: this build's binary, by pid
     else ok; fi
     check "[ -z \"\$(ls -A '$TMP/run')\" ]" "$what: rrun left $(ls -A "$TMP/run")"
-    check "! ss -ltnpH 2>/dev/null | grep -q '\"faults\"'" "$what: listening sockets left"
+    if command -v ss >/dev/null; then
+        check "! ss -ltnpH 2>/dev/null | grep -q '\"faults\"'" "$what: listening sockets left"
+    fi
     local shm; shm=$(ls /dev/shm | comm -13 "$TMP/shm.before" - | grep -i rmp)
     check "[ -z \"$shm\" ]" "$what: /dev/shm files left: $shm"
 }
@@ -119,6 +123,22 @@ matrix() {
         kill_case "$tr $p" 3 "$v" "${p%%-*}" -x "RMPI_FAULT=$p:$v" "$@"
     done
 }
+
+# ---- 2. verbs subset (in the guest) ----
+if [ "${FAULTS_SUITE:-all}" = verbs ]; then
+    for v in 1 0; do
+        kill_case "verbs eager" 3 $v eager -x RMP_TRANSPORTS=verbs
+        kill_case "verbs rndv-killed" 3 $v rndv-killed -x RMP_TRANSPORTS=verbs
+        kill_case "verbs rndv-dies" 3 $v rndv-dies -x RMP_TRANSPORTS=verbs
+        kill_case "verbs coll-allreduce" 4 $v coll-allreduce -x RMP_TRANSPORTS=verbs
+        # created window: RDMA writes in flight; allocated: mapped (same node)
+        kill_case "verbs flush-rdma" 3 $v flush-emul -x RMP_TRANSPORTS=verbs
+        kill_case "verbs flush-direct" 3 $v flush-direct -x RMP_TRANSPORTS=verbs
+    done
+    echo "$pass passed, $fail failed"
+    [ $fail -eq 0 ]
+    exit
+fi
 
 # ---- 1. kill matrix ----
 matrix shm 1
