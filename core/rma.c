@@ -422,6 +422,10 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
         if (nbi)
             win->outstanding--;
         free(op);
+        /* Noticed here first (a transport may report it only at its next
+         * progress, which a flush with nothing in flight never makes). */
+        if (rc == RMP_ERR_PEER_FAILED)
+            rmpi_peer_failed(rmpi_comm_world_rank(win->comm, target), "lost by its transport");
         return rc;
     }
     if (nbi)
@@ -434,6 +438,8 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
     }
     rc = op->status;
     free(op);
+    if (rc == RMP_ERR_PEER_FAILED)
+        rmpi_peer_failed(rmpi_comm_world_rank(win->comm, target), "lost by its transport");
     return rc;
 }
 
