@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -397,8 +398,14 @@ int main(int argc, char **argv)
             exit_code = 1;
             break;
         }
+        pid_t rrun_pid = getpid();
         pid_t pid = fork();
         if (pid == 0) {
+            /* rrun killed outright (SIGKILL) cannot clean up: its ranks go with
+             * it instead of running on unsupervised. */
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != rrun_pid)
+                _exit(127);
             setpgid(0, 0);
             dup2(outp[1], STDOUT_FILENO);
             dup2(errp[1], STDERR_FILENO);

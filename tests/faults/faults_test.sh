@@ -283,5 +283,18 @@ PY
     no_leftovers isolation
 fi
 
+# rrun itself SIGKILLed: its ranks die with it (PR_SET_PDEATHSIG) instead of
+# running on; only its empty private directory can remain.
+"$RRUN" -n 2 --timeout 60 "$F" idle > "$TMP/idle2" 2>&1 & rp=$!
+for i in $(seq 100); do [ "$(grep -c 'ready pid' "$TMP/idle2")" -eq 2 ] && break; sleep 0.1; done
+pids=$(awk '/ready pid/{print $5}' "$TMP/idle2")
+check "[ -n \"$pids\" ]" "rrun-killed: the job did not start: $(cat "$TMP/idle2")"
+kill -9 $rp; wait $rp 2>/dev/null
+for i in $(seq 20); do alive=$(for p in $pids; do kill -0 "$p" 2>/dev/null && echo "$p"; done); [ -z "$alive" ] && break; sleep 0.1; done
+check "[ -z \"$alive\" ]" "rrun-killed: ranks $alive outlived rrun by 2 s"
+check "[ -z \"\$(find '$TMP/run' -mindepth 2 2>/dev/null)\" ]" "rrun-killed: files left: $(find "$TMP/run" -mindepth 2)"
+rm -rf "$TMP"/run/rrun.*
+no_leftovers rrun-killed
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
