@@ -227,12 +227,13 @@ if ! setpriv --reuid nobody --regid nogroup --clear-groups true 2>/dev/null; the
     ko "isolation: cannot run as nobody (setpriv; run as root)"
 else
     as_nobody() { setpriv --reuid nobody --regid nogroup --clear-groups "$@"; }
-    RMP_TRANSPORTS=tcp "$RRUN" -n 2 --timeout 60 "$F" idle > "$TMP/idle" 2>&1 & rp=$!
+    RMP_TRANSPORTS=tcp,shm "$RRUN" -n 2 --timeout 60 "$F" idle > "$TMP/idle" 2>&1 & rp=$!
     for i in $(seq 100); do [ "$(grep -c 'ready pid' "$TMP/idle")" -eq 2 ] && break; sleep 0.1; done
     pids=$(awk '/ready pid/{print $5}' "$TMP/idle")
     p0=$(head -1 <<<"$pids")
     check "[ -n \"$p0\" ]" "isolation: the job did not start: $(cat "$TMP/idle")"
     for p in $pids; do
+        check "grep -q 'memfd:rmp' /proc/$p/maps" "isolation: rank pid $p maps no rmp segment"
         # Segments are nameless memfds, closed once mapped: nothing in any namespace...
         check "! ls -l /proc/$p/fd | grep -q memfd" "isolation: rank pid $p keeps a memfd open"
         check "! ls /dev/shm | grep -q -- '-$p-'" "isolation: rank pid $p has a /dev/shm file"
@@ -263,6 +264,7 @@ PY
             check "[ \"$res\" = closed ]" "isolation: stranger on pid $p's tcp port: '$res'"
         fi
     done
+    # (tcp first: its listener is served; shm made its segments and closed them)
     # PMIx server (PMIx 4 listens on loopback tcp): another user's client is refused.
     mapfile -t E < <(tr '\0' '\n' < /proc/$p0/environ | grep -E '^(PMIX_|RMP_TRANSPORTS)')
     out=$(timeout 20 setpriv --reuid nobody --regid nogroup --clear-groups \
