@@ -115,6 +115,9 @@ int coll_sendrecv(const void *sbuf, size_t sbytes, int dst, void *rbuf, size_t r
 int coll_exchange_all(const char *sbuf, size_t sstride, size_t sbytes, char *rbuf,
                       size_t rstride, size_t rbytes, rmp_comm_t comm, int tag);
 
+/* rmpi_comm_check, then RMP_ERR_PEER_FAILED if a member of comm has failed; records
+ * the call name for the SIGUSR1 report. */
+int coll_check_comm(rmp_comm_t comm, const char *call);
 /* Common argument checks; each returns RMP_SUCCESS or RMP_ERR_ARG (logged). */
 int coll_check_dt(rmp_datatype_t dt);
 int coll_check_dt_op(rmp_datatype_t dt, rmp_op_t op);

@@ -74,7 +74,7 @@ static int allgather_bruck(const char *mine, char *rbuf, size_t blk, rmp_comm_t 
 RMP_EXPORT int rmp_allgather(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
                              rmp_comm_t comm)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = coll_check_comm(comm, "rmp_allgather");
     if (RMPI_LIKELY(rc == RMP_SUCCESS))
         rc = coll_check_call(comm, "allgather", -1, count, dt, -1);
     if (rc == RMP_SUCCESS)

@@ -153,7 +153,7 @@ int coll_allreduce_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_
 RMP_EXPORT int rmp_allreduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
                              rmp_op_t op, rmp_comm_t comm)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = coll_check_comm(comm, "rmp_allreduce");
     if (RMPI_LIKELY(rc == RMP_SUCCESS))
         rc = coll_check_call(comm, "allreduce", -1, count, dt, (int)op);
     if (RMPI_LIKELY(rc == RMP_SUCCESS))

@@ -60,7 +60,7 @@ static int alltoall_bruck(const char *src, char *rbuf, size_t blk, rmp_comm_t co
 RMP_EXPORT int rmp_alltoall(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
                             rmp_comm_t comm)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = coll_check_comm(comm, "rmp_alltoall");
     if (RMPI_LIKELY(rc == RMP_SUCCESS))
         rc = coll_check_call(comm, "alltoall", -1, count, dt, -1);
     if (rc == RMP_SUCCESS)

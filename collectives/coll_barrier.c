@@ -7,7 +7,7 @@
 
 RMP_EXPORT int rmp_barrier(rmp_comm_t comm)
 {
-    int rc = rmpi_comm_check(comm), algo;
+    int rc = coll_check_comm(comm, "rmp_barrier"), algo;
     if (rc == RMP_SUCCESS)
         rc = coll_check_call(comm, "barrier", -1, 0, RMP_UINT8, -1);
     if (rc != RMP_SUCCESS || (rc = coll_select(COLL_BARRIER, 0, comm->size, &algo)) != RMP_SUCCESS)

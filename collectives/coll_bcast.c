@@ -61,7 +61,7 @@ static int bcast_scatter_allgather(char *buf, size_t bytes, int root, rmp_comm_t
 
 RMP_EXPORT int rmp_bcast(void *buf, size_t count, rmp_datatype_t dt, int root, rmp_comm_t comm)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = coll_check_comm(comm, "rmp_bcast");
     if (RMPI_LIKELY(rc == RMP_SUCCESS))
         rc = coll_check_call(comm, "bcast", root, count, dt, -1);
     if (rc == RMP_SUCCESS)

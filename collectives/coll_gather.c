@@ -18,7 +18,7 @@ static int coll_gs_check(const void *buf, int is_root, int in_place_ok, const ch
 RMP_EXPORT int rmp_gather(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
                           int root, rmp_comm_t comm)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = coll_check_comm(comm, "rmp_gather");
     if (RMPI_LIKELY(rc == RMP_SUCCESS))
         rc = coll_check_call(comm, "gather", root, count, dt, -1);
     if (rc == RMP_SUCCESS)
@@ -44,7 +44,7 @@ RMP_EXPORT int rmp_gather(const void *sbuf, void *rbuf, size_t count, rmp_dataty
 RMP_EXPORT int rmp_scatter(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
                            int root, rmp_comm_t comm)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = coll_check_comm(comm, "rmp_scatter");
     if (RMPI_LIKELY(rc == RMP_SUCCESS))
         rc = coll_check_call(comm, "scatter", root, count, dt, -1);
     if (rc == RMP_SUCCESS)

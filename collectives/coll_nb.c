@@ -146,7 +146,7 @@ static void nb_allreduce_direct(coll_sched_t *s, const char *src, char *rbuf, si
 RMP_EXPORT int rmp_iallreduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
                               rmp_op_t op, rmp_comm_t comm, rmp_request_t *req)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = coll_check_comm(comm, "rmp_iallreduce");
     if (rc == RMP_SUCCESS)
         rc = coll_check_dt_op(dt, op);
     if (rc == RMP_SUCCESS && !req)
@@ -239,7 +239,7 @@ static void nb_bcast_scatter_allgather(coll_sched_t *s, char *buf, size_t bytes,
 RMP_EXPORT int rmp_ibcast(void *buf, size_t count, rmp_datatype_t dt, int root,
                           rmp_comm_t comm, rmp_request_t *req)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = coll_check_comm(comm, "rmp_ibcast");
     if (rc == RMP_SUCCESS)
         rc = coll_check_dt(dt);
     if (rc == RMP_SUCCESS)
@@ -277,7 +277,7 @@ RMP_EXPORT int rmp_ibcast(void *buf, size_t count, rmp_datatype_t dt, int root,
 
 RMP_EXPORT int rmp_ibarrier(rmp_comm_t comm, rmp_request_t *req)
 {
-    int rc = rmpi_comm_check(comm), algo;
+    int rc = coll_check_comm(comm, "rmp_ibarrier"), algo;
     if (rc == RMP_SUCCESS && !req)
         rc = RMP_ERR_ARG;
     if (rc != RMP_SUCCESS || (rc = coll_select(COLL_BARRIER, 0, comm->size, &algo)) != RMP_SUCCESS)

@@ -25,8 +25,9 @@ int coll_wait(rmp_request_t req)
 {
     int rc = rmpi_req_wait(req);
     if (rc != RMP_SUCCESS) {
-        /* Timed out: the request may still complete; let the engine free it then. */
-        req->flags |= RMPI_REQF_ORPHAN;
+        /* Timed out: a receive not yet matched is withdrawn (its buffer may be
+         * scratch that goes away), anything else is freed when it completes. */
+        rmpi_req_abandon(req);
         return rc;
     }
     return coll_req_finish(req);
@@ -36,6 +37,11 @@ int coll_waitn(rmp_request_t *reqs, int n)
 {
     int rc = RMP_SUCCESS;
     for (int i = 0; i < n; i++) {
+        if (rc == RMP_ERR_TIMEOUT) {
+            /* RMP_TIMEOUT bounds the call, not each of its requests. */
+            rmpi_req_abandon(reqs[i]);
+            continue;
+        }
         int r = coll_wait(reqs[i]);
         if (r != RMP_SUCCESS && rc == RMP_SUCCESS)
             rc = r;
@@ -100,6 +106,19 @@ int coll_exchange_all(const char *sbuf, size_t sstride, size_t sbytes, char *rbu
     if (reqs != stack)
         free(reqs);
     return rc != RMP_SUCCESS ? rc : wrc;
+}
+
+int coll_check_comm(rmp_comm_t comm, const char *call)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rmpi_coll_call = call;
+    /* Without a member the collective cannot complete anywhere: fail at once,
+     * the same on every survivor, rather than after a partial exchange. */
+    if (RMPI_UNLIKELY(rmpi_comm_lost_member(comm)))
+        return RMP_ERR_PEER_FAILED;
+    return RMP_SUCCESS;
 }
 
 int coll_check_dt(rmp_datatype_t dt)

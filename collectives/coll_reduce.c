@@ -100,7 +100,7 @@ static int reduce_linear(const char *src, char *rbuf, size_t count, rmp_datatype
 RMP_EXPORT int rmp_reduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
                           rmp_op_t op, int root, rmp_comm_t comm)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = coll_check_comm(comm, "rmp_reduce");
     if (RMPI_LIKELY(rc == RMP_SUCCESS))
         rc = coll_check_call(comm, "reduce", root, count, dt, (int)op);
     if (rc == RMP_SUCCESS)

@@ -150,7 +150,7 @@ static int rs_direct(const char *src, char *rbuf, size_t count, rmp_datatype_t d
 RMP_EXPORT int rmp_reduce_scatter(const void *sbuf, void *rbuf, size_t count,
                                   rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = coll_check_comm(comm, "rmp_reduce_scatter");
     if (RMPI_LIKELY(rc == RMP_SUCCESS))
         rc = coll_check_call(comm, "reduce_scatter", -1, count, dt, (int)op);
     if (rc == RMP_SUCCESS)

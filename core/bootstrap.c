@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bootstrap.h"
@@ -361,6 +362,19 @@ int rmpi_boot_put(const char *key, const void *data, size_t len)
     return RMP_SUCCESS;
 }
 
+static atomic_int boot_fence_done;
+static pmix_status_t boot_fence_status;
+
+static void boot_fence_cb(pmix_status_t status, void *cbdata)
+{
+    (void)cbdata;
+    boot_fence_status = status;
+    atomic_store(&boot_fence_done, 1);
+}
+
+/* Non-blocking fence, waited for here: a rank that dies before it joins
+ * makes the server hold the fence until it notices, possibly for ever; the
+ * launcher's failure notice ends the wait at once instead. */
 int rmpi_boot_fence(void)
 {
     if (!boot_connected)
@@ -370,16 +384,31 @@ int rmpi_boot_fence(void)
         rmpi_error("PMIx_Commit failed: %s", PMIx_Error_string(rc));
         return RMP_ERR_BOOTSTRAP;
     }
-    pmix_info_t info;
-    bool t = true;
+    /* Static: an abandoned fence may still read them. */
+    static pmix_info_t info;
+    static pmix_proc_t wild;
+    static bool t = true;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &t, PMIX_BOOL);
-    pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
-    rc = PMIx_Fence(&wild, 1, &info, 1);
-    PMIX_INFO_DESTRUCT(&info);
+    atomic_store(&boot_fence_done, 0);
+    rc = PMIx_Fence_nb(&wild, 1, &info, 1, boot_fence_cb, NULL);
+    if (rc == PMIX_SUCCESS) {
+        struct timespec ts = {0, 100000};
+        while (!atomic_load(&boot_fence_done)) {
+            if (atomic_load(&boot_fail_count) > 0) {
+                rmpi_error("fence abandoned: a rank of the job failed");
+                return RMP_ERR_PEER_FAILED;
+            }
+            nanosleep(&ts, NULL);
+        }
+        rc = boot_fence_status;
+    }
     if (rc != PMIX_SUCCESS) {
         rmpi_error("PMIx_Fence failed: %s", PMIx_Error_string(rc));
-        return rc == PMIX_ERR_PROC_ABORTED || rc == PMIX_ERR_LOST_CONNECTION
+        /* A participant that died makes the server end the fence with
+         * PARTIAL_SUCCESS (PMIx 4: the survivors' part did complete). */
+        return rc == PMIX_ERR_PROC_ABORTED || rc == PMIX_ERR_LOST_CONNECTION ||
+                       rc == PMIX_ERR_PARTIAL_SUCCESS || rc == PMIX_ERR_PROC_TERM_WO_SYNC
                    ? RMP_ERR_PEER_FAILED
                    : RMP_ERR_BOOTSTRAP;
     }

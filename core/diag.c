@@ -9,6 +9,8 @@
 #include "p2p.h"
 
 extern volatile rmp_request_t rmpi_blocked_req;
+volatile rmpi_diag_t rmpi_blocked_other = {NULL, -1, 0, -1};
+const char *volatile rmpi_coll_call;
 
 static size_t diag_put(char *b, size_t o, size_t cap, const char *s)
 {
@@ -36,28 +38,60 @@ static size_t diag_int(char *b, size_t o, size_t cap, long v)
 static void diag_on_usr1(int sig)
 {
     (void)sig;
-    char b[256];
+    char b[320];
     size_t o = 0, cap = sizeof(b);
     o = diag_put(b, o, cap, "[rmp ");
     o = diag_int(b, o, cap, rmpi_g.rank);
     o = diag_put(b, o, cap, "] blocked: ");
     rmp_request_t r = rmpi_blocked_req;
-    if (!r) {
+    rmpi_diag_t other = rmpi_blocked_other;
+    if (!r && other.call) {
+        o = diag_put(b, o, cap, "in ");
+        o = diag_put(b, o, cap, other.call);
+        if (other.peer >= 0) {
+            o = diag_put(b, o, cap, ", peer world rank ");
+            o = diag_int(b, o, cap, other.peer);
+        }
+        if (other.cid >= 0) {
+            o = diag_put(b, o, cap, " (tag ");
+            o = diag_int(b, o, cap, other.tag);
+            o = diag_put(b, o, cap, ", context ");
+            o = diag_int(b, o, cap, other.cid);
+            o = diag_put(b, o, cap, ")");
+        }
+    } else if (!r) {
         o = diag_put(b, o, cap, "not in a blocking rmp call");
     } else {
         int coll = r->mq.cid & 1;
-        if (r->kind == RMPI_REQ_RECV) {
-            o = diag_put(b, o, cap, coll ? "in a collective, receiving from " : "in a receive from ");
+        if (r->kind == RMPI_REQ_RECV && coll) {
+            /* Collective tags are (sequence number << 10) | phase (collectives/coll.h). */
+            o = diag_put(b, o, cap, "in ");
+            o = diag_put(b, o, cap, rmpi_coll_call ? rmpi_coll_call : "a collective");
+            o = diag_put(b, o, cap, " (collective #");
+            o = diag_int(b, o, cap, r->mq.tag >> 10);
+            o = diag_put(b, o, cap, " phase ");
+            o = diag_int(b, o, cap, r->mq.tag & 1023);
+            o = diag_put(b, o, cap, " on context ");
+            o = diag_int(b, o, cap, (long)(r->mq.cid & ~1u));
+            o = diag_put(b, o, cap, "), receiving from ");
+            if (r->peer < 0) {
+                o = diag_put(b, o, cap, "any rank");
+            } else {
+                o = diag_put(b, o, cap, "world rank ");
+                o = diag_int(b, o, cap, r->peer);
+            }
+        } else if (r->kind == RMPI_REQ_RECV) {
+            o = diag_put(b, o, cap, "in a receive from ");
             if (r->peer < 0)
                 o = diag_put(b, o, cap, "any rank");
             else {
                 o = diag_put(b, o, cap, "world rank ");
                 o = diag_int(b, o, cap, r->peer);
             }
-            o = diag_put(b, o, cap, coll ? " (collective sequence tag " : " (tag ");
+            o = diag_put(b, o, cap, " (tag ");
             o = diag_int(b, o, cap, r->mq.tag);
             o = diag_put(b, o, cap, ", context ");
-            o = diag_int(b, o, cap, (long)(r->mq.cid & ~1u));
+            o = diag_int(b, o, cap, (long)r->mq.cid);
             o = diag_put(b, o, cap, ")");
         } else if (r->kind == RMPI_REQ_SEND) {
             o = diag_put(b, o, cap, "in a send to world rank ");

@@ -31,8 +31,10 @@ static rmpi_mq_t p2p_posted;
 static rmpi_mq_t p2p_unexp;
 static rmpi_ux_t *ux_free_list;
 static int p2p_nfailed; /* peers known to have failed */
-static int p2p_comm_lost_member(rmp_comm_t comm);
 static int p2p_npending; /* peers with a non-empty pending FIFO */
+
+/* Has a member of comm failed? (Only asked once some peer has.) */
+static int p2p_comm_lost_member(rmp_comm_t comm);
 
 int rmpi_req_progress_gen(void);
 extern int rmpi_req_have_gen;
@@ -121,6 +123,16 @@ static int p2p_send_fail(rmp_request_t req, int rc)
 static int p2p_post_send(rmp_request_t req)
 {
     rmpi_peer_t *p = &rmpi_peers[req->peer];
+    if (RMPI_UNLIKELY(p->failed)) {
+        /* Nobody would ever drain its FIFO again (control messages get here
+         * without the entry points' check). */
+        req->status.error = RMP_ERR_PEER_FAILED;
+        if (req->kind == RMPI_REQ_CTRL)
+            rmpi_req_free(req);
+        else
+            rmpi_req_complete(req);
+        return RMP_ERR_PEER_FAILED;
+    }
     if (rmpi_mq_empty(&p->pending)) {
         int rc = p2p_try_send(p, req);
         if (rc == RMP_SUCCESS) {
@@ -370,6 +382,12 @@ static void p2p_rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
     req->peer = src;
     req->peer_req = r->sreq;
     req->mr = NULL;
+    if (RMPI_UNLIKELY(p->failed)) {
+        /* An RTS buffered before its sender died: the data is gone with it. */
+        req->status.error = RMP_ERR_PEER_FAILED;
+        rmpi_req_complete(req);
+        return;
+    }
     if (p->rndv_mode == RMPI_RNDV_PUT) {
         rmpi_cts_t c;
         memset(&c, 0, sizeof(c));
@@ -650,6 +668,18 @@ int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm
     return RMP_SUCCESS;
 }
 
+void rmpi_req_abandon(rmp_request_t req)
+{
+    if (req->done) {
+        rmpi_req_free(req);
+    } else if (req->kind == RMPI_REQ_RECV && req->mq.next != &req->mq) {
+        rmpi_mq_remove(&p2p_posted, &req->mq); /* still unmatched: withdraw */
+        rmpi_req_free(req);
+    } else {
+        req->flags |= RMPI_REQF_ORPHAN;
+    }
+}
+
 int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
                   rmp_status_t *st)
 {
@@ -659,12 +689,7 @@ int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
         return rc;
     rc = rmpi_req_wait(req);
     if (rc != RMP_SUCCESS) {
-        if (!req->done && req->mq.next != &req->mq) {
-            rmpi_mq_remove(&p2p_posted, &req->mq); /* still unmatched: withdraw */
-            rmpi_req_free(req);
-        } else {
-            req->flags |= RMPI_REQF_ORPHAN;
-        }
+        rmpi_req_abandon(req);
         return rc;
     }
     if (st)
@@ -863,13 +888,22 @@ RMP_EXPORT int rmp_iprobe(int source, int tag, rmp_comm_t comm, int *flag, rmp_s
     return RMP_SUCCESS;
 }
 
+int rmpi_comm_lost_member(rmp_comm_t comm)
+{
+    return p2p_comm_lost_member(comm);
+}
+
 RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
 {
     int rc = p2p_check_recv(NULL, 0, source, tag, comm);
     if (rc != RMP_SUCCESS)
         return rc;
+    int peer = source == RMP_ANY_SOURCE ? -1 : rmpi_comm_world_rank(comm, source);
     rmpi_waiter_t wt;
     rmpi_waiter_init(&wt);
+    /* No request to point at: tell the SIGUSR1 report by hand. */
+    rmpi_diag_t outer = rmpi_blocked_other;
+    rmpi_blocked_other = (rmpi_diag_t){"rmp_probe", peer, tag, (long)comm->cid};
     for (;;) {
         rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&p2p_unexp, comm->cid, source, tag, 0);
         if (e) {
@@ -877,13 +911,20 @@ RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
                 rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
                 *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS};
             }
-            return RMP_SUCCESS;
+            break;
+        }
+        /* A dead sender's message never comes (what it sent before is found above). */
+        if (peer >= 0 && rmpi_peers[peer].failed) {
+            rc = RMP_ERR_PEER_FAILED;
+            break;
         }
         rmpi_progress();
         rc = rmpi_waiter_poll(&wt);
         if (rc != RMP_SUCCESS)
-            return rc;
+            break;
     }
+    rmpi_blocked_other = outer;
+    return rc;
 }
 
 RMP_EXPORT int rmp_progress(void)
@@ -912,6 +953,8 @@ static int p2p_comm_has(rmp_comm_t comm, int world)
 /* Has a member of comm failed? (Only asked once some peer has.) */
 static int p2p_comm_lost_member(rmp_comm_t comm)
 {
+    if (RMPI_LIKELY(p2p_nfailed == 0))
+        return 0;
     for (int i = 0; i < comm->size; i++)
         if (rmpi_peers[rmpi_comm_world_rank(comm, i)].failed)
             return 1;
@@ -1003,12 +1046,34 @@ static int p2p_tls_flushed(void)
     return 1;
 }
 
+/* Sends whose caller gave up (RMP_TIMEOUT) are not pushed out at teardown:
+ * the peer that never took them may be in its own finalize already. */
+static void p2p_drop_orphans(void)
+{
+    for (int w = 0; w < rmpi_g.size && p2p_npending > 0; w++) {
+        rmpi_peer_t *p = &rmpi_peers[w];
+        rmpi_mq_elem_t *e = p->pending.head.next;
+        while (e != &p->pending.head) {
+            rmp_request_t req = rmpi_container_of(e, struct rmp_request, mq);
+            e = e->next;
+            if (!(req->flags & RMPI_REQF_ORPHAN))
+                continue;
+            rmpi_mq_remove(&p->pending, &req->mq);
+            if (rmpi_mq_empty(&p->pending))
+                p2p_npending--;
+            rmpi_req_free(req);
+        }
+    }
+}
+
 /* Push out everything queued (control messages included) before teardown. */
 int rmpi_p2p_drain(void)
 {
     double deadline = rmpi_now() + 10.0;
     rmpi_waiter_t wt;
     rmpi_waiter_init(&wt);
+    wt.deadline = 0; /* its own deadline below, not RMP_TIMEOUT */
+    p2p_drop_orphans();
     while (p2p_npending > 0 || !p2p_tls_flushed()) {
         rmpi_progress();
         rmpi_waiter_poll(&wt);

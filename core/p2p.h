@@ -85,6 +85,9 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
 int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen);
 
 /* Requests. */
+/* Give up on req (its waiter timed out): an unmatched receive is withdrawn
+ * and freed, anything else is freed when it completes. */
+void rmpi_req_abandon(rmp_request_t req);
 rmp_request_t rmpi_req_alloc(int kind);
 void rmpi_req_free(rmp_request_t req);
 void rmpi_req_complete(rmp_request_t req);
@@ -107,11 +110,28 @@ int rmpi_waiter_poll(rmpi_waiter_t *w);
  * RMP_ERR_PEER_FAILED, and later operations towards it fail at once. Called
  * by the core's health checks and by transports (connection loss). */
 void rmpi_peer_failed(int peer, const char *why);
+/* Has a member of comm failed? Collectives on such a communicator fail. */
+int rmpi_comm_lost_member(rmp_comm_t comm);
+/* For loops that never block (direct one-sided access): now and then the
+ * same health check as a blocking wait, so that a dead target is noticed. */
+void rmpi_health_tick(void);
 /* Poll the launcher's failure notices and the transports' liveness checks. */
 void rmpi_check_failures(void);
 /* A generic request completed by poll(), driven by the progress engine. */
 int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_request_t),
                  rmp_request_t *out);
+
+/* What a blocking call waits on when it has no request (probe, one-sided
+ * waits), for the SIGUSR1 report (core/diag.c); call == NULL: nothing. */
+typedef struct rmpi_diag {
+    const char *call;
+    int peer; /* world rank, -1: any or several */
+    int tag;
+    long cid;
+} rmpi_diag_t;
+extern volatile rmpi_diag_t rmpi_blocked_other;
+/* Name of the last collective entered (the report names the call). */
+extern const char *volatile rmpi_coll_call;
 
 /* Messaging on an explicit context id (collectives use comm->cid + 1).
  * dest/source are ranks in comm. */

@@ -131,6 +131,19 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
     return RMP_SUCCESS;
 }
 
+void rmpi_health_tick(void)
+{
+    static unsigned n;
+    static double next;
+    if (RMPI_LIKELY((++n & 255) != 0))
+        return;
+    double now = rmpi_now();
+    if (now >= next) {
+        next = now + 0.05;
+        rmpi_check_failures();
+    }
+}
+
 /* What this rank is blocked on, for the SIGUSR1 report (core/diag.c). */
 volatile rmp_request_t rmpi_blocked_req;
 

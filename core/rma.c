@@ -66,24 +66,67 @@ typedef struct rma_op {
     unsigned char *dst;    /* get: where the data goes */
     uint64_t off0;         /* get: offset of dst[0] at the target */
     uint64_t result;       /* atomics */
+    size_t len;            /* get: bytes at dst */
+    uint64_t seq;          /* emulated: the id its replies carry */
+    int orphan;            /* transport op whose waiter gave up: the callback frees it */
+    struct rma_op *next;   /* emulated ops in flight */
 } rma_op_t;
 
-/* peer: world rank the operation waits on (-1: several). */
-static int rma_wait(volatile long *pending, int peer)
+/* Emulated operations waiting for replies. A reply names its operation by a
+ * sequence number, never by address: one that comes after its waiter gave up
+ * (RMP_TIMEOUT), or a malformed one, finds nothing and touches nothing. */
+static rma_op_t *rma_inflight;
+static uint64_t rma_seq;
+
+static void rma_op_begin(rma_op_t *op)
+{
+    op->seq = ++rma_seq;
+    op->next = rma_inflight;
+    rma_inflight = op;
+}
+
+static void rma_op_end(rma_op_t *op)
+{
+    for (rma_op_t **pp = &rma_inflight; *pp; pp = &(*pp)->next) {
+        if (*pp == op) {
+            *pp = op->next;
+            return;
+        }
+    }
+}
+
+static rma_op_t *rma_op_find(uint64_t seq)
+{
+    for (rma_op_t *op = rma_inflight; op; op = op->next)
+        if (op->seq == seq)
+            return op;
+    return NULL;
+}
+
+/* peer: world rank the operation waits on; -1: several, any member of comm
+ * (an operation in flight towards a dead rank may never complete: a transport
+ * need not report it before its own timeouts). */
+static int rma_wait(volatile long *pending, int peer, rmp_comm_t comm, const char *call)
 {
     if (*pending <= 0)
         return RMP_SUCCESS; /* nothing in flight: no clock read, no progress */
     rmpi_waiter_t w;
     rmpi_waiter_init(&w);
+    rmpi_diag_t outer = rmpi_blocked_other;
+    rmpi_blocked_other = (rmpi_diag_t){call, peer, 0, -1};
+    int rc = RMP_SUCCESS;
     while (*pending > 0) {
         rmpi_progress();
-        if (peer >= 0 && rmpi_peers[peer].failed)
-            return RMP_ERR_PEER_FAILED;
-        int rc = rmpi_waiter_poll(&w);
+        if (peer >= 0 ? rmpi_peers[peer].failed : rmpi_comm_lost_member(comm)) {
+            rc = RMP_ERR_PEER_FAILED;
+            break;
+        }
+        rc = rmpi_waiter_poll(&w);
         if (rc != RMP_SUCCESS)
-            return rc;
+            break;
     }
-    return RMP_SUCCESS;
+    rmpi_blocked_other = outer;
+    return rc;
 }
 
 /* ---- the target side of emulation ---- */
@@ -163,14 +206,17 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
         rmpi_error("protocol error: short one-sided message from rank %d", src);
         return;
     }
-    rma_op_t *op = (rma_op_t *)(uintptr_t)m->req;
-    switch (m->op) {
-    case RMPI_RMA_PUT:
-    case RMPI_RMA_GET:
-    case RMPI_RMA_FADD:
-    case RMPI_RMA_CSWAP:
+    if (m->op == RMPI_RMA_PUT || m->op == RMPI_RMA_GET || m->op == RMPI_RMA_FADD ||
+        m->op == RMPI_RMA_CSWAP) {
         rma_target(src, m, payload, plen);
-        break;
+        return;
+    }
+    rma_op_t *op = rma_op_find(m->req);
+    if (!op) {
+        rmpi_debug("late or unknown one-sided reply from rank %d dropped", src);
+        return;
+    }
+    switch (m->op) {
     case RMPI_RMA_ACK:
         if (m->status != RMP_SUCCESS)
             op->status = m->status;
@@ -179,6 +225,11 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
     case RMPI_RMA_GET_REP:
         if (m->status != RMP_SUCCESS) {
             op->status = m->status;
+            op->pending = 0;
+        } else if (m->offset < op->off0 || m->offset - op->off0 > op->len ||
+                   plen > op->len - (m->offset - op->off0)) {
+            rmpi_error("protocol error: one-sided reply from rank %d outside its buffer", src);
+            op->status = RMP_ERR_INTERNAL;
             op->pending = 0;
         } else {
             memcpy(op->dst + (m->offset - op->off0), payload, plen);
@@ -200,6 +251,15 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
 
 /* ---- the caller side ---- */
 
+/* Is win the address of a live window? A few windows at most: a scan. */
+static int rma_is_live(rmp_win_t win)
+{
+    for (uint32_t i = 0; i < rma_ntable; i++)
+        if (rma_table[i] == win)
+            return 1;
+    return 0;
+}
+
 static int rma_check_win(rmp_win_t win)
 {
     int rc = rmpi_check_state();
@@ -207,7 +267,9 @@ static int rma_check_win(rmp_win_t win)
         return rc;
     if (!win)
         return RMP_ERR_ARG;
-    if (win->magic != RMA_MAGIC || !win->live) {
+    /* Only a handle of a live window is followed: a forged or stale value is
+     * refused without reading through it. */
+    if (!rma_is_live(win) || win->magic != RMA_MAGIC || !win->live) {
         rmpi_warn("one-sided call on a freed or invalid window");
         return RMP_ERR_ACCESS;
     }
@@ -248,6 +310,7 @@ static inline void rma_direct_progress(void)
     static unsigned n;
     if ((++n & 15) == 0)
         rmpi_progress();
+    rmpi_health_tick();
 }
 
 static int rma_slot_of(const rmpi_peer_t *p)
@@ -269,6 +332,10 @@ static void rma_nbi_done(void *arg, int status)
 static void rma_op_done(void *arg, int status)
 {
     rma_op_t *op = arg;
+    if (op->orphan) {
+        free(op);
+        return;
+    }
     op->status = status;
     op->pending = 0;
 }
@@ -279,13 +346,14 @@ static int rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int 
 {
     int w = rmpi_comm_world_rank(win->comm, target);
     rmpi_peer_t *p = &rmpi_peers[w];
-    rma_op_t op = {0, RMP_SUCCESS, buf, offset, 0};
+    rma_op_t op = {0, RMP_SUCCESS, buf, offset, 0, bytes, 0, 0, NULL};
+    rma_op_begin(&op);
     rmpi_rma_t m;
     memset(&m, 0, sizeof(m));
     m.type = RMPI_MSG_RMA;
     m.op = (uint8_t)op_code;
     m.win_id = win->peers[target].id;
-    m.req = (uint64_t)(uintptr_t)&op;
+    m.req = op.seq;
     int rc = RMP_SUCCESS;
     if (op_code == RMPI_RMA_GET) {
         op.pending = bytes > 0 ? (long)bytes : 1;
@@ -303,9 +371,9 @@ static int rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int 
                 break;
         }
     }
-    if (rc != RMP_SUCCESS)
-        return rc;
-    rc = rma_wait(&op.pending, w);
+    if (rc == RMP_SUCCESS)
+        rc = rma_wait(&op.pending, w, win->comm, "a one-sided operation");
+    rma_op_end(&op);
     return rc != RMP_SUCCESS ? rc : op.status;
 }
 
@@ -330,14 +398,20 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
                            offset);
     uint64_t raddr = win->peers[target].base + offset;
     uint64_t key = win->peers[target].keys[rma_slot_of(p)];
-    rma_op_t op = {1, RMP_SUCCESS, NULL, 0, 0};
+    /* On the heap: if this waiter gives up (RMP_TIMEOUT, a dead target), the
+     * transport still completes it later. */
+    rma_op_t *op = NULL;
+    if (!nbi && !(op = calloc(1, sizeof(*op))))
+        return RMP_ERR_NOMEM;
+    if (op)
+        op->pending = 1;
     for (;;) {
         if (nbi)
             win->outstanding++;
         rc = is_put ? p->iface->put(p->ep, buf, bytes, raddr, key,
-                                    nbi ? rma_nbi_done : rma_op_done, nbi ? (void *)win : &op)
+                                    nbi ? rma_nbi_done : rma_op_done, nbi ? (void *)win : op)
                     : p->iface->get(p->ep, buf, bytes, raddr, key,
-                                    nbi ? rma_nbi_done : rma_op_done, nbi ? (void *)win : &op);
+                                    nbi ? rma_nbi_done : rma_op_done, nbi ? (void *)win : op);
         if (rc != RMPI_AGAIN)
             break;
         if (nbi)
@@ -347,12 +421,26 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
     if (rc != RMP_SUCCESS) {
         if (nbi)
             win->outstanding--;
+        free(op);
+        /* Noticed here first (a transport may report it only at its next
+         * progress, which a flush with nothing in flight never makes). */
+        if (rc == RMP_ERR_PEER_FAILED)
+            rmpi_peer_failed(rmpi_comm_world_rank(win->comm, target), "lost by its transport");
         return rc;
     }
     if (nbi)
         return RMP_SUCCESS;
-    rc = rma_wait(&op.pending, rmpi_comm_world_rank(win->comm, target));
-    return rc != RMP_SUCCESS ? rc : op.status;
+    rc = rma_wait(&op->pending, rmpi_comm_world_rank(win->comm, target), win->comm,
+                  "a one-sided operation");
+    if (rc != RMP_SUCCESS) {
+        op->orphan = 1;
+        return rc;
+    }
+    rc = op->status;
+    free(op);
+    if (rc == RMP_ERR_PEER_FAILED)
+        rmpi_peer_failed(rmpi_comm_world_rank(win->comm, target), "lost by its transport");
+    return rc;
 }
 
 RMP_EXPORT int rmp_put(const void *src, size_t bytes, int target, size_t offset, rmp_win_t win)
@@ -381,9 +469,12 @@ RMP_EXPORT int rmp_win_flush_all(rmp_win_t win)
     int rc = rma_check_win(win);
     if (rc != RMP_SUCCESS)
         return rc;
-    rc = rma_wait((volatile long *)&win->outstanding, -1);
+    rmpi_health_tick();
+    rc = rma_wait((volatile long *)&win->outstanding, -1, win->comm, "rmp_win_flush");
     if (rc != RMP_SUCCESS)
         return rc;
+    if (RMPI_UNLIKELY(rmpi_comm_lost_member(win->comm)))
+        return RMP_ERR_PEER_FAILED;
     rc = win->nbi_error;
     win->nbi_error = RMP_SUCCESS;
     return rc;
@@ -396,7 +487,11 @@ RMP_EXPORT int rmp_win_flush(int target, rmp_win_t win)
         return rc;
     if (target < 0 || target >= win->comm->size)
         return RMP_ERR_ARG;
-    return rmp_win_flush_all(win); /* per-target tracking is not worth it yet */
+    rc = rmp_win_flush_all(win); /* per-target tracking is not worth it yet */
+    /* What went to a dead rank is not known to be anywhere. */
+    if (rc == RMP_SUCCESS && rmpi_peers[rmpi_comm_world_rank(win->comm, target)].failed)
+        rc = RMP_ERR_PEER_FAILED;
+    return rc;
 }
 
 static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t compare,
@@ -427,7 +522,8 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
         return RMP_SUCCESS;
     }
     int w = rmpi_comm_world_rank(win->comm, target);
-    rma_op_t op = {1, RMP_SUCCESS, NULL, 0, 0};
+    rma_op_t op = {1, RMP_SUCCESS, NULL, 0, 0, 0, 0, 0, NULL};
+    rma_op_begin(&op);
     rmpi_rma_t m;
     memset(&m, 0, sizeof(m));
     m.type = RMPI_MSG_RMA;
@@ -435,12 +531,13 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
     m.win_id = win->peers[target].id;
     m.offset = offset;
     m.len = 8;
-    m.req = (uint64_t)(uintptr_t)&op;
+    m.req = op.seq;
     m.operand = operand;
     m.compare = compare;
     rc = rmpi_send_ctrl(w, &m, sizeof(m), NULL, 0);
     if (rc == RMP_SUCCESS)
-        rc = rma_wait(&op.pending, w);
+        rc = rma_wait(&op.pending, w, win->comm, "a one-sided atomic");
+    rma_op_end(&op);
     if (rc == RMP_SUCCESS)
         rc = op.status;
     if (rc == RMP_SUCCESS)

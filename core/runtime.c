@@ -10,6 +10,7 @@
 #include "rcache/rcache.h"
 #include "comm.h"
 #include "config.h"
+#include "fault.h"
 #include "log.h"
 #include "p2p.h"
 #include "topo.h"
@@ -273,8 +274,10 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
         runtime_step_transports(t0, "transports open");
     if (rc == RMP_SUCCESS && rmpi_g.size > 1)
         rc = rmpi_tuning_publish();
+    rmpi_fault_point("init-before-fence");
     if (rc == RMP_SUCCESS && rmpi_g.size > 1 && (rc = rmpi_boot_fence()) == RMP_SUCCESS)
         runtime_step(t0, "endpoints exchanged (PMIx fence)");
+    rmpi_fault_point("init-after-fence");
     if (rc == RMP_SUCCESS && rmpi_g.size > 1)
         rc = rmpi_tuning_check();
     if (rc == RMP_SUCCESS && (rc = runtime_connect_peers()) == RMP_SUCCESS)
@@ -328,9 +331,11 @@ RMP_EXPORT int rmp_finalize(void)
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
+    rmpi_fault_point("finalize-before-fence");
     rc = rmpi_p2p_drain();
     /* Everyone stops sending before anyone tears down its memory. */
     int frc = rmpi_g.size > 1 ? rmpi_boot_fence() : RMP_SUCCESS;
+    rmpi_fault_point("finalize-after-fence");
     if (rmpi_cfg.stats)
         runtime_print_stats();
     rmpi_g.state = RMPI_STATE_FINALIZED;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -298,6 +299,18 @@ static void cleanup_shm(rrun_rank_t *ranks, int np)
     }
 }
 
+#define RRUN_FINALIZE_GRACE 1
+static volatile sig_atomic_t rrun_final_status;
+
+static void on_finalize_stuck(int sig)
+{
+    (void)sig;
+    static const char m[] = "rrun: the PMIx server did not shut down; exiting anyway\n";
+    ssize_t w = write(STDERR_FILENO, m, sizeof(m) - 1);
+    (void)w;
+    _exit(rrun_final_status);
+}
+
 int main(int argc, char **argv)
 {
     rrun_opts_t o;
@@ -387,8 +400,14 @@ int main(int argc, char **argv)
             exit_code = 1;
             break;
         }
+        pid_t rrun_pid = getpid();
         pid_t pid = fork();
         if (pid == 0) {
+            /* rrun killed outright (SIGKILL) cannot clean up: its ranks go with
+             * it instead of running on unsupervised. */
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != rrun_pid)
+                _exit(127);
             setpgid(0, 0);
             dup2(outp[1], STDOUT_FILENO);
             dup2(errp[1], STDERR_FILENO);
@@ -605,7 +624,14 @@ int main(int argc, char **argv)
     if (timed_out)
         exit_code = 124;
     rrun_io_fini();
+    /* libpmix can deadlock in PMIx_server_finalize (seen after a connection
+     * attempt it refused, e.g. from another user): the job is over and its
+     * files are gone by then, so give it a few seconds and leave. */
+    rrun_final_status = exit_code;
+    signal(SIGALRM, on_finalize_stuck);
+    alarm(RRUN_FINALIZE_GRACE);
     rrun_server_stop();
+    alarm(0);
     rrun_bind_fini();
     if (o.verbose)
         rrun_log("%.1f ms: job done, exit status %d", 1e3 * (now() - t0), exit_code);

@@ -303,11 +303,12 @@ static void srv_rmtree(const char *dir)
 
 void rrun_server_stop(void)
 {
+    /* Files first: PMIx_server_finalize may never return (see rrun.c). */
+    if (srv_tmpdir[0])
+        srv_rmtree(srv_tmpdir);
+    srv_tmpdir[0] = '\0';
     if (srv_up) {
         PMIx_server_finalize();
         srv_up = 0;
     }
-    if (srv_tmpdir[0])
-        srv_rmtree(srv_tmpdir);
-    srv_tmpdir[0] = '\0';
 }

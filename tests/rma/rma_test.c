@@ -150,6 +150,77 @@ static void test_bad_access(void)
     T_CHECK(rmp_put(buf, 8, t, 0, RMP_WIN_NULL) == RMP_ERR_ARG, "NULL window");
 }
 
+/* Handles that were never windows, and offsets whose end wraps around, on both
+ * kinds of window (mapped: direct access; created: cross-memory attach or
+ * emulation): RMP_ERR_ACCESS, and no byte of anybody's memory changes. */
+static void test_forged(int allocate)
+{
+    static unsigned char mem[4096];
+    unsigned char *base = mem;
+    rmp_win_t win;
+    if (allocate)
+        T_RC(rmp_win_allocate(4096, W, (void **)&base, &win));
+    else
+        T_RC(rmp_win_create(mem, 4096, W, &win));
+    memset(base, 0x5A, 4096);
+    T_RC(rmp_barrier(W));
+    int t = (me + 1) % np;
+    unsigned char buf[64] = {0};
+    uint64_t old = 7;
+    const size_t max = (size_t)-1;
+    T_CHECK(rmp_put(buf, 16, t, max - 7, win) == RMP_ERR_ACCESS, "offset+len wraps (put)");
+    T_CHECK(rmp_get(buf, 8, t, max, win) == RMP_ERR_ACCESS, "offset at SIZE_MAX (get)");
+    T_CHECK(rmp_put_nbi(buf, 4097, t, 0, win) == RMP_ERR_ACCESS, "one byte too long (put_nbi)");
+    T_CHECK(rmp_get_nbi(buf, 2, t, 4095, win) == RMP_ERR_ACCESS, "one byte past (get_nbi)");
+    T_CHECK(rmp_atomic_fetch_add(1, &old, t, max - 7, win) == RMP_ERR_ACCESS, "atomic wraps");
+    T_CHECK(rmp_atomic_cswap(0, 1, &old, t, 4096, win) == RMP_ERR_ACCESS, "cswap at the end");
+    T_CHECK(old == 7, "refused atomics wrote no result");
+
+    /* Never windows: a small integer, all ones, a buffer that looks like one
+     * (the library's own magic and a "live" flag). None may be followed. */
+    uint64_t fake[32];
+    memset(fake, 0xA5, sizeof(fake));
+    fake[0] = 0x726d7077696e3031ULL;
+    fake[1] = 1;
+    uint64_t copy[32];
+    memcpy(copy, fake, sizeof(fake));
+    rmp_win_t forged[] = {(rmp_win_t)(uintptr_t)1, (rmp_win_t)(uintptr_t)-1,
+                          (rmp_win_t)(uintptr_t)0x1000, (rmp_win_t)(void *)fake,
+                          (rmp_win_t)(void *)buf};
+    for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
+        rmp_win_t f = forged[i];
+        T_CHECK(rmp_put(buf, 8, t, 0, f) == RMP_ERR_ACCESS, "put through forged handle %zu", i);
+        T_CHECK(rmp_get(buf, 8, t, 0, f) == RMP_ERR_ACCESS, "get through forged handle %zu", i);
+        T_CHECK(rmp_atomic_fetch_add(1, &old, t, 0, f) == RMP_ERR_ACCESS, "atomic, forged %zu", i);
+        T_CHECK(rmp_win_flush(t, f) == RMP_ERR_ACCESS, "flush of forged handle %zu", i);
+        T_CHECK(rmp_win_flush_all(f) == RMP_ERR_ACCESS, "flush_all of forged handle %zu", i);
+        T_CHECK(rmp_win_free(&f) == RMP_ERR_ACCESS && f == forged[i], "free of forged %zu", i);
+    }
+    T_CHECK(memcmp(fake, copy, sizeof(fake)) == 0, "the look-alike was not written");
+
+    /* A stale handle whose slot a new window took over: refused, and the new
+     * window's memory is untouched. */
+    rmp_win_t stale = win;
+    T_RC(rmp_win_free(&win));
+    static unsigned char mem2[4096];
+    rmp_win_t win2;
+    memset(mem2, 0x3C, sizeof(mem2));
+    T_RC(rmp_win_create(mem2, sizeof(mem2), W, &win2));
+    T_CHECK(rmp_put(buf, 8, t, 0, stale) == RMP_ERR_ACCESS, "put through a reused slot");
+    T_RC(rmp_barrier(W));
+    int ok = 1;
+    for (size_t i = 0; i < sizeof(mem2); i++)
+        ok &= mem2[i] == 0x3C;
+    T_CHECK(ok, "the new window was not touched");
+    T_RC(rmp_win_free(&win2));
+    if (!allocate) {
+        ok = 1;
+        for (size_t i = 0; i < sizeof(mem); i++)
+            ok &= mem[i] == 0x5A;
+        T_CHECK(ok, "refused accesses touched no memory");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (rmp_init(&argc, &argv) != RMP_SUCCESS)
@@ -162,5 +233,7 @@ int main(int argc, char **argv)
     test_atomics(1);
     test_atomics(0);
     test_bad_access();
+    test_forged(1);
+    test_forged(0);
     return t_finish();
 }

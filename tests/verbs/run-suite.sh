@@ -69,6 +69,18 @@ run burst-np2      300 2 "$T/verbs/verbs_burst"
 RMP_LOG=debug run rndv64m-np2 300 2 "$T/verbs/verbs_rndv"
 run coherence-np2  120 2 "$T/verbs/verbs_coherence"
 run badmem-np2     120 2 "$T/verbs/verbs_badmem"
+# Failure handling on verbs (tests/faults): a rank killed mid-stream of eager
+# sends, mid-rendezvous (both sides), inside allreduce, during a flush.
+t0=$SECONDS
+FAULTS_SUITE=verbs "$(dirname "$0")/../faults/faults_test.sh" "$B" >"$LOG/faults.out" 2>&1
+rc=$?
+summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG/faults.out" | tail -n1)
+if [[ $rc -eq 0 ]]; then
+  pass=$((pass + 1)); echo "PASS faults-verbs ($((SECONDS - t0)) s) ${summary}"
+else
+  fail=$((fail + 1)); echo "FAIL faults-verbs (exit $rc, $((SECONDS - t0)) s) ${summary}"
+  grep -A12 '^FAIL' "$LOG/faults.out" | head -n 60 | sed 's/^/    /'
+fi
 # the rcache counters at finalize (RMP_LOG=debug) of the 64 MiB test
 grep -h 'verbs rcache' "$LOG/rndv64m-np2.out" 2>/dev/null | sed 's/^/    /'
 

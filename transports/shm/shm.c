@@ -298,11 +298,20 @@ static int shm_cma(rmpi_ep_t *ep, void *local, size_t len, uint64_t raddr, int w
     return RMP_SUCCESS;
 }
 
+/* Complete first, then tell the core that the peer is gone (it fails the
+ * peer's other operations; this one already has its status). */
+static void shm_cma_done(rmpi_ep_t *ep, int rc, rmpi_comp_cb_t cb, void *arg)
+{
+    cb(arg, rc);
+    if (rc == RMP_ERR_PEER_FAILED)
+        rmpi_peer_failed(ep->peer, "process gone");
+}
+
 static int shm_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg)
 {
     (void)rkey;
-    cb(arg, shm_cma(ep, dst, len, raddr, 0));
+    shm_cma_done(ep, shm_cma(ep, dst, len, raddr, 0), cb, arg);
     return RMP_SUCCESS;
 }
 
@@ -310,7 +319,7 @@ static int shm_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, u
                    rmpi_comp_cb_t cb, void *arg)
 {
     (void)rkey;
-    cb(arg, shm_cma(ep, (void *)src, len, raddr, 1));
+    shm_cma_done(ep, shm_cma(ep, (void *)src, len, raddr, 1), cb, arg);
     return RMP_SUCCESS;
 }
 
