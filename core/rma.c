@@ -66,6 +66,7 @@ typedef struct rma_op {
     unsigned char *dst;    /* get: where the data goes */
     uint64_t off0;         /* get: offset of dst[0] at the target */
     uint64_t result;       /* atomics */
+    uint64_t len;          /* get: bytes at dst, the bound for replies */
 } rma_op_t;
 
 /* peer: world rank the operation waits on (-1: several). */
@@ -113,11 +114,11 @@ static void rma_reply(int src, const rmpi_rma_t *m, int op, int status, uint64_t
 static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t plen)
 {
     struct rmp_win *w = rma_lookup(m->win_id);
-    uint64_t len = m->op == RMPI_RMA_PUT ? plen : m->op == RMPI_RMA_GET ? m->len : 8;
-    int ok = w && m->offset <= w->bytes && len <= w->bytes - m->offset;
-    if (ok && (m->op == RMPI_RMA_FADD || m->op == RMPI_RMA_CSWAP))
-        ok = ((uintptr_t)w->base + m->offset) % 8 == 0;
-    if (!ok) {
+    uint64_t len;
+    const char *why;
+    int rc = rmpi_rma_access_check(m, plen, w ? (uintptr_t)w->base : 0, w ? w->bytes : 0,
+                                   &len, &why);
+    if (!w || rc != RMP_SUCCESS) {
         rmpi_warn("rank %d: one-sided access to window %u at offset %llu (%llu bytes) refused",
                   src, m->win_id, (unsigned long long)m->offset, (unsigned long long)len);
         rma_reply(src, m, m->op == RMPI_RMA_GET ? RMPI_RMA_GET_REP
@@ -164,6 +165,7 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
         return;
     }
     rma_op_t *op = (rma_op_t *)(uintptr_t)m->req;
+    const char *why;
     switch (m->op) {
     case RMPI_RMA_PUT:
     case RMPI_RMA_GET:
@@ -180,8 +182,14 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
         if (m->status != RMP_SUCCESS) {
             op->status = m->status;
             op->pending = 0;
+        } else if (rmpi_rma_rep_check(m->offset, plen, op->off0, op->len, &why) !=
+                   RMP_SUCCESS) {
+            rmpi_error("protocol error from rank %d: %s", src, why);
+            op->status = RMP_ERR_TRANSPORT;
+            op->pending = 0;
         } else {
-            memcpy(op->dst + (m->offset - op->off0), payload, plen);
+            if (plen)
+                memcpy(op->dst + (m->offset - op->off0), payload, plen);
             op->pending -= (long)plen;
             if (plen == 0)
                 op->pending = 0;
@@ -279,7 +287,7 @@ static int rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int 
 {
     int w = rmpi_comm_world_rank(win->comm, target);
     rmpi_peer_t *p = &rmpi_peers[w];
-    rma_op_t op = {0, RMP_SUCCESS, buf, offset, 0};
+    rma_op_t op = {0, RMP_SUCCESS, buf, offset, 0, bytes};
     rmpi_rma_t m;
     memset(&m, 0, sizeof(m));
     m.type = RMPI_MSG_RMA;
@@ -330,7 +338,7 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
                            offset);
     uint64_t raddr = win->peers[target].base + offset;
     uint64_t key = win->peers[target].keys[rma_slot_of(p)];
-    rma_op_t op = {1, RMP_SUCCESS, NULL, 0, 0};
+    rma_op_t op = {1, RMP_SUCCESS, NULL, 0, 0, 0};
     for (;;) {
         if (nbi)
             win->outstanding++;
@@ -427,7 +435,7 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
         return RMP_SUCCESS;
     }
     int w = rmpi_comm_world_rank(win->comm, target);
-    rma_op_t op = {1, RMP_SUCCESS, NULL, 0, 0};
+    rma_op_t op = {1, RMP_SUCCESS, NULL, 0, 0, 0};
     rmpi_rma_t m;
     memset(&m, 0, sizeof(m));
     m.type = RMPI_MSG_RMA;
@@ -531,8 +539,11 @@ static int rma_map_peers(struct rmp_win *w)
         if (r == w->comm->rank || !e->allocated ||
             rmpi_g.node_of[rmpi_comm_world_rank(w->comm, r)] != mynode)
             continue;
+        /* The entry comes from the peer: a name without its NUL or a size
+         * that rounds past 2^64 is not mapped (the transport path checks). */
         void *p = NULL;
-        if (rmpi_shmem_attach(e->seg, rma_pagesize(e->bytes), &p) == RMP_SUCCESS)
+        if (memchr(e->seg, '\0', sizeof(e->seg)) && e->bytes <= SIZE_MAX / 2 &&
+            rmpi_shmem_attach(e->seg, rma_pagesize(e->bytes), &p) == RMP_SUCCESS)
             w->mapped[r] = p; /* otherwise it goes through the transport */
     }
     return RMP_SUCCESS;

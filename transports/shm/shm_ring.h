@@ -49,6 +49,7 @@ typedef struct shm_rx {
     shm_line_t *lines;
     uint64_t nlines;
     uint64_t tail; /* next line to read, absolute */
+    int corrupt;   /* the producer wrote a record that breaks the format */
 } shm_rx_t;
 
 static inline uint64_t shm_rec_lines(size_t hlen, size_t plen)
@@ -100,13 +101,35 @@ static inline int shm_ring_push(shm_tx_t *tx, const void *hdr, size_t hlen,
     return 0;
 }
 
-/* The next record, or NULL. Valid until shm_ring_pop. Skips pad records. */
+/* Is a published record at line pos of a ring of nlines lines what
+ * shm_ring_push writes? The fields come from another process: a wrong one
+ * must not make the consumer read past the ring or spin on a pad of 0
+ * lines. 0 when sound: then the record's lines, and its hlen + plen bytes
+ * after the shm_rec_t, lie within [pos, nlines). */
+static inline int shm_frame_check(const shm_rec_t *rec, uint64_t pos, uint64_t nlines)
+{
+    uint64_t contig = nlines - pos;
+    if (rec->flags == SHM_REC_PAD)
+        return rec->nlines == contig ? 0 : -1;
+    if (rec->flags != 0 || rec->nlines == 0 || rec->nlines > contig ||
+        rec->nlines != shm_rec_lines(rec->hlen, rec->plen))
+        return -1;
+    return 0;
+}
+
+/* The next record, or NULL. Valid until shm_ring_pop. Skips pad records.
+ * NULL with rx->corrupt set: the ring is unusable from now on. */
 static inline shm_rec_t *shm_ring_peek(shm_rx_t *rx)
 {
     for (;;) {
-        shm_rec_t *rec = (shm_rec_t *)&rx->lines[rx->tail & (rx->nlines - 1)];
-        if (atomic_load_explicit(&rec->seq, memory_order_acquire) != rx->tail + 1)
+        uint64_t pos = rx->tail & (rx->nlines - 1);
+        shm_rec_t *rec = (shm_rec_t *)&rx->lines[pos];
+        if (rx->corrupt || atomic_load_explicit(&rec->seq, memory_order_acquire) != rx->tail + 1)
             return NULL;
+        if (shm_frame_check(rec, pos, rx->nlines) != 0) {
+            rx->corrupt = 1;
+            return NULL;
+        }
         if (!(rec->flags & SHM_REC_PAD))
             return rec;
         rx->tail += rec->nlines;
