@@ -519,9 +519,12 @@ static void p2p_buffer_unexpected(int src, const rmpi_hdr_t *h, const void *payl
         size = 0;
     rmpi_ux_t *u = ux_alloc(size);
     if (!u) {
-        rmpi_error("out of memory buffering an unexpected message from rank %d; aborting",
-                   src);
-        abort();
+        /* The size comes from the peer: one that cannot be buffered fails
+         * that peer's operations, not this whole process. */
+        rmpi_error("out of memory buffering an unexpected message of %zu bytes from rank %d",
+                   size, src);
+        rmpi_peer_failed(src, "unexpected message too large to buffer");
+        return;
     }
     u->mq.cid = h->cid;
     u->mq.src = h->src;
