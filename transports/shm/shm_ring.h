@@ -5,7 +5,8 @@
  * wrap). The first line's seq word is written last, with release order, and
  * holds the record's absolute line position + 1: the consumer polls the
  * very line it will read, so a small message costs one cache-line transfer,
- * and stale lines from earlier laps never look valid. The consumer publishes
+ * and stale lines from earlier laps never look valid (the consumer zeroes
+ * the first word of a record's other lines, which held payload, on pop). The consumer publishes
  * its position in a line of its own; the producer reads it only when its
  * cached copy says the ring is full. */
 #ifndef SHM_RING_H
@@ -138,6 +139,13 @@ static inline shm_rec_t *shm_ring_peek(shm_rx_t *rx)
 
 static inline void shm_ring_pop(shm_rx_t *rx, shm_rec_t *rec)
 {
+    /* Lines after the first held payload, and their first word is where a
+     * later lap looks for a seq: data equal to that future position would
+     * pass for a record the producer never wrote. Clear it before the
+     * producer may reuse the lines (one-line records: nothing to do). */
+    for (unsigned i = 1; i < rec->nlines; i++)
+        atomic_store_explicit(&((shm_rec_t *)&((shm_line_t *)rec)[i])->seq, 0,
+                              memory_order_relaxed);
     rx->tail += rec->nlines;
     atomic_store_explicit(&rx->ctl->tail, rx->tail, memory_order_release);
 }
