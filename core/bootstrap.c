@@ -100,31 +100,23 @@ static int boot_local_peers(void)
     rmpi_g.local_ranks = calloc((size_t)rmpi_g.size, sizeof(int));
     if (!rmpi_g.local_ranks)
         return RMP_ERR_NOMEM;
+    int rc = RMP_SUCCESS;
     if (PMIx_Get(&wild, PMIX_LOCAL_PEERS, NULL, 0, &val) == PMIX_SUCCESS && val &&
-        val->type == PMIX_STRING) {
-        char *s = val->data.string;
-        while (s && *s && n < rmpi_g.size) {
-            int r = atoi(s);
-            if (r >= 0 && r < rmpi_g.size)
-                rmpi_g.local_ranks[n++] = r;
-            s = strchr(s, ',');
-            if (s)
-                s++;
-        }
+        val->type == PMIX_STRING && val->data.string && val->data.string[0]) {
+        rc = rmpi_boot_parse_peers(val->data.string, rmpi_g.size, rmpi_g.rank,
+                                   rmpi_g.local_ranks, &n);
+        if (rc == RMP_ERR_BOOTSTRAP)
+            rmpi_error("PMIx local peers \"%.200s\" are not distinct ranks of this job "
+                       "including this one", val->data.string);
     }
     if (val)
         PMIX_VALUE_RELEASE(val);
+    if (rc != RMP_SUCCESS)
+        return rc;
     if (n == 0) { /* the server did not say: assume only ourselves */
         rmpi_g.local_ranks[0] = rmpi_g.rank;
         n = 1;
     }
-    /* Ascending, so that every local rank computes the same local indices. */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && rmpi_g.local_ranks[j - 1] > rmpi_g.local_ranks[j]; j--) {
-            int t = rmpi_g.local_ranks[j];
-            rmpi_g.local_ranks[j] = rmpi_g.local_ranks[j - 1];
-            rmpi_g.local_ranks[j - 1] = t;
-        }
     rmpi_g.local_size = n;
     rmpi_g.local_rank = -1;
     for (int i = 0; i < n; i++)

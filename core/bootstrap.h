@@ -20,6 +20,11 @@ void rmpi_boot_abort(int exit_code, const char *msg) __attribute__((noreturn));
 /* Ranks the launcher reported as failed since the last call (at most max);
  * safe to call often: one atomic load when nothing happened. */
 int rmpi_boot_failed_ranks(int *out, int max);
+/* Parse PMIX_LOCAL_PEERS ("3,1,2": distinct ranks of a job of size ranks,
+ * comma-separated decimals, nothing else) into out (room for size) in
+ * ascending order, *n entries. The list must hold me. RMP_SUCCESS,
+ * RMP_ERR_BOOTSTRAP for anything else, or RMP_ERR_NOMEM. */
+int rmpi_boot_parse_peers(const char *s, int size, int me, int *out, int *n);
 /* PMIx library version string, or "none". */
 const char *rmpi_boot_version(void);
 

@@ -119,6 +119,14 @@ RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *n
     rc = comm_exchange(comm, all);
     if (rc != RMP_SUCCESS)
         goto out_free;
+    /* The entries come from the peers: a rank that is not its sender's
+     * would index past the member table below. */
+    for (int r = 0; r < n; r++)
+        if (all[r].rank != r) {
+            rmpi_error("comm_split: malformed entry from rank %d", r);
+            rc = RMP_ERR_TRANSPORT;
+            goto out_free;
+        }
     /* Every member agrees on the new context: the largest next cid seen. */
     uint32_t cid = 0;
     for (int r = 0; r < n; r++)

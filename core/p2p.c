@@ -454,10 +454,15 @@ static void p2p_on_cts(int src, const rmpi_cts_t *c)
 {
     rmp_request_t req = (rmp_request_t)(uintptr_t)c->sreq;
     req->peer_req = c->rreq;
-    if (c->status != RMP_SUCCESS || c->len == 0) {
-        if (c->status != RMP_SUCCESS)
-            req->status.error = c->status;
-        p2p_send_ctrl_fin(src, c->rreq, RMP_SUCCESS);
+    /* More than the message would put bytes beyond the send buffer. */
+    int bad_len = c->len > req->bytes;
+    if (bad_len)
+        rmpi_error("protocol error: rank %d asks for %llu bytes of a %zu-byte message", src,
+                   (unsigned long long)c->len, req->bytes);
+    if (c->status != RMP_SUCCESS || c->len == 0 || bad_len) {
+        if (c->status != RMP_SUCCESS || bad_len)
+            req->status.error = bad_len ? RMP_ERR_TRANSPORT : c->status;
+        p2p_send_ctrl_fin(src, c->rreq, bad_len ? RMP_ERR_TRANSPORT : RMP_SUCCESS);
         rmpi_req_complete(req);
         return;
     }
@@ -532,9 +537,12 @@ static void p2p_buffer_unexpected(int src, const rmpi_hdr_t *h, const void *payl
         size = 0;
     rmpi_ux_t *u = ux_alloc(size);
     if (!u) {
-        rmpi_error("out of memory buffering an unexpected message from rank %d; aborting",
-                   src);
-        abort();
+        /* The size comes from the peer: one that cannot be buffered fails
+         * that peer's operations, not this whole process. */
+        rmpi_error("out of memory buffering an unexpected message of %zu bytes from rank %d",
+                   size, src);
+        rmpi_peer_failed(src, "unexpected message too large to buffer");
+        return;
     }
     u->mq.cid = h->cid;
     u->mq.src = h->src;
@@ -559,6 +567,14 @@ static void p2p_buffer_unexpected(int src, const rmpi_hdr_t *h, const void *payl
 void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
     const rmpi_hdr_t *h = hdr;
+    const char *why;
+    if (RMPI_UNLIKELY(rmpi_proto_check(hdr, hlen, plen, &why) != RMP_SUCCESS)) {
+        /* Nothing more from this peer can be trusted: fail it rather than
+         * read past its message or wait for what will never come. */
+        rmpi_error("protocol error from rank %d: %s", src, why);
+        rmpi_peer_failed(src, "protocol error");
+        return;
+    }
     switch (h->type) {
     case RMPI_MSG_EAGER:
     case RMPI_MSG_RTS:

@@ -2,6 +2,7 @@
 #ifndef RMPI_PROTO_H
 #define RMPI_PROTO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
@@ -77,5 +78,28 @@ typedef struct rmpi_rma {
     uint64_t operand;
     uint64_t compare;
 } rmpi_rma_t; /* 56 bytes */
+
+/* core/proto.c: validation of what peers send, before anything is used.
+ * Each returns RMP_SUCCESS or RMP_ERR_TRANSPORT with a reason in *why.
+ *
+ * rmpi_proto_check: is (hdr, hlen, plen), as a transport delivered it, a
+ * well-formed message? The header length is exactly the sender's struct,
+ * statuses are rmp codes, sizes agree with the payload (a FRAG_FIRST never
+ * carries more than its message). hdr is 8-byte aligned (transports deliver
+ * it so). Request handles echoed back (sreq, rreq, req) are not checked:
+ * only their owner could, and peers of one job are trusted not to forge
+ * them (the tcp token and the PMIx namespace keep strangers out). */
+int rmpi_proto_check(const void *hdr, size_t hlen, size_t plen, const char **why);
+/* Header bytes of a message of this RMPI_MSG_* type, 0 when unknown. */
+size_t rmpi_proto_hlen(unsigned type);
+/* Target of an emulated operation m carrying plen payload bytes, on a window
+ * of bytes bytes at base: the access [m->offset, m->offset + *len) lies in
+ * the window (atomics: 8 bytes, 8-byte aligned). *len is always written. */
+int rmpi_rma_access_check(const rmpi_rma_t *m, size_t plen, uintptr_t base, uint64_t bytes,
+                          uint64_t *len, const char **why);
+/* Origin of an emulated get of len bytes at target offset off0: may a reply
+ * chunk of plen bytes at offset land in the local buffer? */
+int rmpi_rma_rep_check(uint64_t offset, size_t plen, uint64_t off0, uint64_t len,
+                       const char **why);
 
 #endif

@@ -66,7 +66,7 @@ typedef struct rma_op {
     unsigned char *dst;    /* get: where the data goes */
     uint64_t off0;         /* get: offset of dst[0] at the target */
     uint64_t result;       /* atomics */
-    size_t len;            /* get: bytes at dst */
+    uint64_t len;          /* get: bytes at dst, the bound for replies */
     uint64_t seq;          /* emulated: the id its replies carry */
     int orphan;            /* transport op whose waiter gave up: the callback frees it */
     struct rma_op *next;   /* emulated ops in flight */
@@ -156,11 +156,11 @@ static void rma_reply(int src, const rmpi_rma_t *m, int op, int status, uint64_t
 static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t plen)
 {
     struct rmp_win *w = rma_lookup(m->win_id);
-    uint64_t len = m->op == RMPI_RMA_PUT ? plen : m->op == RMPI_RMA_GET ? m->len : 8;
-    int ok = w && m->offset <= w->bytes && len <= w->bytes - m->offset;
-    if (ok && (m->op == RMPI_RMA_FADD || m->op == RMPI_RMA_CSWAP))
-        ok = ((uintptr_t)w->base + m->offset) % 8 == 0;
-    if (!ok) {
+    uint64_t len;
+    const char *why;
+    int rc = rmpi_rma_access_check(m, plen, w ? (uintptr_t)w->base : 0, w ? w->bytes : 0,
+                                   &len, &why);
+    if (!w || rc != RMP_SUCCESS) {
         rmpi_warn("rank %d: one-sided access to window %u at offset %llu (%llu bytes) refused",
                   src, m->win_id, (unsigned long long)m->offset, (unsigned long long)len);
         rma_reply(src, m, m->op == RMPI_RMA_GET ? RMPI_RMA_GET_REP
@@ -212,6 +212,7 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
         return;
     }
     rma_op_t *op = rma_op_find(m->req);
+    const char *why;
     if (!op) {
         rmpi_debug("late or unknown one-sided reply from rank %d dropped", src);
         return;
@@ -226,13 +227,14 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
         if (m->status != RMP_SUCCESS) {
             op->status = m->status;
             op->pending = 0;
-        } else if (m->offset < op->off0 || m->offset - op->off0 > op->len ||
-                   plen > op->len - (m->offset - op->off0)) {
-            rmpi_error("protocol error: one-sided reply from rank %d outside its buffer", src);
-            op->status = RMP_ERR_INTERNAL;
+        } else if (rmpi_rma_rep_check(m->offset, plen, op->off0, op->len, &why) !=
+                   RMP_SUCCESS) {
+            rmpi_error("protocol error from rank %d: %s", src, why);
+            op->status = RMP_ERR_TRANSPORT;
             op->pending = 0;
         } else {
-            memcpy(op->dst + (m->offset - op->off0), payload, plen);
+            if (plen)
+                memcpy(op->dst + (m->offset - op->off0), payload, plen);
             op->pending -= (long)plen;
             if (plen == 0)
                 op->pending = 0;
@@ -628,8 +630,11 @@ static int rma_map_peers(struct rmp_win *w)
         if (r == w->comm->rank || !e->allocated ||
             rmpi_g.node_of[rmpi_comm_world_rank(w->comm, r)] != mynode)
             continue;
+        /* The entry comes from the peer: a name without its NUL or a size
+         * that rounds past 2^64 is not mapped (the transport path checks). */
         void *p = NULL;
-        if (rmpi_shmem_attach(e->seg, rma_pagesize(e->bytes), &p) == RMP_SUCCESS)
+        if (memchr(e->seg, '\0', sizeof(e->seg)) && e->bytes <= SIZE_MAX / 2 &&
+            rmpi_shmem_attach(e->seg, rma_pagesize(e->bytes), &p) == RMP_SUCCESS)
             w->mapped[r] = p; /* otherwise it goes through the transport */
     }
     return RMP_SUCCESS;

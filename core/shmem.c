@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -38,11 +39,36 @@ int rmpi_shmem_create(size_t len, const char *label, rmpi_shmem_t *seg)
     return RMP_SUCCESS;
 }
 
+int rmpi_shmem_parse_name(const char *name, int *pid, int *fd)
+{
+    long v[2];
+    const char *s = name;
+    for (int i = 0; i < 2; i++) {
+        if (*s < '0' || *s > '9')
+            return RMP_ERR_BOOTSTRAP;
+        v[i] = 0;
+        for (; *s >= '0' && *s <= '9'; s++) {
+            v[i] = v[i] * 10 + (*s - '0');
+            if (v[i] > 2147483647L)
+                return RMP_ERR_BOOTSTRAP;
+        }
+        if (*s++ != (i == 0 ? ':' : '\0'))
+            return RMP_ERR_BOOTSTRAP;
+    }
+    if (v[0] == 0)
+        return RMP_ERR_BOOTSTRAP;
+    *pid = (int)v[0];
+    *fd = (int)v[1];
+    return RMP_SUCCESS;
+}
+
 int rmpi_shmem_attach(const char *name, size_t len, void **addr)
 {
     int pid, fd;
-    if (sscanf(name, "%d:%d", &pid, &fd) != 2)
+    if (rmpi_shmem_parse_name(name, &pid, &fd) != RMP_SUCCESS) {
+        rmpi_error("malformed shared segment name from a peer");
         return RMP_ERR_BOOTSTRAP;
+    }
     char path[64];
     snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
     int myfd = open(path, O_RDWR | O_CLOEXEC);
@@ -50,6 +76,14 @@ int rmpi_shmem_attach(const char *name, size_t len, void **addr)
         rmpi_error("cannot open process %d's shared segment (%s): %s", pid, path,
                    strerror(errno));
         return errno == ENOENT || errno == ESRCH ? RMP_ERR_PEER_FAILED : RMP_ERR_TRANSPORT;
+    }
+    /* A mapping longer than the file faults (SIGBUS) where the file ends. */
+    struct stat st;
+    if (fstat(myfd, &st) != 0 || st.st_size < 0 || (uint64_t)st.st_size < len) {
+        rmpi_error("process %d's shared segment is smaller than the %zu bytes announced", pid,
+                   len);
+        close(myfd);
+        return RMP_ERR_BOOTSTRAP;
     }
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, myfd, 0);
     close(myfd);

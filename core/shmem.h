@@ -15,7 +15,11 @@ typedef struct rmpi_shmem {
 } rmpi_shmem_t;
 
 int rmpi_shmem_create(size_t len, const char *label, rmpi_shmem_t *seg);
-/* Map a peer's segment of len bytes. */
+/* Split a peer's segment name "PID:FD" (decimal, PID > 0, nothing else).
+ * RMP_SUCCESS, or RMP_ERR_BOOTSTRAP when name is anything else. */
+int rmpi_shmem_parse_name(const char *name, int *pid, int *fd);
+/* Map a peer's segment of len bytes (RMP_ERR_BOOTSTRAP when the name is
+ * malformed or the segment is shorter than len). */
 int rmpi_shmem_attach(const char *name, size_t len, void **addr);
 /* Every peer has attached: drop the descriptor, keep the mapping. */
 void rmpi_shmem_seal(rmpi_shmem_t *seg);

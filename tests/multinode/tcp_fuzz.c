@@ -18,6 +18,7 @@
 
 #include "../common/t.h"
 #include "bootstrap.h"
+#include "proto.h"
 
 #define BIG (1 << 20)
 #define TAG_PING 7
@@ -168,6 +169,25 @@ int main(int argc, char **argv)
         frame_t ack;
         ssize_t n = recv(fd, &ack, sizeof(ack), MSG_WAITALL);
         T_CHECK(n == (ssize_t)sizeof(ack) && ack.kind == 4, "handshake as rank 2 not answered");
+        /* Well-framed, malformed core messages: a first fragment longer than
+         * its message (overflowed the unexpected-message buffer) and a
+         * rendezvous request cut to a bare header. Rank 1 fails "rank 2"
+         * (core/proto.c) and serves rank 0 on. */
+        static struct {
+            frame_t f;
+            rmpi_rts_t r;
+            unsigned char pl[2000];
+        } ff;
+        ff.f = (frame_t){0x7452, 1, sizeof(rmpi_rts_t), 0, sizeof(ff.pl)};
+        ff.r = (rmpi_rts_t){{RMPI_MSG_FRAG_FIRST, 0, 0, 0, 2, 5}, 8, 1, 0, 0};
+        memset(ff.pl, 0xee, sizeof(ff.pl));
+        rogue_send(fd, &ff, sizeof(ff));
+        struct {
+            frame_t f;
+            rmpi_hdr_t h;
+        } rts = {{0x7452, 1, sizeof(rmpi_hdr_t), 0, 0}, {RMPI_MSG_RTS, 0, 0, 0, 2, 5}};
+        rogue_send(fd, &rts, sizeof(rts));
+        check_served("malformed core messages on an established connection", buf, back);
         rogue_send(fd, &big, sizeof(big));
         char c;
         n = read(fd, &c, 1); /* EOF: rank 1 closed it */

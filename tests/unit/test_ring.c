@@ -23,7 +23,7 @@ static void ring_make(ring_t *r, uint64_t nlines)
     r->lines = aligned_alloc(SHM_LINE, nlines * SHM_LINE);
     memset(r->lines, 0, nlines * SHM_LINE);
     r->tx = (shm_tx_t){&r->ctl, r->lines, nlines, 0, 0};
-    r->rx = (shm_rx_t){&r->ctl, r->lines, nlines, 0};
+    r->rx = (shm_rx_t){&r->ctl, r->lines, nlines, 0, 0};
 }
 
 static void test_lines(void **state)
@@ -97,12 +97,84 @@ static void test_wrap_many_laps(void **state)
     free(r.lines);
 }
 
+/* A producer's record whose lengths overrun its lines, or a pad of 0 lines
+ * (which used to spin the consumer forever): refused, the ring marked. */
+static void test_corrupt_records(void **state)
+{
+    (void)state;
+    ring_t r;
+    char h[16] = "hdr";
+    ring_make(&r, 8);
+    assert_int_equal(shm_ring_push(&r.tx, h, 16, NULL, 0), 0);
+    shm_rec_t *rec = (shm_rec_t *)&r.lines[0];
+    rec->plen = 1000; /* more than its one line */
+    assert_null(shm_ring_peek(&r.rx));
+    assert_int_equal(r.rx.corrupt, 1);
+    free(r.lines);
+
+    ring_make(&r, 8);
+    assert_int_equal(shm_ring_push(&r.tx, h, 16, NULL, 0), 0);
+    rec = (shm_rec_t *)&r.lines[0];
+    rec->flags = SHM_REC_PAD;
+    rec->nlines = 0;
+    assert_null(shm_ring_peek(&r.rx));
+    assert_int_equal(r.rx.corrupt, 1);
+    free(r.lines);
+
+    /* A record running past the ring's end instead of a pad. */
+    ring_make(&r, 8);
+    r.tx.head = r.rx.tail = r.tx.tail_cache = 7;
+    r.ctl.tail = 7;
+    assert_int_equal(shm_ring_push(&r.tx, h, 16, NULL, 0), 0);
+    rec = (shm_rec_t *)&r.lines[7];
+    rec->plen = 100;
+    rec->nlines = 2;
+    assert_null(shm_ring_peek(&r.rx));
+    assert_int_equal(r.rx.corrupt, 1);
+    assert_int_equal(shm_frame_check(rec, 7, 8), -1);
+    rec->plen = 0;
+    rec->nlines = 1;
+    assert_int_equal(shm_frame_check(rec, 7, 8), 0);
+    free(r.lines);
+}
+
+/* Payload that sat at the start of a line and equals that line's position
+ * in the next lap + 1 looked like a record there (found by fuzz_shm_ring). */
+static void test_stale_payload_is_no_record(void **state)
+{
+    (void)state;
+    ring_t r;
+    ring_make(&r, 8);
+    unsigned char pl[96];
+    memset(pl, 0xab, sizeof(pl));
+    uint64_t fake = 8 + 1 + 1; /* line 1 in the next lap is position 9 */
+    memcpy(pl + 32, &fake, sizeof(fake)); /* record byte 64: line 1's first word */
+    char h[16] = "hdr";
+    assert_int_equal(shm_ring_push(&r.tx, h, 16, pl, sizeof(pl)), 0);
+    shm_rec_t *rec = shm_ring_peek(&r.rx);
+    assert_non_null(rec);
+    assert_int_equal(rec->nlines, 2);
+    shm_ring_pop(&r.rx, rec);
+    for (int i = 0; i < 7; i++) { /* one-line records up to position 9 */
+        assert_int_equal(shm_ring_push(&r.tx, h, 16, NULL, 0), 0);
+        rec = shm_ring_peek(&r.rx);
+        assert_non_null(rec);
+        shm_ring_pop(&r.rx, rec);
+    }
+    assert_int_equal(r.rx.tail, 9);
+    assert_null(shm_ring_peek(&r.rx)); /* nothing was sent */
+    assert_int_equal(r.rx.corrupt, 0);
+    free(r.lines);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lines),
         cmocka_unit_test(test_empty_and_full),
         cmocka_unit_test(test_wrap_many_laps),
+        cmocka_unit_test(test_corrupt_records),
+        cmocka_unit_test(test_stale_payload_is_no_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #include "config.h"
 #include "log.h"
 #include "rmpi.h"
+#include "shm_addr.h"
 #include "shm_ring.h"
 #include "shmem.h"
 #include "tune_default.h"
@@ -38,15 +39,6 @@ typedef struct shm_seg_hdr {
     int32_t nlocal;
     uint64_t ring_lines;
 } shm_seg_hdr_t;
-
-typedef struct shm_addr {
-    char name[64];
-    int32_t pid;
-    int32_t nlocal;
-    uint64_t ring_lines;
-    uint64_t seg_bytes;
-    uint64_t probe_addr; /* address of the owner's probe word */
-} shm_addr_t;
 
 struct rmpi_ep {
     int peer;        /* world rank */
@@ -70,12 +62,6 @@ struct rmpi_tl {
     int nactive;
     int cma_warned;
 };
-
-static size_t shm_seg_bytes(int nlocal, uint64_t ring_lines)
-{
-    size_t ctl = (size_t)SHM_LINE * (size_t)(1 + nlocal);
-    return ctl + (size_t)nlocal * ring_lines * SHM_LINE;
-}
 
 static shm_ring_ctl_t *shm_ctl(void *seg, int idx)
 {
@@ -211,8 +197,10 @@ static int shm_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t 
     int rc = rmpi_boot_get(peer, "rmp.shm", (void **)&a, &alen);
     if (rc != RMP_SUCCESS)
         return rc;
-    if (alen != sizeof(*a) || a->nlocal != tl->nlocal) {
-        rc = RMP_ERR_BOOTSTRAP;
+    const char *why;
+    rc = shm_addr_check(a, alen, tl->nlocal, &why);
+    if (rc != RMP_SUCCESS) {
+        rmpi_error("shm: rank %d published a malformed address (%s)", peer, why);
         goto out;
     }
     void *seg = NULL;
@@ -344,6 +332,13 @@ static int shm_progress(rmpi_tl_t *tl)
             tl->cb(tl->eps[lidx].peer, d, rec->hlen, d + rec->hlen, rec->plen);
             shm_ring_pop(rx, rec);
             n++;
+        }
+        if (RMPI_UNLIKELY(rx->corrupt)) {
+            /* Never read this ring again: the peer is treated as failed. */
+            int peer = tl->eps[lidx].peer;
+            tl->active[i--] = tl->active[--tl->nactive];
+            rmpi_error("shm: rank %d wrote a malformed frame", peer);
+            rmpi_peer_failed(peer, "malformed shared-memory frame");
         }
     }
     return n;

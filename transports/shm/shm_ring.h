@@ -5,7 +5,8 @@
  * wrap). The first line's seq word is written last, with release order, and
  * holds the record's absolute line position + 1: the consumer polls the
  * very line it will read, so a small message costs one cache-line transfer,
- * and stale lines from earlier laps never look valid. The consumer publishes
+ * and stale lines from earlier laps never look valid (the consumer zeroes
+ * the first word of a record's other lines, which held payload, on pop). The consumer publishes
  * its position in a line of its own; the producer reads it only when its
  * cached copy says the ring is full. */
 #ifndef SHM_RING_H
@@ -49,6 +50,7 @@ typedef struct shm_rx {
     shm_line_t *lines;
     uint64_t nlines;
     uint64_t tail; /* next line to read, absolute */
+    int corrupt;   /* the producer wrote a record that breaks the format */
 } shm_rx_t;
 
 static inline uint64_t shm_rec_lines(size_t hlen, size_t plen)
@@ -100,13 +102,35 @@ static inline int shm_ring_push(shm_tx_t *tx, const void *hdr, size_t hlen,
     return 0;
 }
 
-/* The next record, or NULL. Valid until shm_ring_pop. Skips pad records. */
+/* Is a published record at line pos of a ring of nlines lines what
+ * shm_ring_push writes? The fields come from another process: a wrong one
+ * must not make the consumer read past the ring or spin on a pad of 0
+ * lines. 0 when sound: then the record's lines, and its hlen + plen bytes
+ * after the shm_rec_t, lie within [pos, nlines). */
+static inline int shm_frame_check(const shm_rec_t *rec, uint64_t pos, uint64_t nlines)
+{
+    uint64_t contig = nlines - pos;
+    if (rec->flags == SHM_REC_PAD)
+        return rec->nlines == contig ? 0 : -1;
+    if (rec->flags != 0 || rec->nlines == 0 || rec->nlines > contig ||
+        rec->nlines != shm_rec_lines(rec->hlen, rec->plen))
+        return -1;
+    return 0;
+}
+
+/* The next record, or NULL. Valid until shm_ring_pop. Skips pad records.
+ * NULL with rx->corrupt set: the ring is unusable from now on. */
 static inline shm_rec_t *shm_ring_peek(shm_rx_t *rx)
 {
     for (;;) {
-        shm_rec_t *rec = (shm_rec_t *)&rx->lines[rx->tail & (rx->nlines - 1)];
-        if (atomic_load_explicit(&rec->seq, memory_order_acquire) != rx->tail + 1)
+        uint64_t pos = rx->tail & (rx->nlines - 1);
+        shm_rec_t *rec = (shm_rec_t *)&rx->lines[pos];
+        if (rx->corrupt || atomic_load_explicit(&rec->seq, memory_order_acquire) != rx->tail + 1)
             return NULL;
+        if (shm_frame_check(rec, pos, rx->nlines) != 0) {
+            rx->corrupt = 1;
+            return NULL;
+        }
         if (!(rec->flags & SHM_REC_PAD))
             return rec;
         rx->tail += rec->nlines;
@@ -115,6 +139,13 @@ static inline shm_rec_t *shm_ring_peek(shm_rx_t *rx)
 
 static inline void shm_ring_pop(shm_rx_t *rx, shm_rec_t *rec)
 {
+    /* Lines after the first held payload, and their first word is where a
+     * later lap looks for a seq: data equal to that future position would
+     * pass for a record the producer never wrote. Clear it before the
+     * producer may reuse the lines (one-line records: nothing to do). */
+    for (unsigned i = 1; i < rec->nlines; i++)
+        atomic_store_explicit(&((shm_rec_t *)&((shm_line_t *)rec)[i])->seq, 0,
+                              memory_order_relaxed);
     rx->tail += rec->nlines;
     atomic_store_explicit(&rx->ctl->tail, rx->tail, memory_order_release);
 }

@@ -145,22 +145,14 @@ static int tcp_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t 
     int rc = rmpi_boot_get(peer, "rmp.tcp", (void **)&a, &alen);
     if (rc != RMP_SUCCESS)
         return rc;
-    char ip[64];
-    unsigned port;
-    unsigned long long token;
-    if (alen == 0 || a[alen - 1] != '\0' ||
-        sscanf(a, "%63[^:]:%u/%llx", ip, &port, &token) != 3 || port == 0 || port > 65535 ||
-        inet_pton(AF_INET, ip, &ep->addr.sin_addr) != 1) {
+    if (rmpi_tcp_addr_decode(a, alen, &ep->addr, &ep->token) != RMP_SUCCESS) {
         rmpi_error("tcp: rank %d published a malformed address", peer);
         free(a);
         return RMP_ERR_BOOTSTRAP;
     }
-    ep->addr.sin_family = AF_INET;
-    ep->addr.sin_port = htons((uint16_t)port);
-    ep->token = token;
     ep->known = true;
-    rmpi_info("tcp: rank %d (node %d) reached at %s:%u from %s", peer, rmpi_g.node_of[peer], ip,
-              port, tl->ifname);
+    rmpi_info("tcp: rank %d (node %d) reached at %s:%u from %s", peer, rmpi_g.node_of[peer],
+              inet_ntoa(ep->addr.sin_addr), (unsigned)ntohs(ep->addr.sin_port), tl->ifname);
     free(a);
     *out = ep;
     return RMP_SUCCESS;

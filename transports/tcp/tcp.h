@@ -124,6 +124,19 @@ struct rmpi_tl {
 int rmpi_tcp_if_pick(const char *spec, bool loopback_ok, struct in_addr *addr, char *name,
                      size_t namelen, char *why, size_t whylen);
 
+/* tcp_frame.c: validation of what peers send. */
+/* May a frame with header f arrive on a connection in state (TCP_C_*)?
+ * RMP_SUCCESS with *need = the stream bytes of header, hlen and (AM only)
+ * payload; PUT payloads are bounded by the registration they land in. Else
+ * RMP_ERR_TRANSPORT and a reason in *why. */
+int rmpi_tcp_frame_check(const tcp_frame_t *f, int state, size_t *need, const char **why);
+/* A HELLO from a rank of this job (the acceptor's token, the job size, a
+ * rank other than ours)? RMP_SUCCESS or RMP_ERR_TRANSPORT. */
+int rmpi_tcp_hello_check(const tcp_hello_t *h, uint64_t token, int nranks, int me);
+/* The address a peer published ("IPv4:PORT/TOKEN" and its NUL, alen bytes).
+ * RMP_SUCCESS, or RMP_ERR_BOOTSTRAP when it is anything else. */
+int rmpi_tcp_addr_decode(const char *a, size_t alen, struct sockaddr_in *sa, uint64_t *token);
+
 /* tcp_conn.c: connections. */
 int rmpi_tcp_ep_connect(rmpi_ep_t *ep);
 void rmpi_tcp_accept(rmpi_tl_t *tl);

@@ -236,8 +236,7 @@ static void tcp_drop_stranger(rmpi_tl_t *tl, tcp_conn_t *c, const char *why)
 
 static void tcp_on_hello(rmpi_tl_t *tl, tcp_conn_t *c, const tcp_hello_t *h)
 {
-    if (h->token != tl->token || h->size != tl->nranks || h->rank < 0 ||
-        h->rank >= tl->nranks || h->rank == tl->me) {
+    if (rmpi_tcp_hello_check(h, tl->token, tl->nranks, tl->me) != RMP_SUCCESS) {
         tcp_drop_stranger(tl, c, "bad handshake");
         return;
     }
@@ -352,41 +351,10 @@ static int tcp_parse(rmpi_tl_t *tl, tcp_conn_t *c)
             break;
         tcp_frame_t f;
         memcpy(&f, c->rbuf + c->rpos, sizeof(f));
-        if (f.magic != TCP_MAGIC) {
-            tcp_malformed(tl, c, "bad magic");
-            break;
-        }
-        size_t need = sizeof(f) + f.hlen;
-        switch (f.kind) {
-        case TCP_F_AM:
-            if (c->state != TCP_C_UP || f.hlen == 0 || f.hlen > TCP_MAX_HLEN ||
-                f.plen > TCP_MAX_AM - f.hlen) {
-                tcp_malformed(tl, c, c->state != TCP_C_UP ? "data before handshake"
-                                                          : "bad or oversized message");
-                return n;
-            }
-            need += f.plen;
-            break;
-        case TCP_F_PUT:
-            if (c->state != TCP_C_UP || f.hlen != sizeof(tcp_put_hdr_t)) {
-                tcp_malformed(tl, c, "bad put");
-                return n;
-            }
-            break;
-        case TCP_F_HELLO:
-            if (c->state != TCP_C_ACCEPTED || f.hlen != sizeof(tcp_hello_t) || f.plen) {
-                tcp_malformed(tl, c, "unexpected handshake");
-                return n;
-            }
-            break;
-        case TCP_F_ACK:
-            if (c->state != TCP_C_HELLO_SENT || f.hlen || f.plen) {
-                tcp_malformed(tl, c, "unexpected handshake reply");
-                return n;
-            }
-            break;
-        default:
-            tcp_malformed(tl, c, "unknown frame kind");
+        size_t need;
+        const char *why;
+        if (rmpi_tcp_frame_check(&f, c->state, &need, &why) != RMP_SUCCESS) {
+            tcp_malformed(tl, c, why);
             return n;
         }
         if (avail < need) {

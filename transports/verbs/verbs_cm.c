@@ -210,11 +210,8 @@ static void cm_retry(rmpi_ep_t *ep, const char *what, int status, struct rdma_cm
 static void cm_on_request(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_cm_id **destroy)
 {
     verbs_cm_priv_t priv;
-    memset(&priv, 0, sizeof(priv));
-    if (ev->param.conn.private_data && ev->param.conn.private_data_len >= sizeof(priv))
-        memcpy(&priv, ev->param.conn.private_data, sizeof(priv));
-    if (priv.magic != VERBS_CM_MAGIC || priv.rank < 0 || priv.rank >= tl->neps ||
-        priv.rank == rmpi_g.rank) {
+    if (rmpi_verbs_priv_decode(ev->param.conn.private_data, ev->param.conn.private_data_len,
+                               tl->neps, rmpi_g.rank, &priv.rank) != RMP_SUCCESS) {
         rmpi_warn("verbs: rejecting a connection request that is not from this job");
         goto reject;
     }

@@ -49,12 +49,16 @@ static void cq_recv(rmpi_tl_t *tl, struct ibv_wc *wc)
     verbs_buf_t *b = (verbs_buf_t *)(uintptr_t)(wc->wr_id & ~(uint64_t)1);
     if (RMPI_LIKELY(wc->status == IBV_WC_SUCCESS)) {
         rmpi_ep_t *ep = rmpi_verbs_qpmap_find(tl, wc->qp_num);
-        uint32_t imm = ntohl(wc->imm_data);
-        if (RMPI_LIKELY(ep != NULL)) {
-            ep->credits += (int)VERBS_IMM_CREDITS(imm);
-            if (!VERBS_IMM_ONLY(imm)) {
-                size_t hlen = VERBS_IMM_HLEN(imm);
-                tl->cb(ep->peer, b->data, hlen, b->data + hlen, wc->byte_len - hlen);
+        verbs_imm_t m;
+        if (RMPI_UNLIKELY(ep != NULL && rmpi_verbs_imm_decode(ntohl(wc->imm_data), wc->byte_len,
+                                                              VERBS_BUF_SIZE, &m) != RMP_SUCCESS)) {
+            /* A header longer than the message would be read past it. */
+            rmpi_error("verbs: malformed message from rank %d", ep->peer);
+            rmpi_verbs_ep_fail(ep, RMP_ERR_TRANSPORT);
+        } else if (RMPI_LIKELY(ep != NULL)) {
+            ep->credits += (int)m.credits;
+            if (!m.only) {
+                tl->cb(ep->peer, b->data, m.hlen, b->data + m.hlen, m.plen);
                 ep->to_return++;
                 if (ep->to_return >= VERBS_CREDITS / 2 && !ep->credit_listed) {
                     ep->credit_listed = 1;

@@ -31,13 +31,13 @@ int rmpi_verbs_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t 
     int rc = rmpi_boot_get(peer, "rmp.verbs", (void **)&a, &alen);
     if (rc != RMP_SUCCESS)
         return rc;
-    if (alen != sizeof(*a)) {
-        free(a);
-        return RMP_ERR_BOOTSTRAP;
-    }
     rmpi_ep_t *ep = &tl->eps[peer];
-    ep->addr = *a;
+    rc = rmpi_verbs_addr_decode(a, alen, &ep->addr);
     free(a);
+    if (rc != RMP_SUCCESS) {
+        rmpi_error("verbs: rank %d published a malformed address", peer);
+        return rc;
+    }
     *out = ep; /* connected at first use (rmpi_verbs_ep_ready) */
     return RMP_SUCCESS;
 }

@@ -11,6 +11,7 @@
 
 #include "rcache/rcache.h"
 #include "rmpi.h"
+#include "verbs_wire.h"
 
 enum {
     VERBS_CREDITS = 64,       /* eager messages one peer may have in flight to us */
@@ -27,25 +28,6 @@ enum {
     VERBS_CM_TIMEOUT_MS = 5000,
     VERBS_ACK_TIMEOUT = 14,   /* 4.096 us * 2^14 = 67 ms per try (perftest's), 7 tries */
 };
-
-/* imm_data of every SEND: AM header length, credits returned, credit-only flag. */
-#define VERBS_IMM(hlen, credits, only) \
-    ((uint32_t)(hlen) | ((uint32_t)(credits) << 8) | ((uint32_t)(only) << 24))
-#define VERBS_IMM_HLEN(imm) ((imm) & 0xffu)
-#define VERBS_IMM_CREDITS(imm) (((imm) >> 8) & 0xffffu)
-#define VERBS_IMM_ONLY(imm) (((imm) >> 24) & 1u)
-
-/* Private data of a connection request. */
-typedef struct verbs_cm_priv {
-    uint32_t magic;
-    int32_t rank;
-} verbs_cm_priv_t;
-#define VERBS_CM_MAGIC 0x726d7076u /* "rmpv" */
-
-/* What every rank publishes under "rmp.verbs". */
-typedef struct verbs_addr {
-    struct sockaddr_storage sa;
-} verbs_addr_t;
 
 /* The chosen device, port and GID, and the IP address that names them for rdma_cm. */
 typedef struct verbs_sel {

@@ -1,0 +1,442 @@
+/* Writes the seed corpora of tests/fuzz (one file per seed, under
+ * DIR/<target>/) from the real wire structs and encoders: valid messages of
+ * every kind plus the edge cases each decoder must refuse.
+ *   build-fuzz/tests/fuzz/fuzz_gen_corpus tests/fuzz/corpus */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "proto.h"
+#include "rmp.h"
+#include "transports/shm/shm_addr.h"
+#include "transports/shm/shm_ring.h"
+#include "transports/tcp/tcp.h"
+#include "transports/verbs/verbs_wire.h"
+
+static const char *root;
+static unsigned char buf[16384];
+static size_t len;
+
+static void put(const void *p, size_t n)
+{
+    if (n == 0)
+        return;
+    if (len + n > sizeof(buf))
+        abort();
+    memcpy(buf + len, p, n);
+    len += n;
+}
+
+static void put_u8(unsigned v)
+{
+    unsigned char b = (unsigned char)v;
+    put(&b, 1);
+}
+
+static void emit(const char *target, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", root, target);
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        abort();
+    snprintf(path, sizeof(path), "%s/%s/%s", root, target, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+    len = 0;
+}
+
+/* ---- proto: hlen, window byte, header, payload ---- */
+
+static void proto(const char *name, const void *hdr, size_t hlen, const void *pl, size_t plen,
+                  unsigned wsel)
+{
+    put_u8((unsigned)hlen);
+    put_u8(wsel);
+    put(hdr, hlen);
+    put(pl, plen);
+    emit("proto", name);
+}
+
+static void gen_proto(void)
+{
+    static const char data[] = "0123456789abcdef0123456789abcdef";
+    rmpi_hdr_t h = {RMPI_MSG_EAGER, 0, 0, 2, 1, 7};
+    proto("eager", &h, sizeof(h), "hello", 5, 0);
+    h.type = RMPI_MSG_FRAG;
+    proto("frag", &h, sizeof(h), data, 32, 0);
+    rmpi_rts_t r = {{RMPI_MSG_RTS, 0, 0, 2, 1, 7}, 1 << 20, 0x7f0000001000, 0x7f0000200000, 0};
+    proto("rts", &r, sizeof(r), NULL, 0, 0);
+    r.h.type = RMPI_MSG_FRAG_FIRST;
+    r.size = 100;
+    proto("frag-first", &r, sizeof(r), data, 32, 0);
+    r.size = 8;
+    proto("frag-first-overlong", &r, sizeof(r), data, 32, 0); /* refused */
+    rmpi_fin_t f = {RMPI_MSG_FIN, {0}, RMP_SUCCESS, 0x7f0000001000};
+    proto("fin", &f, sizeof(f), NULL, 0, 0);
+    f.status = 12345;
+    proto("fin-bad-status", &f, sizeof(f), NULL, 0, 0);
+    rmpi_cts_t c = {RMPI_MSG_CTS, {0}, RMP_SUCCESS, 0x7f0000001000, 0x7f0000002000,
+                    0x7f0000300000, 0x100000001, 4096};
+    proto("cts", &c, sizeof(c), NULL, 0, 0);
+    c.status = RMP_ERR_NOMEM;
+    proto("cts-error-with-len", &c, sizeof(c), NULL, 0, 0); /* refused */
+    rmpi_rma_t m;
+    memset(&m, 0, sizeof(m));
+    m.type = RMPI_MSG_RMA;
+    m.op = RMPI_RMA_PUT;
+    m.offset = 24;
+    m.req = 0x7ffd00001000;
+    proto("rma-put", &m, sizeof(m), data, 16, 0x1f);
+    m.op = RMPI_RMA_GET;
+    m.len = 64;
+    proto("rma-get", &m, sizeof(m), NULL, 0, 0x1f);
+    m.op = RMPI_RMA_FADD;
+    m.len = 8;
+    m.offset = 16;
+    m.operand = 1;
+    proto("rma-fadd", &m, sizeof(m), NULL, 0, 0x0f);
+    m.op = RMPI_RMA_CSWAP;
+    m.compare = 0;
+    proto("rma-cswap-misaligned", &m, sizeof(m), NULL, 0, 0x2f);
+    m.op = RMPI_RMA_GET_REP;
+    m.offset = 32;
+    m.len = 16;
+    m.compare = 16;  /* the fuzzer's off0 */
+    m.operand = 64;  /* and get length */
+    proto("rma-get-rep", &m, sizeof(m), data, 16, 0);
+    m.op = RMPI_RMA_ACK;
+    m.len = 0;
+    proto("rma-ack", &m, sizeof(m), NULL, 0, 0);
+    m.op = RMPI_RMA_AMO_REP;
+    m.status = RMP_ERR_ACCESS;
+    proto("rma-amo-rep-refused", &m, sizeof(m), NULL, 0, 0);
+    proto("empty", &h, 0, NULL, 0, 0);
+    h.type = 99;
+    proto("unknown-type", &h, sizeof(h), NULL, 0, 0);
+    r.h.type = RMPI_MSG_RTS;
+    proto("rts-short", &r, sizeof(rmpi_hdr_t), NULL, 0, 0); /* refused: read past 16 bytes */
+}
+
+/* ---- shm_ring: mode byte, then mode 0: size, tail, lines; mode 1: ops ---- */
+
+static void gen_shm_ring(void)
+{
+    /* A real ring after pushes that wrap (pad record included). */
+    shm_ring_ctl_t ctl;
+    memset(&ctl, 0, sizeof(ctl));
+    static shm_line_t lines[8];
+    memset(lines, 0, sizeof(lines));
+    shm_tx_t tx = {&ctl, lines, 8, 0, 0};
+    char hdr[16] = "header";
+    char pl[200];
+    memset(pl, 'p', sizeof(pl));
+    shm_ring_push(&tx, hdr, 16, pl, 100); /* 2 lines */
+    shm_ring_push(&tx, hdr, 16, pl, 40);  /* 1 line */
+    shm_ring_push(&tx, hdr, 16, NULL, 0);
+    shm_ring_push(&tx, hdr, 16, pl, 200); /* 4 lines: lines 4..7 */
+    atomic_store(&ctl.tail, 8);
+    shm_ring_push(&tx, hdr, 16, pl, 60);  /* 2 lines at 0 */
+    put_u8(0);
+    put_u8(0); /* 8 lines */
+    put_u8(0); /* tail 0 */
+    put(lines, sizeof(lines));
+    emit("shm_ring", "hostile-real-ring");
+    memset(lines, 0, sizeof(lines));
+    tx = (shm_tx_t){&ctl, lines, 8, 6, 6};
+    atomic_store(&ctl.tail, 6);
+    shm_ring_push(&tx, hdr, 16, pl, 100); /* needs 2 lines, 2 left: fits */
+    shm_ring_push(&tx, hdr, 16, pl, 10);  /* pad at... none: wraps to 0 */
+    put_u8(0);
+    put_u8(0);
+    put_u8(6);
+    put(lines, sizeof(lines));
+    emit("shm_ring", "hostile-at-end");
+    /* A pad of 0 lines: used to spin the consumer forever. */
+    memset(lines, 0, sizeof(lines));
+    ((shm_rec_t *)&lines[0])->flags = SHM_REC_PAD;
+    put_u8(0);
+    put_u8(0);
+    put_u8(0);
+    put(lines, sizeof(lines));
+    emit("shm_ring", "hostile-pad-zero");
+    /* A record claiming more payload than its lines. */
+    memset(lines, 0, sizeof(lines));
+    shm_rec_t *rec = (shm_rec_t *)&lines[0];
+    rec->hlen = 16;
+    rec->plen = 100000;
+    rec->nlines = 1;
+    put_u8(0);
+    put_u8(0);
+    put_u8(0);
+    put(lines, sizeof(lines));
+    emit("shm_ring", "hostile-overlong");
+    /* Honest: interleaved pushes and pops of several sizes, many laps. */
+    put_u8(1);
+    put_u8(0);
+    for (int i = 0; i < 200; i++) {
+        put_u8((unsigned)(1 | (i % 16) << 4));
+        put_u8((unsigned)(i % 48));
+        put_u8((unsigned)(i * 37));
+        if (i % 3)
+            put_u8(0);
+    }
+    emit("shm_ring", "honest-laps");
+    put_u8(1);
+    put_u8(3); /* 64 lines */
+    for (int i = 0; i < 50; i++) {
+        put_u8(0xf1);
+        put_u8(16);
+        put_u8(0x7f);
+        put_u8(0);
+    }
+    emit("shm_ring", "honest-large");
+}
+
+/* ---- tcp_frame: state byte (0 accepted, 1 hello sent, 2 up; +0x80 EOF), stream ---- */
+
+static void frame(int kind, unsigned hlen, uint64_t plen)
+{
+    tcp_frame_t f = {TCP_MAGIC, (uint8_t)kind, (uint8_t)hlen, 0, plen};
+    put(&f, sizeof(f));
+}
+
+static void am(unsigned hlen, size_t plen)
+{
+    frame(TCP_F_AM, hlen, plen);
+    rmpi_hdr_t h = {RMPI_MSG_EAGER, 0, 0, 0, 0, 3};
+    unsigned char hb[TCP_MAX_HLEN];
+    memset(hb, 0, sizeof(hb));
+    memcpy(hb, &h, sizeof(h));
+    put(hb, hlen);
+    for (size_t i = 0; i < plen; i++)
+        put_u8((unsigned)i);
+}
+
+static void gen_tcp(void)
+{
+    tcp_hello_t good = {0x1122334455667788ULL, 0, 3};
+    put_u8(0);
+    frame(TCP_F_HELLO, sizeof(good), 0);
+    put(&good, sizeof(good));
+    am(16, 100);
+    am(48, 0);
+    emit("tcp_frame", "accepted-hello-then-data");
+    tcp_hello_t bad = good;
+    bad.token ^= 1;
+    put_u8(0);
+    frame(TCP_F_HELLO, sizeof(bad), 0);
+    put(&bad, sizeof(bad));
+    emit("tcp_frame", "accepted-wrong-token");
+    bad = good;
+    bad.rank = 1; /* the acceptor's own rank */
+    put_u8(0);
+    frame(TCP_F_HELLO, sizeof(bad), 0);
+    put(&bad, sizeof(bad));
+    emit("tcp_frame", "accepted-own-rank");
+    put_u8(0);
+    am(16, 4);
+    emit("tcp_frame", "accepted-data-before-hello");
+    put_u8(1);
+    frame(TCP_F_ACK, 0, 0);
+    am(16, 10);
+    emit("tcp_frame", "hello-sent-ack-then-data");
+    put_u8(2);
+    am(16, 0);
+    am(16, 1000);
+    am(TCP_MAX_HLEN, 5);
+    emit("tcp_frame", "up-messages");
+    /* PUT into the fuzzer's registered page (second page of 0x10000000). */
+    tcp_put_hdr_t p = {0x10001000ULL + 64, 0x100000001ULL};
+    put_u8(2);
+    frame(TCP_F_PUT, sizeof(p), 128);
+    put(&p, sizeof(p));
+    for (int i = 0; i < 128; i++)
+        put_u8((unsigned)i);
+    am(16, 8);
+    emit("tcp_frame", "up-put-then-data");
+    p.raddr = 0x10001000ULL + 4000; /* runs past the page: refused */
+    put_u8(2);
+    frame(TCP_F_PUT, sizeof(p), 128);
+    put(&p, sizeof(p));
+    emit("tcp_frame", "up-put-overrun");
+    put_u8(0x82);
+    frame(TCP_F_PUT, sizeof(p), 1000);
+    p.raddr = 0x10001000ULL;
+    put(&p, sizeof(p));
+    put("partial", 7);
+    emit("tcp_frame", "up-put-truncated-eof");
+    put_u8(2);
+    frame(TCP_F_AM, 16, TCP_MAX_AM);
+    emit("tcp_frame", "up-oversized");
+    put_u8(2);
+    frame(TCP_F_AM, 0, 0);
+    emit("tcp_frame", "up-empty-header");
+    put_u8(0x82);
+    am(16, 50);
+    put("\x52\x74\x01", 3); /* half a frame, then EOF */
+    emit("tcp_frame", "up-eof-mid-frame");
+    put_u8(2);
+    put("GET / HTTP/1.1\r\n\r\n", 18);
+    emit("tcp_frame", "up-garbage");
+}
+
+/* ---- ep_addr: selector (0 shm, 1 tcp, 2 segment name, 3 peers), blob ---- */
+
+static void gen_ep_addr(void)
+{
+    shm_addr_t a;
+    memset(&a, 0, sizeof(a));
+    snprintf(a.name, sizeof(a.name), "%d:%d", 4242, 7);
+    a.pid = 4242;
+    a.nlocal = 4;
+    a.ring_lines = 16384;
+    a.seg_bytes = shm_seg_bytes(4, a.ring_lines);
+    a.probe_addr = 0x7f0000000008;
+    put_u8(0);
+    put_u8(3); /* nlocal 4 */
+    put(&a, sizeof(a));
+    emit("ep_addr", "shm-valid");
+    a.seg_bytes -= 64;
+    put_u8(0);
+    put_u8(3);
+    put(&a, sizeof(a));
+    emit("ep_addr", "shm-short-segment");
+    a.seg_bytes = shm_seg_bytes(4, a.ring_lines);
+    memset(a.name, 'x', sizeof(a.name));
+    put_u8(0);
+    put_u8(3);
+    put(&a, sizeof(a));
+    emit("ep_addr", "shm-unterminated-name");
+    static const char tcp_ok[] = "192.168.1.20:40123/0123456789abcdef";
+    put_u8(1);
+    put(tcp_ok, sizeof(tcp_ok));
+    emit("ep_addr", "tcp-valid");
+    static const char tcp_bad[] = "127.0.0.1:-1/ff";
+    put_u8(1);
+    put(tcp_bad, sizeof(tcp_bad));
+    emit("ep_addr", "tcp-negative-port");
+    put_u8(1);
+    put("127.0.0.1:80/1", 14); /* no NUL */
+    emit("ep_addr", "tcp-unterminated");
+    put_u8(2);
+    put("31337:12", 8);
+    emit("ep_addr", "name-valid");
+    put_u8(2);
+    put("12:x", 4);
+    emit("ep_addr", "name-garbage");
+    put_u8(3);
+    put_u8(3); /* size 4 */
+    put_u8(1); /* me 1 */
+    put("3,1,0,2", 7);
+    emit("ep_addr", "peers-valid");
+    put_u8(3);
+    put_u8(3);
+    put_u8(1);
+    put("0,1,1", 5);
+    emit("ep_addr", "peers-duplicate");
+    put_u8(3);
+    put_u8(3);
+    put_u8(1);
+    put("1,9", 3);
+    emit("ep_addr", "peers-out-of-range");
+}
+
+/* ---- verbs: selector (0 imm, 1 private data, 2 address), fields ---- */
+
+static void gen_verbs(void)
+{
+    uint32_t imm = VERBS_IMM(16, 32, 0), blen = 16 + 100;
+    uint16_t bsz = 8256 - 1;
+    put_u8(0);
+    put(&imm, 4);
+    put(&blen, 4);
+    put(&bsz, 2);
+    emit("verbs", "imm-message");
+    imm = VERBS_IMM(0, 40, 1);
+    blen = 0;
+    put_u8(0);
+    put(&imm, 4);
+    put(&blen, 4);
+    put(&bsz, 2);
+    emit("verbs", "imm-credit-only");
+    imm = VERBS_IMM(48, 0, 0);
+    blen = 10; /* shorter than its header: used to underflow the payload length */
+    put_u8(0);
+    put(&imm, 4);
+    put(&blen, 4);
+    put(&bsz, 2);
+    emit("verbs", "imm-header-past-message");
+    verbs_cm_priv_t pr = {VERBS_CM_MAGIC, 2};
+    put_u8(1);
+    put_u8(3);
+    put_u8(0);
+    put_u8(0);
+    put(&pr, sizeof(pr));
+    emit("verbs", "priv-valid");
+    verbs_addr_t va;
+    memset(&va, 0, sizeof(va));
+    struct sockaddr_in *s4 = (struct sockaddr_in *)&va.sa;
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons(18515);
+    inet_pton(AF_INET, "10.0.0.2", &s4->sin_addr);
+    put_u8(2);
+    put(&va, sizeof(va));
+    emit("verbs", "addr-ipv4");
+    memset(&va, 0, sizeof(va));
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&va.sa;
+    s6->sin6_family = AF_INET6;
+    s6->sin6_port = htons(18515);
+    inet_pton(AF_INET6, "fe80::1", &s6->sin6_addr);
+    put_u8(2);
+    put(&va, sizeof(va));
+    emit("verbs", "addr-ipv6");
+}
+
+/* ---- config: environment lines ---- */
+
+static void gen_config(void)
+{
+    static const char *const seeds[][2] = {
+        {"valid", "RMP_LOG=debug\nRMP_SHM_RING_BYTES=2m\nRMP_TIMEOUT=1.5\nRMP_STATS=yes\n"
+                  "RMP_TRANSPORTS=shm,tcp\nRMP_VERBS_GID_INDEX=-1\nRMP_SHM_CMA=OFF\n"
+                  "RMP_RNDV_THRESHOLD=64kB\nRMP_POLL_YIELD=never\nPATH=/usr/bin"},
+        {"typo", "RMP_SHM_RING_BYTE=1m\nRMP_LGO=info\nRMP_RRUN_BINDING=core"},
+        {"bad-size", "RMP_RNDV_THRESHOLD=12q"},
+        {"size-overflow", "RMP_RCACHE_MAX_BYTES=17179869184g"},
+        {"bad-int", "RMP_VERBS_GID_INDEX=99999999999"},
+        {"bad-double", "RMP_TIMEOUT=nan"},
+        {"bad-enum", "RMP_SHM_CMA=maybe"},
+        {"long-string", "RMP_TCP_IF=eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0"
+                        "eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0eth0e"
+                        "th0eth0eth0"},
+        {"no-equals", "RMP_STATS\nRMP_=\n=RMP_LOG"},
+    };
+    for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+        put(seeds[i][1], strlen(seeds[i][1]));
+        emit("config", seeds[i][0]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+        return 2;
+    }
+    root = argv[1];
+    mkdir(root, 0755);
+    gen_proto();
+    gen_shm_ring();
+    gen_tcp();
+    gen_ep_addr();
+    gen_verbs();
+    gen_config();
+    return 0;
+}
