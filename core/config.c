@@ -257,8 +257,10 @@ int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size
         if (!found) {
             char name[128];
             snprintf(name, sizeof(name), "%.*s", (int)nlen, *e);
-            /* Variables the launcher sets for the ranks are not user knobs. */
-            if (warn_unknown && strncmp(name, "RMP_RRUN_", 9) != 0)
+            /* Variables the launcher sets for the ranks, and those of the test scripts
+             * (tools/run-tests, tests/fuzz/run), are not rmp's knobs. */
+            if (warn_unknown && strncmp(name, "RMP_RRUN_", 9) != 0 &&
+                strncmp(name, "RMP_SKIP_", 9) != 0 && strncmp(name, "RMP_FUZZ_", 9) != 0)
                 warn_unknown(name, rmpi_config_suggest(name));
             continue;
         }
