@@ -1,8 +1,8 @@
-/* Algorithm selection: the RMP_<KIND>_ALGO override, else the first matching row of the
- * table below (from an interleaved sweep of every algorithm on this 2-core node with 2 and
- * 4 ranks; docs/collectives.md).
- * The choice depends only on (kind, bytes, ranks), which every rank of a call agrees on:
- * that keeps the ranks in step and the reductions bitwise identical. */
+/* Algorithm selection: the RMP_<KIND>_ALGO override, else the node layout (hier, shm),
+ * else the first matching row of the table below (from an interleaved sweep of every
+ * algorithm on this 2-core node with 2 and 4 ranks; docs/collectives.md).
+ * The choice depends only on (kind, bytes, ranks, nodes), which every rank of a call agrees
+ * on: that keeps the ranks in step and the reductions bitwise identical. */
 #include <limits.h>
 #include <stdio.h>
 
@@ -73,7 +73,7 @@ static const coll_rule_t alltoall_rules[] = {
     {COLL_ANY, COLL_MAXB, COLL_ALLTOALL_PAIRWISE},
 };
 
-#define COLL_MAX_ALGOS 4
+#define COLL_MAX_ALGOS 6
 #define COLL_RULES(r) r, sizeof(r) / sizeof(r[0])
 
 static const struct {
@@ -82,13 +82,14 @@ static const struct {
     const coll_rule_t *rules;
     size_t nrules;
 } coll_kinds[COLL_NKINDS] = {
-    [COLL_BARRIER] = {"RMP_BARRIER_ALGO", {"dissemination", "direct"}, COLL_RULES(barrier_rules)},
-    [COLL_BCAST] = {"RMP_BCAST_ALGO", {"binomial", "scatter_allgather", "linear"},
+    [COLL_BARRIER] = {"RMP_BARRIER_ALGO", {"dissemination", "direct", "hier"},
+                      COLL_RULES(barrier_rules)},
+    [COLL_BCAST] = {"RMP_BCAST_ALGO", {"binomial", "scatter_allgather", "linear", "hier"},
                     COLL_RULES(bcast_rules)},
     [COLL_REDUCE] = {"RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather", "linear"},
                      COLL_RULES(reduce_rules)},
     [COLL_ALLREDUCE] = {"RMP_ALLREDUCE_ALGO",
-                        {"recursive_doubling", "rabenseifner", "ring", "direct"},
+                        {"recursive_doubling", "rabenseifner", "ring", "direct", "shm", "hier"},
                         COLL_RULES(allreduce_rules)},
     [COLL_ALLGATHER] = {"RMP_ALLGATHER_ALGO", {"recursive_doubling", "bruck", "ring", "direct"},
                         COLL_RULES(allgather_rules)},
@@ -120,7 +121,7 @@ const char *coll_algo_name(coll_kind_t kind, int algo)
     return s ? s : "?";
 }
 
-static int coll_table(coll_kind_t kind, size_t bytes, int n)
+int coll_select_flat(coll_kind_t kind, size_t bytes, int n)
 {
     const coll_rule_t *r = coll_kinds[kind].rules;
     for (size_t i = 0; i < coll_kinds[kind].nrules; i++)
@@ -136,17 +137,34 @@ static int coll_unknown(coll_kind_t kind, const char *value)
     for (int a = 0; a < COLL_MAX_ALGOS && coll_kinds[kind].names[a]; a++)
         len += (size_t)snprintf(valid + len, sizeof(valid) - len, ", %s",
                                 coll_kinds[kind].names[a]);
-    if (kind == COLL_ALLREDUCE)
-        snprintf(valid + len, sizeof(valid) - len, ", shm");
     rmpi_error("%s=%s: unknown algorithm; valid: %s", coll_kinds[kind].env, value, valid);
     return RMP_ERR_ARG;
 }
 
-int coll_select(coll_kind_t kind, size_t bytes, int n, int *algo)
+/* The node layout first: spanning several nodes with more than one rank on some node, the
+ * hierarchical barrier/bcast/allreduce keep the network to one rank per node; on one node
+ * the shared-memory allreduce beats every point-to-point one at every size measured (2 and
+ * 4 ranks, docs/collectives.md). Everything else: the table. */
+static int coll_layout_pick(coll_kind_t kind, size_t bytes, int n, int nodes)
+{
+    if (nodes > 1 && nodes < n) {
+        if (kind == COLL_ALLREDUCE)
+            return COLL_ALLREDUCE_HIER;
+        if (kind == COLL_BCAST)
+            return COLL_BCAST_HIER;
+        if (kind == COLL_BARRIER)
+            return COLL_BARRIER_HIER;
+    }
+    if (nodes == 1 && n > 1 && kind == COLL_ALLREDUCE)
+        return COLL_ALLREDUCE_SHM;
+    return coll_select_flat(kind, bytes, n);
+}
+
+int coll_select(coll_kind_t kind, size_t bytes, int n, int nodes, int *algo)
 {
     const char *v = coll_env_value(kind);
     if (RMPI_LIKELY(v[0] == '\0' || memcmp(v, "auto", 5) == 0)) { /* v holds >= 32 bytes */
-        *algo = coll_table(kind, bytes, n);
+        *algo = coll_layout_pick(kind, bytes, n, nodes);
         return RMP_SUCCESS;
     }
     for (int a = 0; a < COLL_MAX_ALGOS && coll_kinds[kind].names[a]; a++) {
@@ -154,14 +172,6 @@ int coll_select(coll_kind_t kind, size_t bytes, int n, int *algo)
             *algo = a;
             return RMP_SUCCESS;
         }
-    }
-    if (kind == COLL_ALLREDUCE && strcmp(v, "shm") == 0) {
-        /* Named in the parameter table, but no shared-memory allreduce exists yet. */
-        static int warned;
-        if (!warned++)
-            rmpi_warn("RMP_ALLREDUCE_ALGO=shm is not implemented yet; using the table");
-        *algo = coll_table(kind, bytes, n);
-        return RMP_SUCCESS;
     }
     return coll_unknown(kind, v);
 }

@@ -102,7 +102,7 @@ static void info_explain(int n)
         printf("  %-15s", kinds[i].name);
         for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
             int algo = 0;
-            if (coll_select(kinds[i].kind, sizes[j], n, &algo) == RMP_SUCCESS)
+            if (coll_select(kinds[i].kind, sizes[j], n, 1, &algo) == RMP_SUCCESS)
                 printf(" %-19s", coll_algo_name(kinds[i].kind, algo));
             else
                 printf(" %-19s", "(invalid override)");
