@@ -8,8 +8,12 @@
  * and that sums stay within n * u * sum|x| of the exact sum (u: unit roundoff of the type).
  * Also: nonblocking collectives overlapped with point-to-point traffic on the same tags and
  * a wildcard receive, collectives on rmp_comm_split halves interleaved with the world, and
- * bad arguments. Options: --quick (smaller big counts), --bad-algo (expects
- * RMP_ALLREDUCE_ALGO to name an unknown algorithm: allreduce must fail with RMP_ERR_ARG). */
+ * bad arguments; communicators duplicated, split and freed around the node-aware
+ * algorithms' shared segments (no descriptor or mapping left behind). Options: --quick
+ * (smaller big counts), --big-matrix (every allreduce datatype/op pair at (1 << 20) + 3,
+ * for the forced algorithm variants), --expect-shm (the allreduce must use a shared
+ * segment: RMP_ALLREDUCE_ALGO=shm on one node), --bad-algo (expects RMP_ALLREDUCE_ALGO to
+ * name an unknown algorithm: allreduce must fail with RMP_ERR_ARG). */
 #include <math.h>
 #include <rmp.h>
 #include <stdint.h>
@@ -19,6 +23,7 @@
 #include <time.h>
 
 #include "../common/t.h"
+#include "procfs.h"
 
 #define GUARD 64
 #define GUARD_BYTE 0xa5
@@ -821,6 +826,63 @@ static void test_split(int quick)
     RC_CHECK(rmp_comm_free(&half), "comm_free", "");
 }
 
+/* ---- node-aware algorithms ---- */
+
+/* Every allreduce pair at (1 << 20) + 3 elements, in place and not: chunked pipelines. */
+static void run_big_matrix(rmp_comm_t c)
+{
+    for (int dt = 0; dt < RMP_DATATYPE_COUNT; dt++)
+        for (int op = 0; op < RMP_OP_COUNT; op++)
+            if (valid_pair(dt, op))
+                test_allreduce(c, dt, op, ((size_t)1 << 20) + 3, (dt + op) & 1);
+}
+
+#define SEG_NAME "rmp-coll" /* the memfd label of the collective segments */
+
+/* Each communicator's segment lives as long as it: a duplicate gets its own, freeing it
+ * unmaps it and leaves no descriptor; the halves of a split hold two segments at once,
+ * used concurrently and interleaved with the world's. */
+static void test_segments(int expect_shm)
+{
+    rmp_comm_t d = RMP_COMM_NULL, half = RMP_COMM_NULL;
+    /* Warm up: transports may open descriptors on first contact. */
+    RC_CHECK(rmp_comm_dup(world, &d), "comm_dup", "");
+    test_allreduce(d, RMP_INT32, RMP_SUM, 1023, 0);
+    RC_CHECK(rmp_comm_free(&d), "comm_free", "");
+    int fds0 = procfs_count_fds(), maps0 = procfs_count_maps(SEG_NAME);
+    T_CHECK(fds0 > 0 && maps0 >= 0, "cannot read /proc/self");
+    for (int i = 0; i < 6; i++) {
+        RC_CHECK(rmp_comm_dup(world, &d), "comm_dup", "");
+        test_allreduce(d, RMP_INT32, RMP_SUM, 1023, i & 1);
+        test_allreduce(d, RMP_FLOAT, RMP_SUM, 100000 + 3, 0);
+        if (expect_shm && np > 1)
+            T_CHECK(procfs_count_maps(SEG_NAME) == maps0 + 1,
+                    "duplicate %d: %d segment mappings, want %d", i, procfs_count_maps(SEG_NAME),
+                    maps0 + 1);
+        RC_CHECK(rmp_comm_free(&d), "comm_free", "");
+    }
+    T_CHECK(procfs_count_maps(SEG_NAME) == maps0, "freed duplicates left %d segment mappings",
+            procfs_count_maps(SEG_NAME) - maps0);
+    T_CHECK(procfs_count_fds() == fds0, "freed duplicates left %d descriptors",
+            procfs_count_fds() - fds0);
+
+    RC_CHECK(rmp_comm_split(world, me % 2, me, &half), "comm_split", "");
+    int hn = rmp_comm_size(half);
+    for (int round = 0; round < 3; round++) {
+        test_allreduce(half, RMP_DOUBLE, RMP_SUM, 70000 + (size_t)round, round & 1);
+        test_allreduce(world, RMP_INT64, RMP_MAX, 1023, 0);
+        test_bitwise(half, RMP_FLOAT, RMP_SUM, 3000, 0);
+        test_allreduce(half, RMP_UINT8, RMP_BXOR, 7, 1);
+    }
+    if (expect_shm && hn > 1)
+        T_CHECK(procfs_count_maps(SEG_NAME) == maps0 + 1, "split: %d segment mappings, want %d",
+                procfs_count_maps(SEG_NAME), maps0 + 1);
+    RC_CHECK(rmp_comm_free(&half), "comm_free", "");
+    T_CHECK(procfs_count_maps(SEG_NAME) == maps0 && procfs_count_fds() == fds0,
+            "freed halves left %d mappings, %d descriptors", procfs_count_maps(SEG_NAME) - maps0,
+            procfs_count_fds() - fds0);
+}
+
 /* ---- bad arguments: local errors, no communication ---- */
 
 static void test_errors(void)
@@ -879,9 +941,11 @@ static void test_barrier(void)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, bad_algo = 0;
+    int quick = 0, bad_algo = 0, big_matrix = 0, expect_shm = 0;
     for (int i = 1; i < argc; i++) {
         quick |= strcmp(argv[i], "--quick") == 0;
+        big_matrix |= strcmp(argv[i], "--big-matrix") == 0;
+        expect_shm |= strcmp(argv[i], "--expect-shm") == 0;
         bad_algo |= strcmp(argv[i], "--bad-algo") == 0;
     }
     int x = 1, y = 0;
@@ -914,6 +978,9 @@ int main(int argc, char **argv)
     run_movers(world);
     run_big(world);
     run_bitwise(world, quick);
+    if (big_matrix)
+        run_big_matrix(world);
+    test_segments(expect_shm);
     /* The wildcard receive of test_nonblocking must not see other traffic on the world
      * (t_finish's messages from ranks that are done): a communicator of its own. */
     rmp_comm_t dup = RMP_COMM_NULL;
