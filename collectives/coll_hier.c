@@ -35,6 +35,8 @@ static int hier_setup(rmp_comm_t comm, coll_comm_t **out)
                        rmp_strerror(rc));
             return rc;
         }
+        rmpi_info("hier: %d-rank communicator on %d node(s); %d rank(s) on this node%s",
+                  comm->size, cc->nodes, cc->node->size, leader ? ", its leader" : "");
     }
     *out = cc;
     return cc->hier_state > 0 ? RMP_SUCCESS : RMP_ERR_NOMEM;

@@ -166,7 +166,7 @@ static int shm_wait(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm)
             r++;
         if (r == n)
             return RMP_SUCCESS;
-        if (!rmpi_g.yield_when_idle && (++polls % SHM_POLLS) != 0) {
+        if (++polls % SHM_POLLS != 0 && !rmpi_g.yield_when_idle) {
             shm_relax();
             continue;
         }
@@ -176,8 +176,11 @@ static int shm_wait(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm)
             have_waiter = 1;
         }
         int rc = rmpi_waiter_poll(&w);
-        if (rc == RMP_SUCCESS && rmpi_peers[rmpi_comm_world_rank(comm, r)].failed)
-            rc = RMP_ERR_PEER_FAILED;
+        /* Any member, not only rank r: a survivor that saw the failure first stops
+         * publishing, and waiting on it would hang. */
+        for (int q = 0; q < n && rc == RMP_SUCCESS && (polls & 1023) == 0; q++)
+            if (rmpi_peers[rmpi_comm_world_rank(comm, q)].failed)
+                rc = RMP_ERR_PEER_FAILED;
         if (rc != RMP_SUCCESS) {
             s->broken = 1;
             return rc;

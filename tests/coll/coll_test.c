@@ -200,15 +200,34 @@ static uint64_t gen_raw(rmp_datatype_t dt, rmp_op_t op, int r, size_t i)
     }
 }
 
+/* Nonzero: inputs and references repeat with this period (base 0 only), so that the big
+ * matrix computes n x period values instead of n x count. A prime: no alignment with any
+ * algorithm's chunks or blocks. */
+static size_t gen_period;
+
+/* With gen_period: copy the first gen_period elements of buf over the rest. */
+static void fill_repeat(rmp_datatype_t dt, void *buf, size_t count, size_t base)
+{
+    if (gen_period == 0 || base != 0 || count <= gen_period)
+        return;
+    size_t es = esz(dt), p = gen_period * es;
+    for (size_t off = p; off < count * es; off += p)
+        memcpy((char *)buf + off, buf, count * es - off < p ? count * es - off : p);
+}
+
 static void fill_input(rmp_datatype_t dt, rmp_op_t op, void *buf, size_t count, int r,
                        size_t base)
 {
+    size_t all = count;
+    if (gen_period && base == 0 && count > gen_period)
+        count = gen_period;
     for (size_t i = 0; i < count; i++) {
         if (is_float(dt))
             put_f(dt, buf, i, gen_val(op, r, base + i));
         else
             put_raw(dt, buf, i, gen_raw(dt, op, r, base + i));
     }
+    fill_repeat(dt, buf, all, base);
 }
 
 static uint64_t op_int(rmp_datatype_t dt, rmp_op_t op, uint64_t a, uint64_t b)
@@ -243,6 +262,9 @@ static double op_flt(rmp_op_t op, double a, double b)
 static void fill_expected(rmp_datatype_t dt, rmp_op_t op, void *buf, size_t count, int n,
                           size_t base)
 {
+    size_t all = count;
+    if (gen_period && base == 0 && count > gen_period)
+        count = gen_period;
     for (size_t i = 0; i < count; i++) {
         if (is_float(dt)) {
             double acc = gen_val(op, 0, base + i);
@@ -256,6 +278,7 @@ static void fill_expected(rmp_datatype_t dt, rmp_op_t op, void *buf, size_t coun
             put_raw(dt, buf, i, acc);
         }
     }
+    fill_repeat(dt, buf, all, base);
 }
 
 /* ---- buffers with a guard zone ---- */
@@ -831,10 +854,12 @@ static void test_split(int quick)
 /* Every allreduce pair at (1 << 20) + 3 elements, in place and not: chunked pipelines. */
 static void run_big_matrix(rmp_comm_t c)
 {
+    gen_period = 65521;
     for (int dt = 0; dt < RMP_DATATYPE_COUNT; dt++)
         for (int op = 0; op < RMP_OP_COUNT; op++)
             if (valid_pair(dt, op))
                 test_allreduce(c, dt, op, ((size_t)1 << 20) + 3, (dt + op) & 1);
+    gen_period = 0;
 }
 
 #define SEG_NAME "rmp-coll" /* the memfd label of the collective segments */
