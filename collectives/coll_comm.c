@@ -26,8 +26,15 @@ static int coll_comm_layout(rmp_comm_t comm, coll_comm_t *cc)
         rc = RMP_ERR_NOMEM;
         goto out;
     }
+    int unknown = 0;
+    for (int r = 0; r < n; r++)
+        unknown |= rmpi_g.node_of[rmpi_comm_world_rank(comm, r)] < 0;
     for (int r = 0; r < n; r++) {
-        int id = rmpi_g.node_of[rmpi_comm_world_rank(comm, r)], k = 0;
+        /* A remote rank whose node the launcher did not tell (negative id) could share a
+         * node with another such rank, and another rank's view may differ: then every rank
+         * is its own node, which gives the flat algorithms, correct whatever the layout.
+         * Each rank of comm has such a peer in this case, so all of them agree. */
+        int id = unknown ? r : rmpi_g.node_of[rmpi_comm_world_rank(comm, r)], k = 0;
         while (k < nodes && ids[k] != id)
             k++;
         if (k == nodes)
