@@ -143,8 +143,9 @@ static int coll_unknown(coll_kind_t kind, const char *value)
 
 /* The node layout first: spanning several nodes with more than one rank on some node, the
  * hierarchical barrier/bcast/allreduce keep the network to one rank per node; on one node
- * the shared-memory allreduce beats every point-to-point one at every size measured (2 and
- * 4 ranks, docs/collectives.md). Everything else: the table. */
+ * the shared-memory allreduce ties with the best point-to-point one below 32 KiB on 2 ranks
+ * and wins everywhere else measured (1-4 MiB: ~1.7x; 4 ranks: 1.7-4x; docs/collectives.md).
+ * Everything else: the table. */
 static int coll_layout_pick(coll_kind_t kind, size_t bytes, int n, int nodes)
 {
     if (nodes > 1 && nodes < n) {
