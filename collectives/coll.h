@@ -196,19 +196,30 @@ typedef enum {
     COLL_NKINDS
 } coll_kind_t;
 
-enum { COLL_BARRIER_DISSEMINATION, COLL_BARRIER_DIRECT };
-enum { COLL_BCAST_BINOMIAL, COLL_BCAST_SCATTER_ALLGATHER, COLL_BCAST_LINEAR };
+enum { COLL_BARRIER_DISSEMINATION, COLL_BARRIER_DIRECT, COLL_BARRIER_HIER };
+enum { COLL_BCAST_BINOMIAL, COLL_BCAST_SCATTER_ALLGATHER, COLL_BCAST_LINEAR, COLL_BCAST_HIER };
 enum { COLL_REDUCE_BINOMIAL, COLL_REDUCE_RS_GATHER, COLL_REDUCE_LINEAR };
-enum { COLL_ALLREDUCE_RD, COLL_ALLREDUCE_RABENSEIFNER, COLL_ALLREDUCE_RING, COLL_ALLREDUCE_DIRECT };
+enum {
+    COLL_ALLREDUCE_RD,
+    COLL_ALLREDUCE_RABENSEIFNER,
+    COLL_ALLREDUCE_RING,
+    COLL_ALLREDUCE_DIRECT,
+    COLL_ALLREDUCE_SHM, /* single node: one shared segment (coll_shm.c) */
+    COLL_ALLREDUCE_HIER /* node step, one leader per node, node step (coll_hier.c) */
+};
 enum { COLL_ALLGATHER_RD, COLL_ALLGATHER_BRUCK, COLL_ALLGATHER_RING, COLL_ALLGATHER_DIRECT };
 enum { COLL_RS_HALVING, COLL_RS_RING, COLL_RS_DIRECT };
 enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK, COLL_ALLTOALL_LINEAR };
 
 /* The algorithm for a call of `kind` moving `bytes` (the vector for barrier/bcast/reduce/
- * allreduce, the per-rank block for allgather/reduce_scatter/alltoall) on n ranks: the
- * RMP_<KIND>_ALGO override, else the selection table. RMP_ERR_ARG (logged, with the valid
- * names) for an unknown name in the environment. */
-int coll_select(coll_kind_t kind, size_t bytes, int n, int *algo);
+ * allreduce, the per-rank block for allgather/reduce_scatter/alltoall) on n ranks spread
+ * over `nodes` nodes (coll_comm_nodes): the RMP_<KIND>_ALGO override, else the tuning
+ * table. RMP_ERR_ARG (logged, with the valid names) for an unknown name in the
+ * environment. */
+int coll_select(coll_kind_t kind, size_t bytes, int n, int nodes, int *algo);
+/* The flat table alone (no override, no node layout): what the node-aware algorithms run
+ * on their sub-communicators, and the fallback when they cannot run. */
+int coll_select_flat(coll_kind_t kind, size_t bytes, int n);
 const char *coll_algo_name(coll_kind_t kind, int algo);
 
 /* One row of the selection table: it applies to a call when every limit holds; the first
@@ -282,5 +293,45 @@ void coll_sched_free(coll_sched_t *s);
 /* Allreduce body without argument checks (also used by other collectives). */
 int coll_allreduce_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
                        rmp_op_t op, rmp_comm_t comm, int algo);
+/* Bcast and barrier bodies, likewise (count > 0 for bcast). */
+int coll_bcast_run(void *buf, size_t bytes, int root, rmp_comm_t comm, int algo);
+int coll_barrier_run(rmp_comm_t comm, int algo);
+
+/* ---- Per-communicator state (coll_comm.c), in comm->coll_priv. ---- */
+typedef struct coll_shm coll_shm_t;
+typedef struct coll_comm {
+    int nodes;      /* nodes the communicator spans */
+    int *node_idx;  /* comm rank -> node index, nodes numbered by their lowest comm rank */
+    coll_shm_t *shm; /* single-node segment (coll_shm.c); NULL until the first use */
+    int shm_state;  /* 0: not tried yet, 1: ready, -1: unavailable (same on every rank) */
+    int hier_state; /* 0: not tried yet, 1: node/leaders built, -1: failed */
+    rmp_comm_t node;    /* hier: the ranks of this rank's node, in comm rank order */
+    rmp_comm_t leaders; /* hier: the lowest comm rank of each node; NULL elsewhere */
+} coll_comm_t;
+
+/* The state of comm, created on first use from rmpi_g.node_of (no communication); NULL
+ * when out of memory. */
+coll_comm_t *coll_comm_get(rmp_comm_t comm);
+/* Nodes comm spans: every rank computes the same value. Out of memory: comm->size (one
+ * rank per node, so the flat table, which runs anywhere). */
+int coll_comm_nodes(rmp_comm_t comm);
+
+/* ---- Shared-memory allreduce on a single-node communicator (coll_shm.c). ---- */
+/* Attach comm's segment on first use (collective: every rank of comm calls it at the same
+ * point). 1 when the shm algorithm can run, 0 when not (more than one node, one rank, or
+ * the segment could not be made); the same answer on every rank. */
+int coll_shm_ready(rmp_comm_t comm);
+/* rbuf = x0 op x1 op ... op xn-1 in rank order (bitwise identical everywhere). Needs
+ * coll_shm_ready(comm) == 1. src may be rbuf (in place). */
+int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t dt,
+                       rmp_op_t op, rmp_comm_t comm);
+void coll_shm_free(coll_shm_t *s);
+
+/* ---- Hierarchical collectives (coll_hier.c): within each node, across one leader per
+ * node, within each node again. Any layout (uneven nodes, one rank per node). ---- */
+int coll_hier_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t dt,
+                        rmp_op_t op, rmp_comm_t comm);
+int coll_hier_bcast(void *buf, size_t bytes, int root, rmp_comm_t comm);
+int coll_hier_barrier(rmp_comm_t comm);
 
 #endif /* COLL_H */

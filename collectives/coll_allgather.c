@@ -86,7 +86,8 @@ RMP_EXPORT int rmp_allgather(const void *sbuf, void *rbuf, size_t count, rmp_dat
     if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
         (rc = coll_bytes(count, es, (size_t)comm->size, &total)) != RMP_SUCCESS ||
-        (rc = coll_select(COLL_ALLGATHER, blk, comm->size, &algo)) != RMP_SUCCESS)
+        (rc = coll_select(COLL_ALLGATHER, blk, comm->size,
+                          coll_comm_nodes(comm), &algo)) != RMP_SUCCESS)
         return rc;
     int n = comm->size, rank = comm->rank, tag = coll_next_tag(comm);
     char *mine = (char *)rbuf + (size_t)rank * blk;

@@ -136,13 +136,23 @@ int coll_allreduce_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_
                        rmp_op_t op, rmp_comm_t comm, int algo)
 {
     const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
+    size_t bytes = count * rmp_datatype_size(dt);
+    if (algo == COLL_ALLREDUCE_HIER && comm->size > 1)
+        return coll_hier_allreduce(src, rbuf, count, dt, op, comm);
+    if (algo == COLL_ALLREDUCE_SHM || algo == COLL_ALLREDUCE_HIER) {
+        /* Forced shm on a comm that spans several nodes (or whose segment could not be
+         * made): the flat table, the same choice on every rank. */
+        if (coll_shm_ready(comm))
+            return coll_shm_allreduce(src, rbuf, count, dt, op, comm);
+        algo = coll_select_flat(COLL_ALLREDUCE, bytes, comm->size);
+    }
     int tag = coll_next_tag(comm);
     if (algo == COLL_ALLREDUCE_RING && comm->size > 1)
         return allreduce_ring(src, rbuf, count, dt, op, comm, tag);
     if (algo == COLL_ALLREDUCE_DIRECT && comm->size > 1)
         return allreduce_direct(src, rbuf, count, dt, op, comm, tag);
     if (src != rbuf)
-        memcpy(rbuf, src, count * rmp_datatype_size(dt));
+        memcpy(rbuf, src, bytes);
     if (comm->size == 1)
         return RMP_SUCCESS;
     if (algo == COLL_ALLREDUCE_RABENSEIFNER && count >= (size_t)coll_pof2(comm->size))
@@ -165,7 +175,8 @@ RMP_EXPORT int rmp_allreduce(const void *sbuf, void *rbuf, size_t count, rmp_dat
     if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
         (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
-        (rc = coll_select(COLL_ALLREDUCE, bytes, comm->size, &algo)) != RMP_SUCCESS)
+        (rc = coll_select(COLL_ALLREDUCE, bytes, comm->size, coll_comm_nodes(comm), &algo)) !=
+            RMP_SUCCESS)
         return rc;
     return coll_allreduce_run(sbuf, rbuf, count, dt, op, comm, algo);
 }

@@ -73,7 +73,8 @@ RMP_EXPORT int rmp_alltoall(const void *sbuf, void *rbuf, size_t count, rmp_data
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
         (rc = coll_bytes(count, rmp_datatype_size(dt), (size_t)comm->size, &total)) !=
             RMP_SUCCESS ||
-        (rc = coll_select(COLL_ALLTOALL, blk, comm->size, &algo)) != RMP_SUCCESS)
+        (rc = coll_select(COLL_ALLTOALL, blk, comm->size,
+                          coll_comm_nodes(comm), &algo)) != RMP_SUCCESS)
         return rc;
     int tag = coll_next_tag(comm);
     const char *src = sbuf;

@@ -2,17 +2,14 @@
  * + 2^k and waits for rank - 2^k; after ceil(log2 n) rounds every rank has heard,
  * transitively, from every other; any n, no extra step. Direct: every rank signals every
  * other and waits for all, one round of n - 1 messages: fewer scheduling rounds when the
- * ranks outnumber the cores, for small n. */
+ * ranks outnumber the cores, for small n. Hier: coll_hier.c. */
 #include "coll.h"
 
-RMP_EXPORT int rmp_barrier(rmp_comm_t comm)
+int coll_barrier_run(rmp_comm_t comm, int algo)
 {
-    int rc = coll_check_comm(comm, "rmp_barrier"), algo;
-    if (rc == RMP_SUCCESS)
-        rc = coll_check_call(comm, "barrier", -1, 0, RMP_UINT8, -1);
-    if (rc != RMP_SUCCESS || (rc = coll_select(COLL_BARRIER, 0, comm->size, &algo)) != RMP_SUCCESS)
-        return rc;
-    int n = comm->size, rank = comm->rank, tag = coll_next_tag(comm);
+    if (algo == COLL_BARRIER_HIER && comm->size > 1)
+        return coll_hier_barrier(comm);
+    int n = comm->size, rank = comm->rank, tag = coll_next_tag(comm), rc = RMP_SUCCESS;
     static char dummy;
     if (algo == COLL_BARRIER_DIRECT)
         return coll_exchange_all(&dummy, 0, 0, &dummy, 0, 0, comm, tag);
@@ -29,4 +26,16 @@ RMP_EXPORT int rmp_barrier(rmp_comm_t comm)
             rc = wrc;
     }
     return rc;
+}
+
+RMP_EXPORT int rmp_barrier(rmp_comm_t comm)
+{
+    int rc = coll_check_comm(comm, "rmp_barrier"), algo;
+    if (rc == RMP_SUCCESS)
+        rc = coll_check_call(comm, "barrier", -1, 0, RMP_UINT8, -1);
+    if (rc != RMP_SUCCESS ||
+        (rc = coll_select(COLL_BARRIER, 0, comm->size, coll_comm_nodes(comm), &algo)) !=
+            RMP_SUCCESS)
+        return rc;
+    return coll_barrier_run(comm, algo);
 }

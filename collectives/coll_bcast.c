@@ -1,7 +1,8 @@
 /* Bcast: binomial tree (latency), linear (the root sends to every rank at once: one step,
  * for small messages on few ranks), and for large messages van de Geijn's binomial
  * scatter of n blocks followed by a ring allgather (each rank moves ~2x the message
- * instead of log2 n times at the root). Ranks are renumbered relative to the root. */
+ * instead of log2 n times at the root). Ranks are renumbered relative to the root.
+ * Hier: coll_hier.c. */
 #include "coll.h"
 
 static int bcast_binomial(char *buf, size_t bytes, int root, rmp_comm_t comm, int tag)
@@ -59,6 +60,21 @@ static int bcast_scatter_allgather(char *buf, size_t bytes, int root, rmp_comm_t
     return coll_ag_ring(buf, &b, vr, comm, tag + 1);
 }
 
+int coll_bcast_run(void *buf, size_t bytes, int root, rmp_comm_t comm, int algo)
+{
+    if (algo == COLL_BCAST_HIER && comm->size > 1)
+        return coll_hier_bcast(buf, bytes, root, comm);
+    int tag = coll_next_tag(comm);
+    if (comm->size == 1)
+        return RMP_SUCCESS;
+    if (algo == COLL_BCAST_LINEAR)
+        return comm->rank == root ? coll_exchange_all(buf, 0, bytes, NULL, 0, 0, comm, tag)
+                                  : coll_recv(buf, bytes, root, tag, comm);
+    if (algo == COLL_BCAST_SCATTER_ALLGATHER && bytes >= (size_t)comm->size)
+        return bcast_scatter_allgather(buf, bytes, root, comm, tag);
+    return bcast_binomial(buf, bytes, root, comm, tag);
+}
+
 RMP_EXPORT int rmp_bcast(void *buf, size_t count, rmp_datatype_t dt, int root, rmp_comm_t comm)
 {
     int rc = coll_check_comm(comm, "rmp_bcast");
@@ -74,15 +90,8 @@ RMP_EXPORT int rmp_bcast(void *buf, size_t count, rmp_datatype_t dt, int root, r
     int algo;
     if ((rc = coll_check_buf(buf, 0, "buf")) != RMP_SUCCESS ||
         (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
-        (rc = coll_select(COLL_BCAST, bytes, comm->size, &algo)) != RMP_SUCCESS)
+        (rc = coll_select(COLL_BCAST, bytes, comm->size, coll_comm_nodes(comm), &algo)) !=
+            RMP_SUCCESS)
         return rc;
-    int tag = coll_next_tag(comm);
-    if (comm->size == 1)
-        return RMP_SUCCESS;
-    if (algo == COLL_BCAST_LINEAR)
-        return comm->rank == root ? coll_exchange_all(buf, 0, bytes, NULL, 0, 0, comm, tag)
-                                  : coll_recv(buf, bytes, root, tag, comm);
-    if (algo == COLL_BCAST_SCATTER_ALLGATHER && bytes >= (size_t)comm->size)
-        return bcast_scatter_allgather(buf, bytes, root, comm, tag);
-    return bcast_binomial(buf, bytes, root, comm, tag);
+    return coll_bcast_run(buf, bytes, root, comm, algo);
 }

@@ -157,10 +157,13 @@ RMP_EXPORT int rmp_iallreduce(const void *sbuf, void *rbuf, size_t count, rmp_da
         ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
          (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
          (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
-         (rc = coll_select(COLL_ALLREDUCE, bytes, comm->size, &algo)) != RMP_SUCCESS))
+         (rc = coll_select(COLL_ALLREDUCE, bytes, comm->size, coll_comm_nodes(comm), &algo)) !=
+             RMP_SUCCESS))
         return rc;
     if (rc != RMP_SUCCESS)
         return rc;
+    if (algo == COLL_ALLREDUCE_SHM || algo == COLL_ALLREDUCE_HIER)
+        algo = coll_select_flat(COLL_ALLREDUCE, bytes, comm->size); /* blocking only */
     coll_sched_t *s = coll_sched_new(comm, dt, op, count ? coll_next_tag(comm) : 0);
     if (!s)
         return RMP_ERR_NOMEM;
@@ -251,10 +254,13 @@ RMP_EXPORT int rmp_ibcast(void *buf, size_t count, rmp_datatype_t dt, int root,
     if (rc == RMP_SUCCESS && count > 0 &&
         ((rc = coll_check_buf(buf, 0, "buf")) != RMP_SUCCESS ||
          (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
-         (rc = coll_select(COLL_BCAST, bytes, comm->size, &algo)) != RMP_SUCCESS))
+         (rc = coll_select(COLL_BCAST, bytes, comm->size, coll_comm_nodes(comm), &algo)) !=
+             RMP_SUCCESS))
         return rc;
     if (rc != RMP_SUCCESS)
         return rc;
+    if (algo == COLL_BCAST_HIER)
+        algo = coll_select_flat(COLL_BCAST, bytes, comm->size); /* blocking only */
     coll_sched_t *s = coll_sched_new(comm, dt, RMP_SUM, count ? coll_next_tag(comm) : 0);
     if (!s)
         return RMP_ERR_NOMEM;
@@ -280,8 +286,12 @@ RMP_EXPORT int rmp_ibarrier(rmp_comm_t comm, rmp_request_t *req)
     int rc = coll_check_comm(comm, "rmp_ibarrier"), algo;
     if (rc == RMP_SUCCESS && !req)
         rc = RMP_ERR_ARG;
-    if (rc != RMP_SUCCESS || (rc = coll_select(COLL_BARRIER, 0, comm->size, &algo)) != RMP_SUCCESS)
+    if (rc != RMP_SUCCESS ||
+        (rc = coll_select(COLL_BARRIER, 0, comm->size, coll_comm_nodes(comm), &algo)) !=
+            RMP_SUCCESS)
         return rc;
+    if (algo == COLL_BARRIER_HIER)
+        algo = coll_select_flat(COLL_BARRIER, 0, comm->size); /* blocking only */
     coll_sched_t *s = coll_sched_new(comm, RMP_UINT8, RMP_SUM, coll_next_tag(comm));
     if (!s)
         return RMP_ERR_NOMEM;

@@ -1,5 +1,5 @@
 /* Algorithm selection: the RMP_<KIND>_ALGO override, else the first matching row of the
- * table. The table is data: the built-in rows are generated at build time from
+ * table for the communicator's layout (ranks, nodes, ranks per node). The table is data: the built-in rows are generated at build time from
  * tools/tuning/default.tune (a sweep's output, docs/tuning.md), and a tuning file's rows
  * (RMP_TUNING_FILE, core/tuning.c) go in front of them.
  * The choice depends only on (kind, bytes, layout), which every rank of a call agrees on:
@@ -14,18 +14,19 @@
 
 #define COLL_TABLE_MAX 512
 
-#define COLL_MAX_ALGOS 4
+#define COLL_MAX_ALGOS 6
 
 static const struct {
     const char *kind;
     const char *env;
     const char *names[COLL_MAX_ALGOS]; /* indexed by the kind's algorithm enum */
 } coll_kinds[COLL_NKINDS] = {
-    [COLL_BARRIER] = {"barrier", "RMP_BARRIER_ALGO", {"dissemination", "direct"}},
-    [COLL_BCAST] = {"bcast", "RMP_BCAST_ALGO", {"binomial", "scatter_allgather", "linear"}},
+    [COLL_BARRIER] = {"barrier", "RMP_BARRIER_ALGO", {"dissemination", "direct", "hier"}},
+    [COLL_BCAST] = {"bcast", "RMP_BCAST_ALGO",
+                    {"binomial", "scatter_allgather", "linear", "hier"}},
     [COLL_REDUCE] = {"reduce", "RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather", "linear"}},
     [COLL_ALLREDUCE] = {"allreduce", "RMP_ALLREDUCE_ALGO",
-                        {"recursive_doubling", "rabenseifner", "ring", "direct"}},
+                        {"recursive_doubling", "rabenseifner", "ring", "direct", "shm", "hier"}},
     [COLL_ALLGATHER] = {"allgather", "RMP_ALLGATHER_ALGO",
                         {"recursive_doubling", "bruck", "ring", "direct"}},
     [COLL_REDUCE_SCATTER] = {"reduce_scatter", "RMP_REDUCE_SCATTER_ALGO",
@@ -151,34 +152,60 @@ const coll_row_t *coll_tune_rows(size_t *n)
     return coll_rows;
 }
 
-int coll_tune_pick(coll_kind_t kind, size_t bytes, const coll_layout_t *lay)
+
+/* Algorithms that need a layout: the shared-memory one a single node, the hierarchical
+ * ones several nodes with more than one rank on some node. */
+static int coll_algo_layout(coll_kind_t kind, int algo)
+{
+    switch (kind) {
+    case COLL_ALLREDUCE: return algo == COLL_ALLREDUCE_SHM ? 1 : algo == COLL_ALLREDUCE_HIER ? 2 : 0;
+    case COLL_BCAST: return algo == COLL_BCAST_HIER ? 2 : 0;
+    case COLL_BARRIER: return algo == COLL_BARRIER_HIER ? 2 : 0;
+    default: return 0;
+    }
+}
+
+static int coll_layout_fits(coll_kind_t kind, int algo, const coll_layout_t *lay)
+{
+    switch (coll_algo_layout(kind, algo)) {
+    case 1: return lay->nodes == 1 && lay->ranks > 1;
+    case 2: return lay->nodes > 1 && lay->nodes < lay->ranks;
+    default: return 1;
+    }
+}
+
+/* The first matching row whose algorithm fits the layout: a row naming shm or hier is
+ * passed over where they cannot run (so a tuning file cannot break a job by naming them),
+ * and with flat set they are passed over always. */
+static int coll_pick(coll_kind_t kind, size_t bytes, const coll_layout_t *lay, int flat)
 {
     coll_tune_ensure();
     const coll_row_t *r = coll_rows + coll_first[kind];
     for (size_t i = 0; i < coll_count[kind]; i++)
         if (lay->ranks <= r[i].max_ranks && bytes <= r[i].max_bytes &&
             lay->nodes >= r[i].min_nodes && lay->nodes <= r[i].max_nodes &&
-            lay->ppn <= r[i].max_ppn)
+            lay->ppn <= r[i].max_ppn &&
+            (flat ? !coll_algo_layout(kind, r[i].algo) : coll_layout_fits(kind, r[i].algo, lay)))
             return r[i].algo;
     return 0;
 }
 
-/* Until communicators carry their own node layout, a call sees the job's: the number of
- * nodes of the world (1 before rmp_init, e.g. rmp_info --explain), at most one per rank.
- * Every rank computes the same values. */
-static coll_layout_t coll_layout_of(int n)
+/* n ranks on `nodes` nodes (every rank computes the same values): ppn is the most ranks
+ * any node can have when they are spread as evenly as the count allows. */
+static coll_layout_t coll_layout_of(int n, int nodes)
 {
-    int nodes = rmpi_g.num_nodes > 0 ? rmpi_g.num_nodes : 1;
+    if (nodes < 1)
+        nodes = 1;
     if (nodes > n)
         nodes = n > 0 ? n : 1;
     coll_layout_t l = {n, nodes, (n + nodes - 1) / nodes};
     return l;
 }
 
-static int coll_table(coll_kind_t kind, size_t bytes, int n)
+int coll_select_flat(coll_kind_t kind, size_t bytes, int n)
 {
-    coll_layout_t lay = coll_layout_of(n);
-    return coll_tune_pick(kind, bytes, &lay);
+    coll_layout_t lay = coll_layout_of(n, 1);
+    return coll_pick(kind, bytes, &lay, 1);
 }
 
 static int coll_unknown(coll_kind_t kind, const char *value)
@@ -188,17 +215,21 @@ static int coll_unknown(coll_kind_t kind, const char *value)
     for (int a = 0; a < COLL_MAX_ALGOS && coll_kinds[kind].names[a]; a++)
         len += (size_t)snprintf(valid + len, sizeof(valid) - len, ", %s",
                                 coll_kinds[kind].names[a]);
-    if (kind == COLL_ALLREDUCE)
-        snprintf(valid + len, sizeof(valid) - len, ", shm");
     rmpi_error("%s=%s: unknown algorithm; valid: %s", coll_kinds[kind].env, value, valid);
     return RMP_ERR_ARG;
 }
 
-int coll_select(coll_kind_t kind, size_t bytes, int n, int *algo)
+int coll_tune_pick(coll_kind_t kind, size_t bytes, const coll_layout_t *lay)
+{
+    return coll_pick(kind, bytes, lay, 0);
+}
+
+int coll_select(coll_kind_t kind, size_t bytes, int n, int nodes, int *algo)
 {
     const char *v = coll_env_value(kind);
     if (RMPI_LIKELY(v[0] == '\0' || memcmp(v, "auto", 5) == 0)) { /* v holds >= 32 bytes */
-        *algo = coll_table(kind, bytes, n);
+        coll_layout_t lay = coll_layout_of(n, nodes);
+        *algo = coll_pick(kind, bytes, &lay, 0);
         return RMP_SUCCESS;
     }
     for (int a = 0; a < COLL_MAX_ALGOS && coll_kinds[kind].names[a]; a++) {
@@ -206,14 +237,6 @@ int coll_select(coll_kind_t kind, size_t bytes, int n, int *algo)
             *algo = a;
             return RMP_SUCCESS;
         }
-    }
-    if (kind == COLL_ALLREDUCE && strcmp(v, "shm") == 0) {
-        /* Named in the parameter table, but no shared-memory allreduce exists yet. */
-        static int warned;
-        if (!warned++)
-            rmpi_warn("RMP_ALLREDUCE_ALGO=shm is not implemented yet; using the table");
-        *algo = coll_table(kind, bytes, n);
-        return RMP_SUCCESS;
     }
     return coll_unknown(kind, v);
 }

@@ -31,7 +31,7 @@ int rmpi_comm_world_init(void)
     return RMP_SUCCESS;
 }
 
-static void comm_destroy(struct rmp_comm *c)
+void rmpi_comm_destroy(struct rmp_comm *c)
 {
     if (c->coll_priv && c->coll_priv_free)
         c->coll_priv_free(c->coll_priv);
@@ -42,7 +42,7 @@ static void comm_destroy(struct rmp_comm *c)
 void rmpi_comm_world_fini(void)
 {
     if (rmpi_world)
-        comm_destroy(rmpi_world);
+        rmpi_comm_destroy(rmpi_world);
     rmpi_world = NULL;
 }
 
@@ -158,7 +158,7 @@ RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *n
     c = NULL;
 out_free:
     if (c)
-        comm_destroy(c);
+        rmpi_comm_destroy(c);
     free(all);
     return rc;
 }
@@ -178,7 +178,7 @@ RMP_EXPORT int rmp_comm_free(rmp_comm_t *comm)
         return rc;
     if (!comm || !*comm || *comm == rmpi_world)
         return RMP_ERR_ARG;
-    comm_destroy(*comm);
+    rmpi_comm_destroy(*comm);
     *comm = RMP_COMM_NULL;
     return RMP_SUCCESS;
 }

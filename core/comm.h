@@ -22,6 +22,9 @@ static inline int rmpi_comm_world_rank(const struct rmp_comm *c, int r)
 
 /* Validate a user communicator handle. */
 int rmpi_comm_check(rmp_comm_t comm);
+/* Free a communicator and its collective state, without communication (also after
+ * rmp_finalize has started: collectives/ frees the communicators it made itself). */
+void rmpi_comm_destroy(struct rmp_comm *c);
 int rmpi_comm_world_init(void);
 void rmpi_comm_world_fini(void);
 extern struct rmp_comm *rmpi_world;

@@ -97,25 +97,39 @@ static void info_explain(int n)
                  {COLL_ALLGATHER, "allgather"}, {COLL_REDUCE_SCATTER, "reduce_scatter"},
                  {COLL_ALLTOALL, "alltoall"}};
     static const size_t sizes[] = {8, 1024, 65536, 1 << 20, 16 << 20};
-    printf("Collective algorithms for %d rank(s) by message size:\n  %-15s", n, "");
-    for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
-        char t[32];
-        info_size(sizes[j], t, sizeof(t));
-        printf(" %-19s", t);
-    }
-    printf("\n");
-    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-        printf("  %-15s", kinds[i].name);
+    /* One node, then (the collectives where the layout matters) the same ranks on 2 nodes. */
+    for (int nodes = 1; nodes <= 2; nodes++) {
+        if (nodes == 2 && n < 3)
+            break;
+        if (nodes == 1)
+            printf("Collective algorithms for %d rank(s) on one node, by message size:\n  %-15s",
+                   n, "");
+        else
+            printf("The same %d ranks spread over 2 nodes (hier: node, leaders, node; the\n"
+                   "node and leader steps use the one-node table):\n  %-15s",
+                   n, "");
         for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
-            int algo = 0;
-            if (coll_select(kinds[i].kind, sizes[j], n, &algo) == RMP_SUCCESS)
-                printf(" %-19s", coll_algo_name(kinds[i].kind, algo));
-            else
-                printf(" %-19s", "(invalid override)");
-            if (kinds[i].kind == COLL_BARRIER)
-                break;
+            char t[32];
+            info_size(sizes[j], t, sizeof(t));
+            printf(" %-19s", t);
         }
         printf("\n");
+        for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+            coll_kind_t k = kinds[i].kind;
+            if (nodes == 2 && k != COLL_BARRIER && k != COLL_BCAST && k != COLL_ALLREDUCE)
+                continue;
+            printf("  %-15s", kinds[i].name);
+            for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
+                int algo = 0;
+                if (coll_select(k, sizes[j], n, nodes, &algo) == RMP_SUCCESS)
+                    printf(" %-19s", coll_algo_name(k, algo));
+                else
+                    printf(" %-19s", "(invalid override)");
+                if (k == COLL_BARRIER)
+                    break;
+            }
+            printf("\n");
+        }
     }
 }
 

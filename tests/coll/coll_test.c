@@ -8,10 +8,14 @@
  * and that sums stay within n * u * sum|x| of the exact sum (u: unit roundoff of the type).
  * Also: nonblocking collectives overlapped with point-to-point traffic on the same tags and
  * a wildcard receive, collectives on rmp_comm_split halves interleaved with the world, and
- * bad arguments. Options: --quick (smaller big counts), --bad-algo (expects
- * RMP_ALLREDUCE_ALGO to name an unknown algorithm: allreduce must fail with RMP_ERR_ARG),
- * --mismatch (run with RMP_COLL_CHECK=1: ranks that disagree on the root, count, op or
- * collective all get RMP_ERR_ARG, and the communicator still works afterwards). */
+ * bad arguments; communicators duplicated, split and freed around the node-aware
+ * algorithms' shared segments (no descriptor or mapping left behind). Options: --quick
+ * (smaller big counts), --big-matrix (every allreduce datatype/op pair at (1 << 20) + 3,
+ * for the forced algorithm variants), --expect-shm (the allreduce must use a shared
+ * segment: RMP_ALLREDUCE_ALGO=shm on one node), --bad-algo (expects RMP_ALLREDUCE_ALGO to
+ * name an unknown algorithm: allreduce must fail with RMP_ERR_ARG), --mismatch (run with
+ * RMP_COLL_CHECK=1: ranks that disagree on the root, count, op or collective all get
+ * RMP_ERR_ARG, and the communicator still works afterwards). */
 #include <math.h>
 #include <rmp.h>
 #include <stdint.h>
@@ -21,6 +25,7 @@
 #include <time.h>
 
 #include "../common/t.h"
+#include "procfs.h"
 
 #define GUARD 64
 #define GUARD_BYTE 0xa5
@@ -197,15 +202,34 @@ static uint64_t gen_raw(rmp_datatype_t dt, rmp_op_t op, int r, size_t i)
     }
 }
 
+/* Nonzero: inputs and references repeat with this period (base 0 only), so that the big
+ * matrix computes n x period values instead of n x count. A prime: no alignment with any
+ * algorithm's chunks or blocks. */
+static size_t gen_period;
+
+/* With gen_period: copy the first gen_period elements of buf over the rest. */
+static void fill_repeat(rmp_datatype_t dt, void *buf, size_t count, size_t base)
+{
+    if (gen_period == 0 || base != 0 || count <= gen_period)
+        return;
+    size_t es = esz(dt), p = gen_period * es;
+    for (size_t off = p; off < count * es; off += p)
+        memcpy((char *)buf + off, buf, count * es - off < p ? count * es - off : p);
+}
+
 static void fill_input(rmp_datatype_t dt, rmp_op_t op, void *buf, size_t count, int r,
                        size_t base)
 {
+    size_t all = count;
+    if (gen_period && base == 0 && count > gen_period)
+        count = gen_period;
     for (size_t i = 0; i < count; i++) {
         if (is_float(dt))
             put_f(dt, buf, i, gen_val(op, r, base + i));
         else
             put_raw(dt, buf, i, gen_raw(dt, op, r, base + i));
     }
+    fill_repeat(dt, buf, all, base);
 }
 
 static uint64_t op_int(rmp_datatype_t dt, rmp_op_t op, uint64_t a, uint64_t b)
@@ -240,6 +264,9 @@ static double op_flt(rmp_op_t op, double a, double b)
 static void fill_expected(rmp_datatype_t dt, rmp_op_t op, void *buf, size_t count, int n,
                           size_t base)
 {
+    size_t all = count;
+    if (gen_period && base == 0 && count > gen_period)
+        count = gen_period;
     for (size_t i = 0; i < count; i++) {
         if (is_float(dt)) {
             double acc = gen_val(op, 0, base + i);
@@ -253,6 +280,7 @@ static void fill_expected(rmp_datatype_t dt, rmp_op_t op, void *buf, size_t coun
             put_raw(dt, buf, i, acc);
         }
     }
+    fill_repeat(dt, buf, all, base);
 }
 
 /* ---- buffers with a guard zone ---- */
@@ -823,6 +851,65 @@ static void test_split(int quick)
     RC_CHECK(rmp_comm_free(&half), "comm_free", "");
 }
 
+/* ---- node-aware algorithms ---- */
+
+/* Every allreduce pair at (1 << 20) + 3 elements, in place and not: chunked pipelines. */
+static void run_big_matrix(rmp_comm_t c)
+{
+    gen_period = 65521;
+    for (int dt = 0; dt < RMP_DATATYPE_COUNT; dt++)
+        for (int op = 0; op < RMP_OP_COUNT; op++)
+            if (valid_pair(dt, op))
+                test_allreduce(c, dt, op, ((size_t)1 << 20) + 3, (dt + op) & 1);
+    gen_period = 0;
+}
+
+#define SEG_NAME "rmp-coll" /* the memfd label of the collective segments */
+
+/* Each communicator's segment lives as long as it: a duplicate gets its own, freeing it
+ * unmaps it and leaves no descriptor; the halves of a split hold two segments at once,
+ * used concurrently and interleaved with the world's. */
+static void test_segments(int expect_shm)
+{
+    rmp_comm_t d = RMP_COMM_NULL, half = RMP_COMM_NULL;
+    /* Warm up: transports may open descriptors on first contact. */
+    RC_CHECK(rmp_comm_dup(world, &d), "comm_dup", "");
+    test_allreduce(d, RMP_INT32, RMP_SUM, 1023, 0);
+    RC_CHECK(rmp_comm_free(&d), "comm_free", "");
+    int fds0 = procfs_count_fds(), maps0 = procfs_count_maps(SEG_NAME);
+    T_CHECK(fds0 > 0 && maps0 >= 0, "cannot read /proc/self");
+    for (int i = 0; i < 6; i++) {
+        RC_CHECK(rmp_comm_dup(world, &d), "comm_dup", "");
+        test_allreduce(d, RMP_INT32, RMP_SUM, 1023, i & 1);
+        test_allreduce(d, RMP_FLOAT, RMP_SUM, 100000 + 3, 0);
+        if (expect_shm && np > 1)
+            T_CHECK(procfs_count_maps(SEG_NAME) == maps0 + 1,
+                    "duplicate %d: %d segment mappings, want %d", i, procfs_count_maps(SEG_NAME),
+                    maps0 + 1);
+        RC_CHECK(rmp_comm_free(&d), "comm_free", "");
+    }
+    T_CHECK(procfs_count_maps(SEG_NAME) == maps0, "freed duplicates left %d segment mappings",
+            procfs_count_maps(SEG_NAME) - maps0);
+    T_CHECK(procfs_count_fds() == fds0, "freed duplicates left %d descriptors",
+            procfs_count_fds() - fds0);
+
+    RC_CHECK(rmp_comm_split(world, me % 2, me, &half), "comm_split", "");
+    int hn = rmp_comm_size(half);
+    for (int round = 0; round < 3; round++) {
+        test_allreduce(half, RMP_DOUBLE, RMP_SUM, 70000 + (size_t)round, round & 1);
+        test_allreduce(world, RMP_INT64, RMP_MAX, 1023, 0);
+        test_bitwise(half, RMP_FLOAT, RMP_SUM, 3000, 0);
+        test_allreduce(half, RMP_UINT8, RMP_BXOR, 7, 1);
+    }
+    if (expect_shm && hn > 1)
+        T_CHECK(procfs_count_maps(SEG_NAME) == maps0 + 1, "split: %d segment mappings, want %d",
+                procfs_count_maps(SEG_NAME), maps0 + 1);
+    RC_CHECK(rmp_comm_free(&half), "comm_free", "");
+    T_CHECK(procfs_count_maps(SEG_NAME) == maps0 && procfs_count_fds() == fds0,
+            "freed halves left %d mappings, %d descriptors", procfs_count_maps(SEG_NAME) - maps0,
+            procfs_count_fds() - fds0);
+}
+
 /* ---- bad arguments: local errors, no communication ---- */
 
 static void test_errors(void)
@@ -904,9 +991,11 @@ static void test_mismatch(void)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, bad_algo = 0, mismatch = 0;
+    int quick = 0, bad_algo = 0, mismatch = 0, big_matrix = 0, expect_shm = 0;
     for (int i = 1; i < argc; i++) {
         quick |= strcmp(argv[i], "--quick") == 0;
+        big_matrix |= strcmp(argv[i], "--big-matrix") == 0;
+        expect_shm |= strcmp(argv[i], "--expect-shm") == 0;
         bad_algo |= strcmp(argv[i], "--bad-algo") == 0;
         mismatch |= strcmp(argv[i], "--mismatch") == 0;
     }
@@ -945,6 +1034,9 @@ int main(int argc, char **argv)
     run_movers(world);
     run_big(world);
     run_bitwise(world, quick);
+    if (big_matrix)
+        run_big_matrix(world);
+    test_segments(expect_shm);
     /* The wildcard receive of test_nonblocking must not see other traffic on the world
      * (t_finish's messages from ranks that are done): a communicator of its own. */
     rmp_comm_t dup = RMP_COMM_NULL;

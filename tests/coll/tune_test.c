@@ -65,14 +65,14 @@ int main(int argc, char **argv)
     if (strcmp(want, "builtin") == 0) {
         int algo = -1;
         T_CHECK(!file, "builtin: RMP_TUNING_FILE must not be set");
-        T_RC(coll_select(COLL_ALLREDUCE, 1024, n, &algo));
+        T_RC(coll_select(COLL_ALLREDUCE, 1024, n, 1, &algo));
         want = coll_algo_name(COLL_ALLREDUCE, algo);
         max = 0;
     }
 
     for (size_t bytes = 1024; bytes <= max; bytes *= 4) {
         int algo = -1;
-        T_RC(coll_select(COLL_ALLREDUCE, bytes, n, &algo));
+        T_RC(coll_select(COLL_ALLREDUCE, bytes, n, 1, &algo));
         T_CHECK(strcmp(coll_algo_name(COLL_ALLREDUCE, algo), want) == 0,
                 "allreduce of %zu B on %d ranks: %s, want %s", bytes, n,
                 coll_algo_name(COLL_ALLREDUCE, algo), want);

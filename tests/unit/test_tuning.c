@@ -117,7 +117,7 @@ static void test_errors(void **state)
         {"version 1\nallreduce ring\nfrobnicate 3\n", 3, "unknown keyword 'frobnicate'"},
         {"allreduce bytes<=4k bogus\n", 1,
          "unknown allreduce algorithm 'bogus' (valid: recursive_doubling, rabenseifner, ring, "
-         "direct)"},
+         "direct, shm, hier)"},
         {"\n\nbcast ranks<=4 fastest\n", 3, "valid: binomial, scatter_allgather, linear"},
         {"allreduce bytes<=4q ring\n", 1, "'4q' is not a size"},
         {"allreduce ranks<=0 ring\n", 1, "at least 1"},

@@ -1,0 +1,11 @@
+/* What this process holds, from /proc/self: for leak checks in the collective tests. */
+#ifndef COLL_TEST_PROCFS_H
+#define COLL_TEST_PROCFS_H
+
+/* Open file descriptors; -1 if /proc is unreadable. */
+int procfs_count_fds(void);
+/* Mappings whose path contains `name` (a memfd maps as "/memfd:NAME (deleted)"); -1 if
+ * /proc is unreadable. */
+int procfs_count_maps(const char *name);
+
+#endif
