@@ -53,12 +53,16 @@ struct rmp_win {
     size_t seglen;
     long outstanding;     /* non-blocking transport operations in flight */
     int nbi_error;
+    struct rmp_win *next_dead; /* released windows, freed at rmp_finalize */
 };
 
 /* Windows by id, for the target side of emulated operations. Window structs
- * are never freed, so a stale handle is recognised (live == 0), not followed. */
+ * are not freed before rmp_finalize, so a stale handle is recognised
+ * (live == 0), not followed; after rmp_finalize every call is refused before
+ * the handle is looked at. */
 static struct rmp_win **rma_table;
 static uint32_t rma_ntable;
+static struct rmp_win *rma_dead;
 
 typedef struct rma_op {
     volatile long pending; /* bytes or replies still expected */
@@ -501,6 +505,26 @@ static void rma_release(struct rmp_win *w)
     w->peers = NULL;
     w->mapped = NULL;
     w->live = 0;
+    w->next_dead = rma_dead;
+    rma_dead = w;
+}
+
+/* At rmp_finalize, after the closing fence (nobody accesses a window any
+ * more) and before the transports go: windows the program did not free are
+ * released, then every window struct is freed. */
+void rmpi_rma_fini(void)
+{
+    for (uint32_t i = 0; i < rma_ntable; i++)
+        if (rma_table[i] && rma_table[i]->live)
+            rma_release(rma_table[i]);
+    while (rma_dead) {
+        struct rmp_win *w = rma_dead;
+        rma_dead = w->next_dead;
+        free(w);
+    }
+    free(rma_table);
+    rma_table = NULL;
+    rma_ntable = 0;
 }
 
 static size_t rma_pagesize(size_t n)
