@@ -84,6 +84,7 @@ int soak_coll_begin(soak_t *k);      /* the nonblocking part spanning the round 
 void soak_coll_end(soak_t *k);
 int soak_rma_init(soak_t *k);
 void soak_rma_round(soak_t *k);
+void soak_rma_churn(soak_t *k);     /* sometimes: create, use and free a window */
 void soak_rma_check(soak_t *k);      /* after a barrier: what others put into my window */
 void soak_rma_final(soak_t *k);      /* after the last barrier: counters exact */
 void soak_rma_fini(soak_t *k);

@@ -13,11 +13,12 @@
 #define MAXCOUNT 32768
 
 enum { K_ALLREDUCE, K_ALLREDUCE_IP, K_BCAST, K_REDUCE, K_ALLGATHER, K_ALLTOALL,
-       K_REDUCE_SCATTER, K_GATHER, K_SCATTER, K_BARRIER, K_IALLREDUCE_TEST, K_KINDS };
+       K_REDUCE_SCATTER, K_GATHER, K_SCATTER, K_BARRIER, K_IALLREDUCE_TEST, K_DUP, K_KINDS };
 
 static const char *const kind_name[K_KINDS] = {
     "allreduce", "allreduce(in place)", "bcast", "reduce", "allgather", "alltoall",
-    "reduce_scatter", "gather", "scatter", "barrier", "iallreduce(test loop)"};
+    "reduce_scatter", "gather", "scatter", "barrier", "iallreduce(test loop)",
+    "comm_dup + allreduce + ring + comm_free"};
 
 typedef struct {
     int kind, root;
@@ -224,6 +225,24 @@ static void run_op(soak_t *k, const cop_t *c)
         expect_reduced(e, c, n, (size_t)me * cnt, cnt);
         check(k, c, r, e, cnt);
         break;
+    case K_DUP: {
+        /* communicator lifecycle under load: a fresh context, used, freed */
+        rmp_comm_t d = RMP_COMM_NULL;
+        int64_t v = me, sum = 0, got = -1;
+        rc = rmp_comm_dup(c->comm, &d);
+        if (rc == RMP_SUCCESS)
+            rc = rmp_allreduce(&v, &sum, 1, RMP_INT64, RMP_SUM, d);
+        if (rc == RMP_SUCCESS)
+            rc = rmp_sendrecv(&v, sizeof(v), (me + 1) % n, 7, &got, sizeof(got),
+                              (me + n - 1) % n, 7, d, NULL);
+        if (d != RMP_COMM_NULL && rmp_comm_free(&d) != RMP_SUCCESS)
+            rc = RMP_ERR_INTERNAL;
+        rc_ok(k, c, rc);
+        if (sum != (int64_t)n * (n - 1) / 2 || got != (me + n - 1) % n)
+            SOAK_FAIL(k, "coll: on a duplicated communicator: sum %lld, ring got %lld",
+                      (long long)sum, (long long)got);
+        break;
+    }
     default:
         rc_ok(k, c, rmp_barrier(c->comm));
     }

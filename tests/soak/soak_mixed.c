@@ -98,6 +98,7 @@ int main(int argc, char **argv)
         soak_p2p_round(&k);
         soak_rma_round(&k);
         soak_coll_round(&k);
+        soak_rma_churn(&k);
         soak_coll_end(&k);
         rc = rmp_barrier(k.world);
         if (rc != RMP_SUCCESS)

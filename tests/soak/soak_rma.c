@@ -139,6 +139,28 @@ void soak_rma_round(soak_t *k)
     }
 }
 
+/* Window lifecycle under load, one round in eight: a window on a local
+ * word, a fetch-add from the left neighbour, freed (its barrier orders the
+ * add before the check). */
+void soak_rma_churn(soak_t *k)
+{
+    soak_rng_t r;
+    soak_rng_init(&r, k->seed, k->round, 5);
+    if (soak_below(&r, 8) != 0)
+        return;
+    uint64_t cell = 0, old = 0;
+    rmp_win_t w = RMP_WIN_NULL;
+    rma_rc(k, "win_create", rmp_win_create(&cell, sizeof(cell), k->world, &w));
+    if (w == RMP_WIN_NULL)
+        return;
+    rma_rc(k, "fetch_add (churn)", rmp_atomic_fetch_add(5, &old, (k->me + 1) % k->np, 0, w));
+    rma_rc(k, "win_free", rmp_win_free(&w));
+    if (cell != 5 || old != 0)
+        SOAK_FAIL(k, "rma: short-lived window holds %llu (old %llu), expected 5 (0)",
+                  (unsigned long long)cell, (unsigned long long)old);
+    k->atomics++;
+}
+
 void soak_rma_check(soak_t *k)
 {
     for (int a = 0; a < k->np; a++) {

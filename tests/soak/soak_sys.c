@@ -8,9 +8,12 @@
 
 #include "soak.h"
 
+/* Resident memory after handing free heap pages back (malloc_trim): what is
+ * held, not where the heap's free space happens to sit at that moment. */
 long soak_rss_kib(void)
 {
     long size = 0, resident = -1;
+    malloc_trim(0);
     FILE *f = fopen("/proc/self/statm", "r");
     if (!f)
         return -1;
