@@ -26,8 +26,8 @@ typedef struct {
     uint64_t round;
     rmp_comm_t world, half; /* half: rmp_comm_split by rank parity */
     long bad;               /* lost, duplicated, reordered, corrupted or failed */
-    /* p2p: next sequence number per (src, dst, tag) stream, sender and receiver side */
-    uint32_t *seq_tx, *seq_rx;
+    /* p2p: next sequence number of every (src, dst, tag) stream of the job */
+    uint32_t *seq_tx;
     unsigned char *sarena, *rarena;
     uint64_t msgs, bytes;
     /* rma */
@@ -35,7 +35,6 @@ typedef struct {
     unsigned char *wbase;
     uint64_t *expect_ctr;   /* what the counters of my window must end at */
     uint64_t *last_old;     /* last value fetch-add returned me, per (target, counter) */
-    uint64_t *cas_mine;     /* my compare-and-swap word at each target: current value */
     uint64_t atomics, puts;
     uint64_t colls;
 } soak_t;
@@ -79,9 +78,11 @@ uint64_t soak_csum(const unsigned char *p, size_t n);
 int soak_p2p_init(soak_t *k);
 void soak_p2p_fini(soak_t *k);
 void soak_p2p_round(soak_t *k);
-int soak_coll_round(soak_t *k);      /* also starts/finishes a world iallreduce */
-int soak_coll_begin(soak_t *k);      /* the nonblocking part spanning the round */
-void soak_coll_end(soak_t *k);
+int soak_coll_init(soak_t *k);
+void soak_coll_fini(void);
+int soak_coll_begin(soak_t *k);      /* start the collectives outstanding across the round */
+void soak_coll_round(soak_t *k);     /* 1..4 blocking collectives, world and halves */
+void soak_coll_end(soak_t *k);       /* complete and check what soak_coll_begin started */
 int soak_rma_init(soak_t *k);
 void soak_rma_round(soak_t *k);
 void soak_rma_churn(soak_t *k);     /* sometimes: create, use and free a window */

@@ -252,12 +252,14 @@ int soak_coll_begin(soak_t *k)
 {
     soak_rng_t r;
     soak_rng_init(&r, k->seed, k->round, 2);
-    pick(k, &r, &nb_ar, k->world, K_KINDS);
-    pick(k, &r, &nb_bc, k->half, K_KINDS);
+    pick(k, &r, &nb_ar, k->world, K_IALLREDUCE_TEST);
+    pick(k, &r, &nb_bc, k->half, K_BCAST);
     fill(nb_ar_s, nb_ar.dt, nb_ar.count, 0, nb_ar.key, k->me);
     int hme = rmp_comm_rank(k->half), root = nb_bc.root % rmp_comm_size(k->half);
     if (hme == root)
         fill(nb_bc_buf, nb_bc.dt, nb_bc.count, 0, nb_bc.key, root);
+    else
+        memset(nb_bc_buf, 0, nb_bc.count * rmp_datatype_size(nb_bc.dt));
     int rc = rmp_iallreduce(nb_ar_s, nb_ar_r, nb_ar.count, nb_ar.dt, nb_ar.op, k->world,
                             &nb_ar_req);
     if (rc == RMP_SUCCESS)
@@ -275,15 +277,13 @@ void soak_coll_end(soak_t *k)
     int rc = rmp_waitall(2, q, NULL);
     if (rc != RMP_SUCCESS)
         SOAK_FAIL(k, "coll: waiting for iallreduce/ibcast: %s", rmp_strerror(rc));
-    nb_ar.kind = K_IALLREDUCE_TEST;
     expect_reduced(cbuf[2], &nb_ar, k->np, 0, nb_ar.count);
     check(k, &nb_ar, nb_ar_r, cbuf[2], nb_ar.count);
-    nb_bc.kind = K_BCAST;
     fill(cbuf[2], nb_bc.dt, nb_bc.count, 0, nb_bc.key, nb_bc.root % rmp_comm_size(k->half));
     check(k, &nb_bc, nb_bc_buf, cbuf[2], nb_bc.count);
 }
 
-int soak_coll_round(soak_t *k)
+void soak_coll_round(soak_t *k)
 {
     soak_rng_t r;
     soak_rng_init(&r, k->seed, k->round, 3);
@@ -294,5 +294,4 @@ int soak_coll_round(soak_t *k)
         pick(k, &r, &c, soak_below(&r, 2) ? k->world : k->half, kind);
         run_op(k, &c);
     }
-    return RMP_SUCCESS;
 }

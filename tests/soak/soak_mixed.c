@@ -16,9 +16,6 @@
 
 #include "soak.h"
 
-int soak_coll_init(soak_t *k);
-void soak_coll_fini(void);
-
 enum { CTL_GO, CTL_WARM, CTL_STOP };
 
 /* Rank 0's clock decides for everyone; the allreduce is also the round's
