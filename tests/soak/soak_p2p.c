@@ -98,6 +98,8 @@ static int p2p_schedule(soak_t *k, int *mode)
         /* Bounded buffers: a message that does not fit this round gets small. */
         if (sent[m.src] + m.len > SOAK_ARENA || rcvd[m.dst] + m.len > SOAK_ARENA)
             m.len %= 4096;
+        if (sent[m.src] + m.len > SOAK_ARENA || rcvd[m.dst] + m.len > SOAK_ARENA)
+            m.len = 0;
         uint32_t *s = &k->seq_tx[((size_t)m.src * (size_t)np + (size_t)m.dst) * SOAK_NTAGS +
                                  (size_t)m.tag];
         m.seq = (*s)++;
