@@ -208,6 +208,14 @@ static void p2p_complete(soak_t *k, soak_rng_t *r, size_t n, rmp_request_t *reqs
     }
 }
 
+/* The schedule keeps every rank's bytes of a round within the arenas; a
+ * change that breaks that must stop the run, not scribble past them. */
+static void p2p_arena_overflow(soak_t *k, const char *which)
+{
+    SOAK_FAIL(k, "p2p: the round's %s buffers exceed SOAK_ARENA (schedule bug)", which);
+    rmp_abort(k->world, 3);
+}
+
 void soak_p2p_round(soak_t *k)
 {
     static int mode[64];
@@ -229,6 +237,8 @@ void soak_p2p_round(soak_t *k)
         if (m->dst != me)
             continue;
         size_t cap = mode[me] == RX_ANY || mode[me] == RX_BLOCKING_ANY ? maxin : m->len;
+        if (off + cap > SOAK_ARENA)
+            p2p_arena_overflow(k, "receive");
         rbuf[nin] = k->rarena + off;
         off += cap;
         int src = mode[me] == RX_ANY || mode[me] == RX_BLOCKING_ANY ? RMP_ANY_SOURCE : m->src;
@@ -246,6 +256,8 @@ void soak_p2p_round(soak_t *k)
         const msg_t *m = &p2p_sched[i];
         if (m->src != me)
             continue;
+        if (off + m->len > SOAK_ARENA)
+            p2p_arena_overflow(k, "send");
         unsigned char *p = k->sarena + off;
         off += m->len;
         p2p_build(k, m, p);
