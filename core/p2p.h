@@ -81,6 +81,8 @@ void rmpi_p2p_fini(void);
 void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen);
 /* One-sided emulation messages (core/rma.c). */
 void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen);
+/* Free every window (rmp_finalize; nothing may access one any more). */
+void rmpi_rma_fini(void);
 /* Send a control message (<= 64 bytes of header, no payload) to world rank peer, queued in order. */
 int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen);
 

@@ -53,12 +53,20 @@ struct rmp_win {
     size_t seglen;
     long outstanding;     /* non-blocking transport operations in flight */
     int nbi_error;
+    struct rmp_win *next_dead; /* released windows, oldest first (rma_release) */
 };
 
-/* Windows by id, for the target side of emulated operations. Window structs
- * are never freed, so a stale handle is recognised (live == 0), not followed. */
+/* Windows by id, for the target side of emulated operations.
+ * A released window struct stays readable so that a stale handle is
+ * recognised (live == 0), not followed: it waits in a FIFO and is reused only
+ * once RMA_QUARANTINE later windows have been freed, so memory stays bounded
+ * in a program that creates and frees windows in a loop. rmp_finalize frees
+ * them all (every call is refused from then on before the handle is read). */
+#define RMA_QUARANTINE 64
 static struct rmp_win **rma_table;
 static uint32_t rma_ntable;
+static struct rmp_win *rma_dead_old, *rma_dead_new;
+static unsigned rma_ndead;
 
 typedef struct rma_op {
     volatile long pending; /* bytes or replies still expected */
@@ -600,6 +608,45 @@ static void rma_release(struct rmp_win *w)
     w->peers = NULL;
     w->mapped = NULL;
     w->live = 0;
+    w->next_dead = NULL;
+    if (rma_dead_new)
+        rma_dead_new->next_dead = w;
+    else
+        rma_dead_old = w;
+    rma_dead_new = w;
+    rma_ndead++;
+}
+
+/* A zeroed window struct: the oldest released one past the quarantine, or new. */
+static struct rmp_win *rma_new_struct(void)
+{
+    if (rma_ndead <= RMA_QUARANTINE)
+        return calloc(1, sizeof(struct rmp_win));
+    struct rmp_win *w = rma_dead_old;
+    rma_dead_old = w->next_dead;
+    rma_ndead--;
+    memset(w, 0, sizeof(*w));
+    return w;
+}
+
+/* At rmp_finalize, after the closing fence (nobody accesses a window any
+ * more) and before the transports go: windows the program did not free are
+ * released, then every window struct is freed. */
+void rmpi_rma_fini(void)
+{
+    for (uint32_t i = 0; i < rma_ntable; i++)
+        if (rma_table[i] && rma_table[i]->live)
+            rma_release(rma_table[i]);
+    while (rma_dead_old) {
+        struct rmp_win *w = rma_dead_old;
+        rma_dead_old = w->next_dead;
+        free(w);
+    }
+    rma_dead_new = NULL;
+    rma_ndead = 0;
+    free(rma_table);
+    rma_table = NULL;
+    rma_ntable = 0;
 }
 
 static size_t rma_pagesize(size_t n)
@@ -648,7 +695,7 @@ static int rma_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, v
         return rc;
     if (!out || (!allocate && base == NULL && bytes > 0) || (allocate && !out_base))
         return RMP_ERR_ARG;
-    struct rmp_win *w = calloc(1, sizeof(*w));
+    struct rmp_win *w = rma_new_struct();
     if (!w)
         return RMP_ERR_NOMEM;
     w->magic = RMA_MAGIC;

@@ -195,6 +195,7 @@ static void runtime_close_transports(void)
 
 static void runtime_release(void)
 {
+    rmpi_rma_fini();
     runtime_close_transports();
     rmpi_p2p_fini();
     rmpi_comm_world_fini();

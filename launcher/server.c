@@ -180,6 +180,7 @@ static int srv_register_nspace(const rrun_opts_t *o, const char *host)
         pmix_rank_t leader = 0;
         PMIX_INFO_LOAD(&ni[4], PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
         PMIX_INFO_LOAD(&info[i++], PMIX_NODE_INFO_ARRAY, da, PMIX_DATA_ARRAY);
+        PMIX_DATA_ARRAY_FREE(da); /* PMIX_INFO_LOAD made a deep copy */
     }
     for (int r = 0; r < np; r++) {
         pmix_data_array_t *da;
@@ -195,6 +196,7 @@ static int srv_register_nspace(const rrun_opts_t *o, const char *host)
         PMIX_INFO_LOAD(&pi[4], PMIX_HOSTNAME, host, PMIX_STRING);
         PMIX_INFO_LOAD(&pi[5], PMIX_APPNUM, &app, PMIX_UINT32);
         PMIX_INFO_LOAD(&info[i++], PMIX_PROC_DATA, da, PMIX_DATA_ARRAY);
+        PMIX_DATA_ARRAY_FREE(da);
     }
     srv_wait_t w;
     srv_wait_init(&w);
