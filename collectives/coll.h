@@ -196,8 +196,9 @@ typedef enum {
     COLL_NKINDS
 } coll_kind_t;
 
-enum { COLL_BARRIER_DISSEMINATION, COLL_BARRIER_DIRECT, COLL_BARRIER_HIER };
-enum { COLL_BCAST_BINOMIAL, COLL_BCAST_SCATTER_ALLGATHER, COLL_BCAST_LINEAR, COLL_BCAST_HIER };
+enum { COLL_BARRIER_DISSEMINATION, COLL_BARRIER_DIRECT, COLL_BARRIER_HIER, COLL_BARRIER_SHM };
+enum { COLL_BCAST_BINOMIAL, COLL_BCAST_SCATTER_ALLGATHER, COLL_BCAST_LINEAR, COLL_BCAST_HIER,
+       COLL_BCAST_SHM };
 enum { COLL_REDUCE_BINOMIAL, COLL_REDUCE_RS_GATHER, COLL_REDUCE_LINEAR };
 enum {
     COLL_ALLREDUCE_RD,
@@ -325,6 +326,9 @@ int coll_shm_ready(rmp_comm_t comm);
  * coll_shm_ready(comm) == 1. src may be rbuf (in place). */
 int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t dt,
                        rmp_op_t op, rmp_comm_t comm);
+/* Barrier and bcast through the same segment (same precondition). */
+int coll_shm_barrier(rmp_comm_t comm);
+int coll_shm_bcast(void *buf, size_t bytes, int root, rmp_comm_t comm);
 void coll_shm_free(coll_shm_t *s);
 
 /* ---- Hierarchical collectives (coll_hier.c): within each node, across one leader per

@@ -9,6 +9,11 @@ int coll_barrier_run(rmp_comm_t comm, int algo)
 {
     if (algo == COLL_BARRIER_HIER && comm->size > 1)
         return coll_hier_barrier(comm);
+    if (algo == COLL_BARRIER_SHM || algo == COLL_BARRIER_HIER) {
+        if (coll_shm_ready(comm)) /* the same answer on every rank */
+            return coll_shm_barrier(comm);
+        algo = coll_select_flat(COLL_BARRIER, 0, comm->size);
+    }
     int n = comm->size, rank = comm->rank, tag = coll_next_tag(comm), rc = RMP_SUCCESS;
     static char dummy;
     if (algo == COLL_BARRIER_DIRECT)

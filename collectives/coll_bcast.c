@@ -64,6 +64,11 @@ int coll_bcast_run(void *buf, size_t bytes, int root, rmp_comm_t comm, int algo)
 {
     if (algo == COLL_BCAST_HIER && comm->size > 1)
         return coll_hier_bcast(buf, bytes, root, comm);
+    if (algo == COLL_BCAST_SHM || algo == COLL_BCAST_HIER) {
+        if (coll_shm_ready(comm)) /* the same answer on every rank */
+            return coll_shm_bcast(buf, bytes, root, comm);
+        algo = coll_select_flat(COLL_BCAST, bytes, comm->size);
+    }
     int tag = coll_next_tag(comm);
     if (comm->size == 1)
         return RMP_SUCCESS;

@@ -259,7 +259,7 @@ RMP_EXPORT int rmp_ibcast(void *buf, size_t count, rmp_datatype_t dt, int root,
         return rc;
     if (rc != RMP_SUCCESS)
         return rc;
-    if (algo == COLL_BCAST_HIER)
+    if (algo == COLL_BCAST_HIER || algo == COLL_BCAST_SHM)
         algo = coll_select_flat(COLL_BCAST, bytes, comm->size); /* blocking only */
     coll_sched_t *s = coll_sched_new(comm, dt, RMP_SUM, count ? coll_next_tag(comm) : 0);
     if (!s)
@@ -290,7 +290,7 @@ RMP_EXPORT int rmp_ibarrier(rmp_comm_t comm, rmp_request_t *req)
         (rc = coll_select(COLL_BARRIER, 0, comm->size, coll_comm_nodes(comm), &algo)) !=
             RMP_SUCCESS)
         return rc;
-    if (algo == COLL_BARRIER_HIER)
+    if (algo == COLL_BARRIER_HIER || algo == COLL_BARRIER_SHM)
         algo = coll_select_flat(COLL_BARRIER, 0, comm->size); /* blocking only */
     coll_sched_t *s = coll_sched_new(comm, RMP_UINT8, RMP_SUM, coll_next_tag(comm));
     if (!s)

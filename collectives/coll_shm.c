@@ -153,10 +153,11 @@ int coll_shm_ready(rmp_comm_t comm)
     return 1;
 }
 
-/* Wait until every rank's counter at byte offset `field` of its control line is >= want. */
-static int shm_wait(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm)
+/* Wait until the counter at byte offset `field` of the control line of every rank (of rank
+ * `only` if >= 0) is >= want. */
+static int shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm, int only)
 {
-    int r = 0, n = s->n;
+    int r = only >= 0 ? only : 0, n = only >= 0 ? only + 1 : s->n;
     unsigned polls = 0;
     rmpi_waiter_t w;
     int have_waiter = 0;
@@ -164,8 +165,10 @@ static int shm_wait(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm)
         while (r < n && __atomic_load_n((uint64_t *)((char *)shm_ctl(s, r) + field),
                                         __ATOMIC_ACQUIRE) >= want)
             r++;
-        if (r == n)
+        if (r == n) {
+            rmpi_progress_active(); /* the peers are busy: no sleeping between calls */
             return RMP_SUCCESS;
+        }
         if (++polls % SHM_POLLS != 0 && !rmpi_g.yield_when_idle) {
             shm_relax();
             continue;
@@ -178,7 +181,7 @@ static int shm_wait(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm)
         int rc = rmpi_waiter_poll(&w);
         /* Any member, not only rank r: a survivor that saw the failure first stops
          * publishing, and waiting on it would hang. */
-        for (int q = 0; q < n && rc == RMP_SUCCESS && (polls & 1023) == 0; q++)
+        for (int q = 0; q < s->n && rc == RMP_SUCCESS && (polls & 1023) == 0; q++)
             if (rmpi_peers[rmpi_comm_world_rank(comm, q)].failed)
                 rc = RMP_ERR_PEER_FAILED;
         if (rc != RMP_SUCCESS) {
@@ -186,6 +189,23 @@ static int shm_wait(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm)
             return rc;
         }
     }
+}
+
+static int shm_wait(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm)
+{
+    return shm_wait_for(s, field, want, comm, -1);
+}
+
+/* The next chunk number, once its set may be written: set k & 1 last held chunk k - 2,
+ * and every rank is done reading it when every in_seq has reached k (each operation
+ * publishes chunk k - 1 only after it finished with the chunks before: allreduce after its
+ * copy out, a bcast reader after its copy). An allreduce running after an allreduce finds
+ * this true at once; after a bcast, whose readers leave without waiting for each other, it
+ * may have to wait. */
+static int shm_claim(coll_shm_t *s, rmp_comm_t comm, uint64_t *k)
+{
+    *k = s->seq++;
+    return shm_wait(s, offsetof(shm_ctl_t, in_seq), *k, comm);
 }
 
 static void shm_publish(coll_shm_t *s, size_t field, uint64_t v, int me)
@@ -215,7 +235,9 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
     const size_t in_f = offsetof(shm_ctl_t, in_seq), red_f = offsetof(shm_ctl_t, red_seq);
     if (bytes <= SHM_SMALL(n)) {
         /* In place, rbuf is my input: take my operand from the slot, not from rbuf. */
-        uint64_t k = s->seq++;
+        uint64_t k;
+        if ((rc = shm_claim(s, comm, &k)) != RMP_SUCCESS)
+            return rc;
         char *slot = shm_slot(s, k, me);
         memcpy(slot, src, bytes);
         shm_publish(s, in_f, k + 1, me);
@@ -229,7 +251,9 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
         const char *in = (const char *)src + done * es;
         coll_blocks_t b = coll_blocks_even(cnt, n, es);
         size_t lo = coll_blk_off(&b, me), hi = coll_blk_off(&b, me + 1);
-        uint64_t k = s->seq++;
+        uint64_t k;
+        if ((rc = shm_claim(s, comm, &k)) != RMP_SUCCESS)
+            break;
         /* Nobody else reads my slice of my input: it stays in src. */
         char *slot = shm_slot(s, k, me), *res = shm_slot(s, k, n);
         memcpy(slot, in, lo);
@@ -243,6 +267,48 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
         if ((rc = shm_wait(s, red_f, k + 1, comm)) != RMP_SUCCESS)
             break;
         memcpy((char *)rbuf + done * es, res, cb);
+    }
+    return rc;
+}
+
+/* Barrier: publish one chunk number without data and wait for everybody's. One round,
+ * and a rank that arrives needs nobody else to run: with more ranks than cores, no chain
+ * of rounds each waiting for a descheduled rank. */
+int coll_shm_barrier(rmp_comm_t comm)
+{
+    coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
+    if (s->broken)
+        return RMP_ERR_PEER_FAILED;
+    const size_t in_f = offsetof(shm_ctl_t, in_seq);
+    uint64_t k = s->seq++;
+    shm_publish(s, in_f, k + 1, comm->rank);
+    return shm_wait(s, in_f, k + 1, comm);
+}
+
+/* Bcast, chunk by chunk through the result slot: the root copies in and publishes; each
+ * reader waits for the root alone, copies out and publishes that it is done. The root does
+ * not wait for the readers (until it needs the set again, shm_claim). */
+int coll_shm_bcast(void *buf, size_t bytes, int root, rmp_comm_t comm)
+{
+    coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
+    if (s->broken)
+        return RMP_ERR_PEER_FAILED;
+    const size_t in_f = offsetof(shm_ctl_t, in_seq);
+    int me = comm->rank, rc = RMP_SUCCESS;
+    for (size_t done = 0; done < bytes && rc == RMP_SUCCESS; done += s->chunk) {
+        size_t cb = bytes - done < s->chunk ? bytes - done : s->chunk;
+        uint64_t k;
+        if (me == root) {
+            if ((rc = shm_claim(s, comm, &k)) != RMP_SUCCESS)
+                break;
+            memcpy(shm_slot(s, k, s->n), (char *)buf + done, cb);
+        } else {
+            k = s->seq++;
+            if ((rc = shm_wait_for(s, in_f, k + 1, comm, root)) != RMP_SUCCESS)
+                break;
+            memcpy((char *)buf + done, shm_slot(s, k, s->n), cb);
+        }
+        shm_publish(s, in_f, k + 1, me);
     }
     return rc;
 }

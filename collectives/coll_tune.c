@@ -21,9 +21,9 @@ static const struct {
     const char *env;
     const char *names[COLL_MAX_ALGOS]; /* indexed by the kind's algorithm enum */
 } coll_kinds[COLL_NKINDS] = {
-    [COLL_BARRIER] = {"barrier", "RMP_BARRIER_ALGO", {"dissemination", "direct", "hier"}},
+    [COLL_BARRIER] = {"barrier", "RMP_BARRIER_ALGO", {"dissemination", "direct", "hier", "shm"}},
     [COLL_BCAST] = {"bcast", "RMP_BCAST_ALGO",
-                    {"binomial", "scatter_allgather", "linear", "hier"}},
+                    {"binomial", "scatter_allgather", "linear", "hier", "shm"}},
     [COLL_REDUCE] = {"reduce", "RMP_REDUCE_ALGO", {"binomial", "reduce_scatter_gather", "linear"}},
     [COLL_ALLREDUCE] = {"allreduce", "RMP_ALLREDUCE_ALGO",
                         {"recursive_doubling", "rabenseifner", "ring", "direct", "shm", "hier"}},
@@ -159,8 +159,8 @@ static int coll_algo_layout(coll_kind_t kind, int algo)
 {
     switch (kind) {
     case COLL_ALLREDUCE: return algo == COLL_ALLREDUCE_SHM ? 1 : algo == COLL_ALLREDUCE_HIER ? 2 : 0;
-    case COLL_BCAST: return algo == COLL_BCAST_HIER ? 2 : 0;
-    case COLL_BARRIER: return algo == COLL_BARRIER_HIER ? 2 : 0;
+    case COLL_BCAST: return algo == COLL_BCAST_SHM ? 1 : algo == COLL_BCAST_HIER ? 2 : 0;
+    case COLL_BARRIER: return algo == COLL_BARRIER_SHM ? 1 : algo == COLL_BARRIER_HIER ? 2 : 0;
     default: return 0;
     }
 }

@@ -717,6 +717,18 @@ int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
 
 /* ---- progress ---- */
 
+/* Oversubscribed idling (see rmpi_progress): polls that found nothing since the last event,
+ * when that streak began, and the current sleep (0: not sleeping yet). */
+static unsigned p2p_idle;
+static double p2p_idle_since;
+static long p2p_sleep_ns;
+
+void rmpi_progress_active(void)
+{
+    p2p_idle = 0;
+    p2p_sleep_ns = 0;
+}
+
 int rmpi_progress(void)
 {
     int n = 0;
@@ -734,22 +746,18 @@ int rmpi_progress(void)
          * others work) sleep, 20 us at first, then longer up to 0.5 ms, so
          * that ranks with work keep the cores. Active ranks never stay idle
          * that long, so they never sleep. */
-        static unsigned idle;
-        static double idle_since;
-        static long sleep_ns; /* 0: not sleeping yet; doubles up to 0.5 ms */
         if (n > 0) {
-            idle = 0;
-            sleep_ns = 0;
-        } else if (sleep_ns) {
-            struct timespec ts = {0, sleep_ns};
+            rmpi_progress_active();
+        } else if (p2p_sleep_ns) {
+            struct timespec ts = {0, p2p_sleep_ns};
             nanosleep(&ts, NULL);
-            if (sleep_ns < 500000)
-                sleep_ns *= 2;
+            if (p2p_sleep_ns < 500000)
+                p2p_sleep_ns *= 2; /* up to 0.5 ms */
         } else {
-            if (idle++ == 0)
-                idle_since = rmpi_now();
-            else if ((idle & 255) == 0 && rmpi_now() - idle_since > 2e-3)
-                sleep_ns = 20000;
+            if (p2p_idle++ == 0)
+                p2p_idle_since = rmpi_now();
+            else if ((p2p_idle & 255) == 0 && rmpi_now() - p2p_idle_since > 2e-3)
+                p2p_sleep_ns = 20000;
             sched_yield();
         }
     }

@@ -149,5 +149,8 @@ int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
 /* Progress engine: poll every transport, retry pending sends, poll generic
  * requests. Returns the number of events. */
 int rmpi_progress(void);
+/* Work happened outside the progress engine (a shared-memory collective saw its peers
+ * move): an oversubscribed rank must not drift into its sleeping idle mode. */
+void rmpi_progress_active(void);
 
 #endif
