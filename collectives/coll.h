@@ -208,7 +208,8 @@ enum {
     COLL_ALLREDUCE_SHM, /* single node: one shared segment (coll_shm.c) */
     COLL_ALLREDUCE_HIER /* node step, one leader per node, node step (coll_hier.c) */
 };
-enum { COLL_ALLGATHER_RD, COLL_ALLGATHER_BRUCK, COLL_ALLGATHER_RING, COLL_ALLGATHER_DIRECT };
+enum { COLL_ALLGATHER_RD, COLL_ALLGATHER_BRUCK, COLL_ALLGATHER_RING, COLL_ALLGATHER_DIRECT,
+       COLL_ALLGATHER_SHM };
 enum { COLL_RS_HALVING, COLL_RS_RING, COLL_RS_DIRECT };
 enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK, COLL_ALLTOALL_LINEAR };
 
@@ -329,6 +330,8 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
 /* Barrier and bcast through the same segment (same precondition). */
 int coll_shm_barrier(rmp_comm_t comm);
 int coll_shm_bcast(void *buf, size_t bytes, int root, rmp_comm_t comm);
+/* rbuf[r * blk ..] = rank r's block; src may be rbuf + rank * blk (in place). */
+int coll_shm_allgather(const void *src, void *rbuf, size_t blk, rmp_comm_t comm);
 void coll_shm_free(coll_shm_t *s);
 
 /* ---- Hierarchical collectives (coll_hier.c): within each node, across one leader per

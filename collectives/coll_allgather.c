@@ -89,8 +89,13 @@ RMP_EXPORT int rmp_allgather(const void *sbuf, void *rbuf, size_t count, rmp_dat
         (rc = coll_select(COLL_ALLGATHER, blk, comm->size,
                           coll_comm_nodes(comm), &algo)) != RMP_SUCCESS)
         return rc;
+    char *mine = (char *)rbuf + (size_t)comm->rank * blk;
+    if (algo == COLL_ALLGATHER_SHM) {
+        if (coll_shm_ready(comm)) /* the same answer on every rank */
+            return coll_shm_allgather(sbuf == RMP_IN_PLACE ? mine : sbuf, rbuf, blk, comm);
+        algo = coll_select_flat(COLL_ALLGATHER, blk, comm->size);
+    }
     int n = comm->size, rank = comm->rank, tag = coll_next_tag(comm);
-    char *mine = (char *)rbuf + (size_t)rank * blk;
     if (algo == COLL_ALLGATHER_RD && (n & (n - 1)) != 0)
         algo = COLL_ALLGATHER_BRUCK; /* recursive doubling needs a power of two */
     if (algo == COLL_ALLGATHER_BRUCK)

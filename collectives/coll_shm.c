@@ -323,3 +323,33 @@ int coll_shm_bcast(void *buf, size_t bytes, int root, rmp_comm_t comm)
     }
     return rc;
 }
+
+/* Allgather, chunk by chunk: every rank copies its block into its slot, waits for all,
+ * copies the others' out. Two copies like the eager path, but one wait for all ranks
+ * instead of a message (and, from 64 KiB, a rendezvous) per pair. */
+int coll_shm_allgather(const void *src, void *rbuf, size_t blk, rmp_comm_t comm)
+{
+    coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
+    if (s->broken)
+        return RMP_ERR_PEER_FAILED;
+    const size_t in_f = offsetof(shm_ctl_t, in_seq);
+    int me = comm->rank, rc = RMP_SUCCESS;
+    char *out = rbuf;
+    for (size_t done = 0; done < blk && rc == RMP_SUCCESS; done += s->chunk) {
+        size_t cb = blk - done < s->chunk ? blk - done : s->chunk;
+        uint64_t k;
+        if ((rc = shm_claim(s, comm, &k)) != RMP_SUCCESS)
+            break;
+        memcpy(shm_slot(s, k, me), (const char *)src + done, cb);
+        shm_publish(s, in_f, k + 1, me);
+        if ((rc = shm_wait(s, in_f, k + 1, comm)) != RMP_SUCCESS)
+            break;
+        for (int r = 0; r < s->n; r++)
+            if (r != me)
+                memcpy(out + (size_t)r * blk + done, shm_slot(s, k, r), cb);
+    }
+    char *mine = out + (size_t)me * blk;
+    if (rc == RMP_SUCCESS && src != mine)
+        memcpy(mine, src, blk);
+    return rc;
+}

@@ -28,7 +28,7 @@ static const struct {
     [COLL_ALLREDUCE] = {"allreduce", "RMP_ALLREDUCE_ALGO",
                         {"recursive_doubling", "rabenseifner", "ring", "direct", "shm", "hier"}},
     [COLL_ALLGATHER] = {"allgather", "RMP_ALLGATHER_ALGO",
-                        {"recursive_doubling", "bruck", "ring", "direct"}},
+                        {"recursive_doubling", "bruck", "ring", "direct", "shm"}},
     [COLL_REDUCE_SCATTER] = {"reduce_scatter", "RMP_REDUCE_SCATTER_ALGO",
                              {"recursive_halving", "ring", "direct"}},
     [COLL_ALLTOALL] = {"alltoall", "RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear"}},
@@ -161,6 +161,7 @@ static int coll_algo_layout(coll_kind_t kind, int algo)
     case COLL_ALLREDUCE: return algo == COLL_ALLREDUCE_SHM ? 1 : algo == COLL_ALLREDUCE_HIER ? 2 : 0;
     case COLL_BCAST: return algo == COLL_BCAST_SHM ? 1 : algo == COLL_BCAST_HIER ? 2 : 0;
     case COLL_BARRIER: return algo == COLL_BARRIER_SHM ? 1 : algo == COLL_BARRIER_HIER ? 2 : 0;
+    case COLL_ALLGATHER: return algo == COLL_ALLGATHER_SHM ? 1 : 0;
     default: return 0;
     }
 }
