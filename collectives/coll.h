@@ -211,7 +211,7 @@ enum {
 enum { COLL_ALLGATHER_RD, COLL_ALLGATHER_BRUCK, COLL_ALLGATHER_RING, COLL_ALLGATHER_DIRECT,
        COLL_ALLGATHER_SHM };
 enum { COLL_RS_HALVING, COLL_RS_RING, COLL_RS_DIRECT };
-enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK, COLL_ALLTOALL_LINEAR };
+enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK, COLL_ALLTOALL_LINEAR, COLL_ALLTOALL_SHM };
 
 /* The algorithm for a call of `kind` moving `bytes` (the vector for barrier/bcast/reduce/
  * allreduce, the per-rank block for allgather/reduce_scatter/alltoall) on n ranks spread
@@ -332,6 +332,8 @@ int coll_shm_barrier(rmp_comm_t comm);
 int coll_shm_bcast(void *buf, size_t bytes, int root, rmp_comm_t comm);
 /* rbuf[r * blk ..] = rank r's block; src may be rbuf + rank * blk (in place). */
 int coll_shm_allgather(const void *src, void *rbuf, size_t blk, rmp_comm_t comm);
+/* rbuf[r * blk ..] = rank r's block for me; src may be rbuf (in place). */
+int coll_shm_alltoall(const void *src, void *rbuf, size_t blk, rmp_comm_t comm);
 void coll_shm_free(coll_shm_t *s);
 
 /* ---- Hierarchical collectives (coll_hier.c): within each node, across one leader per

@@ -76,6 +76,11 @@ RMP_EXPORT int rmp_alltoall(const void *sbuf, void *rbuf, size_t count, rmp_data
         (rc = coll_select(COLL_ALLTOALL, blk, comm->size,
                           coll_comm_nodes(comm), &algo)) != RMP_SUCCESS)
         return rc;
+    if (algo == COLL_ALLTOALL_SHM) {
+        if (coll_shm_ready(comm)) /* the same answer on every rank; in place needs no copy */
+            return coll_shm_alltoall(sbuf == RMP_IN_PLACE ? rbuf : sbuf, rbuf, blk, comm);
+        algo = coll_select_flat(COLL_ALLTOALL, blk, comm->size);
+    }
     int tag = coll_next_tag(comm);
     const char *src = sbuf;
     char *copy = NULL;

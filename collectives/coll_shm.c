@@ -353,3 +353,38 @@ int coll_shm_allgather(const void *src, void *rbuf, size_t blk, rmp_comm_t comm)
         memcpy(mine, src, blk);
     return rc;
 }
+
+/* Alltoall, piece by piece: a step moves `piece` bytes of every block; each rank writes
+ * the pieces for ranks 0..n-1 side by side into its slot, waits for all, and takes the
+ * piece addressed to it from every slot. In place works as is: a step reads its part of
+ * rbuf into the slot before it overwrites that part. */
+int coll_shm_alltoall(const void *src, void *rbuf, size_t blk, rmp_comm_t comm)
+{
+    coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
+    if (s->broken)
+        return RMP_ERR_PEER_FAILED;
+    const size_t in_f = offsetof(shm_ctl_t, in_seq);
+    int n = s->n, me = comm->rank, rc = RMP_SUCCESS;
+    const char *in = src;
+    char *out = rbuf;
+    size_t piece = s->chunk / (size_t)n;
+    if (src != rbuf)
+        memcpy(out + (size_t)me * blk, in + (size_t)me * blk, blk);
+    for (size_t done = 0; done < blk && rc == RMP_SUCCESS; done += piece) {
+        size_t cb = blk - done < piece ? blk - done : piece;
+        uint64_t k;
+        if ((rc = shm_claim(s, comm, &k)) != RMP_SUCCESS)
+            break;
+        char *slot = shm_slot(s, k, me);
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                memcpy(slot + (size_t)j * piece, in + (size_t)j * blk + done, cb);
+        shm_publish(s, in_f, k + 1, me);
+        if ((rc = shm_wait(s, in_f, k + 1, comm)) != RMP_SUCCESS)
+            break;
+        for (int r = 0; r < n; r++)
+            if (r != me)
+                memcpy(out + (size_t)r * blk + done, shm_slot(s, k, r) + (size_t)me * piece, cb);
+    }
+    return rc;
+}

@@ -31,7 +31,7 @@ static const struct {
                         {"recursive_doubling", "bruck", "ring", "direct", "shm"}},
     [COLL_REDUCE_SCATTER] = {"reduce_scatter", "RMP_REDUCE_SCATTER_ALGO",
                              {"recursive_halving", "ring", "direct"}},
-    [COLL_ALLTOALL] = {"alltoall", "RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear"}},
+    [COLL_ALLTOALL] = {"alltoall", "RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear", "shm"}},
 };
 
 static const char *coll_env_value(coll_kind_t kind)
@@ -162,6 +162,7 @@ static int coll_algo_layout(coll_kind_t kind, int algo)
     case COLL_BCAST: return algo == COLL_BCAST_SHM ? 1 : algo == COLL_BCAST_HIER ? 2 : 0;
     case COLL_BARRIER: return algo == COLL_BARRIER_SHM ? 1 : algo == COLL_BARRIER_HIER ? 2 : 0;
     case COLL_ALLGATHER: return algo == COLL_ALLGATHER_SHM ? 1 : 0;
+    case COLL_ALLTOALL: return algo == COLL_ALLTOALL_SHM ? 1 : 0;
     default: return 0;
     }
 }
