@@ -210,7 +210,7 @@ enum {
 };
 enum { COLL_ALLGATHER_RD, COLL_ALLGATHER_BRUCK, COLL_ALLGATHER_RING, COLL_ALLGATHER_DIRECT,
        COLL_ALLGATHER_SHM };
-enum { COLL_RS_HALVING, COLL_RS_RING, COLL_RS_DIRECT };
+enum { COLL_RS_HALVING, COLL_RS_RING, COLL_RS_DIRECT, COLL_RS_SHM };
 enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK, COLL_ALLTOALL_LINEAR, COLL_ALLTOALL_SHM };
 
 /* The algorithm for a call of `kind` moving `bytes` (the vector for barrier/bcast/reduce/
@@ -334,6 +334,10 @@ int coll_shm_bcast(void *buf, size_t bytes, int root, rmp_comm_t comm);
 int coll_shm_allgather(const void *src, void *rbuf, size_t blk, rmp_comm_t comm);
 /* rbuf[r * blk ..] = rank r's block for me; src may be rbuf (in place). */
 int coll_shm_alltoall(const void *src, void *rbuf, size_t blk, rmp_comm_t comm);
+/* rbuf[0 .. count) = block `rank` of x0 op x1 op ... op xn-1 in rank order; src (n blocks
+ * of count elements) may be rbuf (in place). */
+int coll_shm_reduce_scatter(const void *src, void *rbuf, size_t count, rmp_datatype_t dt,
+                            rmp_op_t op, rmp_comm_t comm);
 void coll_shm_free(coll_shm_t *s);
 
 /* ---- Hierarchical collectives (coll_hier.c): within each node, across one leader per

@@ -166,6 +166,11 @@ RMP_EXPORT int rmp_reduce_scatter(const void *sbuf, void *rbuf, size_t count,
                           coll_comm_nodes(comm), &algo)) != RMP_SUCCESS)
         return rc;
     const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
+    if (algo == COLL_RS_SHM) {
+        if (coll_shm_ready(comm)) /* the same answer on every rank */
+            return coll_shm_reduce_scatter(src, rbuf, count, dt, op, comm);
+        algo = coll_select_flat(COLL_REDUCE_SCATTER, count * es, comm->size);
+    }
     int tag = coll_next_tag(comm);
     if (comm->size == 1) {
         if (src != rbuf)

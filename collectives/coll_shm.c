@@ -388,3 +388,43 @@ int coll_shm_alltoall(const void *src, void *rbuf, size_t blk, rmp_comm_t comm)
     }
     return rc;
 }
+
+/* Reduce_scatter, piece by piece like alltoall: each rank writes a piece of every block
+ * but its own into its slot, waits for all, and reduces the pieces addressed to it in rank
+ * order (its own from its input): the order of rmp_reduce_scatter's direct algorithm. In
+ * place, the output (the first block of rbuf) is written only where this step's input was
+ * already copied out. */
+int coll_shm_reduce_scatter(const void *src, void *rbuf, size_t count, rmp_datatype_t dt,
+                            rmp_op_t op, rmp_comm_t comm)
+{
+    coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
+    if (s->broken)
+        return RMP_ERR_PEER_FAILED;
+    const size_t in_f = offsetof(shm_ctl_t, in_seq);
+    int n = s->n, me = comm->rank, rc = RMP_SUCCESS;
+    size_t es = rmp_datatype_size(dt), bb = count * es;
+    size_t piece = s->chunk / (size_t)n / es * es;
+    const char *in = src;
+    char *out = rbuf;
+    for (size_t done = 0; done < bb && rc == RMP_SUCCESS; done += piece) {
+        size_t cb = bb - done < piece ? bb - done : piece;
+        uint64_t k;
+        if ((rc = shm_claim(s, comm, &k)) != RMP_SUCCESS)
+            break;
+        char *slot = shm_slot(s, k, me);
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                memcpy(slot + (size_t)j * piece, in + (size_t)j * bb + done, cb);
+        shm_publish(s, in_f, k + 1, me);
+        if ((rc = shm_wait(s, in_f, k + 1, comm)) != RMP_SUCCESS)
+            break;
+        const char *mine = in + (size_t)me * bb + done;
+        const char *x0 = me == 0 ? mine : shm_slot(s, k, 0) + (size_t)me * piece;
+        const char *x1 = me == 1 ? mine : shm_slot(s, k, 1) + (size_t)me * piece;
+        coll_op_reduce3(out + done, x0, x1, cb / es, dt, op);
+        for (int r = 2; r < n; r++)
+            coll_op_reduce(out + done, r == me ? mine : shm_slot(s, k, r) + (size_t)me * piece,
+                           cb / es, dt, op);
+    }
+    return rc;
+}

@@ -30,7 +30,7 @@ static const struct {
     [COLL_ALLGATHER] = {"allgather", "RMP_ALLGATHER_ALGO",
                         {"recursive_doubling", "bruck", "ring", "direct", "shm"}},
     [COLL_REDUCE_SCATTER] = {"reduce_scatter", "RMP_REDUCE_SCATTER_ALGO",
-                             {"recursive_halving", "ring", "direct"}},
+                             {"recursive_halving", "ring", "direct", "shm"}},
     [COLL_ALLTOALL] = {"alltoall", "RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear", "shm"}},
 };
 
@@ -163,6 +163,7 @@ static int coll_algo_layout(coll_kind_t kind, int algo)
     case COLL_BARRIER: return algo == COLL_BARRIER_SHM ? 1 : algo == COLL_BARRIER_HIER ? 2 : 0;
     case COLL_ALLGATHER: return algo == COLL_ALLGATHER_SHM ? 1 : 0;
     case COLL_ALLTOALL: return algo == COLL_ALLTOALL_SHM ? 1 : 0;
+    case COLL_REDUCE_SCATTER: return algo == COLL_RS_SHM ? 1 : 0;
     default: return 0;
     }
 }
