@@ -51,7 +51,7 @@ struct coll_shm {
     size_t len, chunk;
     int n;
     uint64_t seq; /* chunks run so far */
-    int broken;   /* a wait failed: the peers' counters are unknown now */
+    int broken;   /* why a wait failed (0: none): the peers' counters are unknown now */
 };
 
 static size_t shm_chunk_bytes(int n)
@@ -129,7 +129,9 @@ int coll_shm_ready(rmp_comm_t comm)
     if (!cc || cc->nodes != 1 || comm->size < 2)
         return 0;
     if (cc->shm_state != 0)
-        return cc->shm_state > 0;
+        /* After a timeout (RMP_TIMEOUT) the ranks no longer agree on the chunk numbers:
+         * later calls take the point-to-point algorithms, which report their own. */
+        return cc->shm_state > 0 && cc->shm->broken != RMP_ERR_TIMEOUT;
     coll_shm_t *s = calloc(1, sizeof(*s));
     int rc = RMP_ERR_NOMEM;
     if (s) {
@@ -157,17 +159,19 @@ int coll_shm_ready(rmp_comm_t comm)
  * `only` if >= 0) is >= want. */
 static int shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm, int only)
 {
-    int r = only >= 0 ? only : 0, n = only >= 0 ? only + 1 : s->n;
+    int r = only >= 0 ? only : 0, n = only >= 0 ? only + 1 : s->n, rc;
     unsigned polls = 0;
     rmpi_waiter_t w;
     int have_waiter = 0;
+    rmpi_diag_t outer = rmpi_blocked_other;
     for (;;) {
         while (r < n && __atomic_load_n((uint64_t *)((char *)shm_ctl(s, r) + field),
                                         __ATOMIC_ACQUIRE) >= want)
             r++;
         if (r == n) {
             rmpi_progress_active(); /* the peers are busy: no sleeping between calls */
-            return RMP_SUCCESS;
+            rc = RMP_SUCCESS;
+            break;
         }
         if (++polls % SHM_POLLS != 0 && !rmpi_g.yield_when_idle) {
             shm_relax();
@@ -178,17 +182,23 @@ static int shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t c
             rmpi_waiter_init(&w);
             have_waiter = 1;
         }
-        int rc = rmpi_waiter_poll(&w);
+        /* For the SIGUSR1 / rrun --timeout report: which rank this one waits for. */
+        rmpi_blocked_other = (rmpi_diag_t){rmpi_coll_call, rmpi_comm_world_rank(comm, r),
+                                           (int)(((comm->coll_seq - 1) & 0x3ffffu) << 10),
+                                           (long)comm->cid, 1};
+        rc = rmpi_waiter_poll(&w);
         /* Any member, not only rank r: a survivor that saw the failure first stops
          * publishing, and waiting on it would hang. */
         for (int q = 0; q < s->n && rc == RMP_SUCCESS && (polls & 1023) == 0; q++)
             if (rmpi_peers[rmpi_comm_world_rank(comm, q)].failed)
                 rc = RMP_ERR_PEER_FAILED;
         if (rc != RMP_SUCCESS) {
-            s->broken = 1;
-            return rc;
+            s->broken = rc;
+            break;
         }
     }
+    rmpi_blocked_other = outer;
+    return rc;
 }
 
 static int shm_wait(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm)
@@ -229,7 +239,8 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
 {
     coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
     if (s->broken)
-        return RMP_ERR_PEER_FAILED;
+        return s->broken;
+    (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
     int n = s->n, me = comm->rank, rc = RMP_SUCCESS;
     size_t es = rmp_datatype_size(dt), bytes = count * es;
     const size_t in_f = offsetof(shm_ctl_t, in_seq), red_f = offsetof(shm_ctl_t, red_seq);
@@ -282,7 +293,8 @@ int coll_shm_barrier(rmp_comm_t comm)
 {
     coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
     if (s->broken)
-        return RMP_ERR_PEER_FAILED;
+        return s->broken;
+    (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
     const size_t in_f = offsetof(shm_ctl_t, in_seq), red_f = offsetof(shm_ctl_t, red_seq);
     uint64_t k = s->seq++;
     shm_publish(s, in_f, k + 1, comm->rank);
@@ -303,7 +315,8 @@ int coll_shm_bcast(void *buf, size_t bytes, int root, rmp_comm_t comm)
 {
     coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
     if (s->broken)
-        return RMP_ERR_PEER_FAILED;
+        return s->broken;
+    (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
     const size_t in_f = offsetof(shm_ctl_t, in_seq);
     int me = comm->rank, rc = RMP_SUCCESS;
     for (size_t done = 0; done < bytes && rc == RMP_SUCCESS; done += s->chunk) {
@@ -331,7 +344,8 @@ int coll_shm_allgather(const void *src, void *rbuf, size_t blk, rmp_comm_t comm)
 {
     coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
     if (s->broken)
-        return RMP_ERR_PEER_FAILED;
+        return s->broken;
+    (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
     const size_t in_f = offsetof(shm_ctl_t, in_seq);
     int me = comm->rank, rc = RMP_SUCCESS;
     char *out = rbuf;
@@ -362,7 +376,8 @@ int coll_shm_alltoall(const void *src, void *rbuf, size_t blk, rmp_comm_t comm)
 {
     coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
     if (s->broken)
-        return RMP_ERR_PEER_FAILED;
+        return s->broken;
+    (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
     const size_t in_f = offsetof(shm_ctl_t, in_seq);
     int n = s->n, me = comm->rank, rc = RMP_SUCCESS;
     const char *in = src;
@@ -399,7 +414,8 @@ int coll_shm_reduce_scatter(const void *src, void *rbuf, size_t count, rmp_datat
 {
     coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
     if (s->broken)
-        return RMP_ERR_PEER_FAILED;
+        return s->broken;
+    (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
     const size_t in_f = offsetof(shm_ctl_t, in_seq);
     int n = s->n, me = comm->rank, rc = RMP_SUCCESS;
     size_t es = rmp_datatype_size(dt), bb = count * es;

@@ -9,7 +9,7 @@
 #include "p2p.h"
 
 extern volatile rmp_request_t rmpi_blocked_req;
-volatile rmpi_diag_t rmpi_blocked_other = {NULL, -1, 0, -1};
+volatile rmpi_diag_t rmpi_blocked_other = {NULL, -1, 0, -1, 0};
 const char *volatile rmpi_coll_call;
 
 static size_t diag_put(char *b, size_t o, size_t cap, const char *s)
@@ -45,7 +45,18 @@ static void diag_on_usr1(int sig)
     o = diag_put(b, o, cap, "] blocked: ");
     rmp_request_t r = rmpi_blocked_req;
     rmpi_diag_t other = rmpi_blocked_other;
-    if (!r && other.call) {
+    if (!r && other.call && other.coll) {
+        o = diag_put(b, o, cap, "in ");
+        o = diag_put(b, o, cap, other.call);
+        o = diag_put(b, o, cap, " (collective #");
+        o = diag_int(b, o, cap, other.tag >> 10);
+        o = diag_put(b, o, cap, " phase ");
+        o = diag_int(b, o, cap, other.tag & 1023);
+        o = diag_put(b, o, cap, " on context ");
+        o = diag_int(b, o, cap, other.cid);
+        o = diag_put(b, o, cap, ", shared segment), receiving from world rank ");
+        o = diag_int(b, o, cap, other.peer);
+    } else if (!r && other.call) {
         o = diag_put(b, o, cap, "in ");
         o = diag_put(b, o, cap, other.call);
         if (other.peer >= 0) {

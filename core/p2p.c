@@ -927,7 +927,7 @@ RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
     rmpi_waiter_init(&wt);
     /* No request to point at: tell the SIGUSR1 report by hand. */
     rmpi_diag_t outer = rmpi_blocked_other;
-    rmpi_blocked_other = (rmpi_diag_t){"rmp_probe", peer, tag, (long)comm->cid};
+    rmpi_blocked_other = (rmpi_diag_t){"rmp_probe", peer, tag, (long)comm->cid, 0};
     for (;;) {
         rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&p2p_unexp, comm->cid, source, tag, 0);
         if (e) {

@@ -130,6 +130,7 @@ typedef struct rmpi_diag {
     int peer; /* world rank, -1: any or several */
     int tag;
     long cid;
+    int coll; /* a collective waiting in a shared segment: reported like its receives */
 } rmpi_diag_t;
 extern volatile rmpi_diag_t rmpi_blocked_other;
 /* Name of the last collective entered (the report names the call). */

@@ -121,7 +121,7 @@ static int rma_wait(volatile long *pending, int peer, rmp_comm_t comm, const cha
     rmpi_waiter_t w;
     rmpi_waiter_init(&w);
     rmpi_diag_t outer = rmpi_blocked_other;
-    rmpi_blocked_other = (rmpi_diag_t){call, peer, 0, -1};
+    rmpi_blocked_other = (rmpi_diag_t){call, peer, 0, -1, 0};
     int rc = RMP_SUCCESS;
     while (*pending > 0) {
         rmpi_progress();
