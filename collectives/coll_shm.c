@@ -368,6 +368,24 @@ int coll_shm_allgather(const void *src, void *rbuf, size_t blk, rmp_comm_t comm)
     return rc;
 }
 
+/* One step of alltoall and reduce_scatter: claim a chunk, write bytes [done, done + cb) of
+ * every block but mine (blocks of bb bytes at in) side by side, `piece` apart, into my slot,
+ * publish, wait for all. Then slot r holds at me * piece what rank r has for me. */
+static int shm_pieces_step(coll_shm_t *s, rmp_comm_t comm, const char *in, size_t bb,
+                           size_t done, size_t cb, size_t piece, uint64_t *k)
+{
+    const size_t in_f = offsetof(shm_ctl_t, in_seq);
+    int me = comm->rank, rc = shm_claim(s, comm, k);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    char *slot = shm_slot(s, *k, me);
+    for (int j = 0; j < s->n; j++)
+        if (j != me)
+            memcpy(slot + (size_t)j * piece, in + (size_t)j * bb + done, cb);
+    shm_publish(s, in_f, *k + 1, me);
+    return shm_wait(s, in_f, *k + 1, comm);
+}
+
 /* Alltoall, piece by piece: a step moves `piece` bytes of every block; each rank writes
  * the pieces for ranks 0..n-1 side by side into its slot, waits for all, and takes the
  * piece addressed to it from every slot. In place works as is: a step reads its part of
@@ -378,7 +396,6 @@ int coll_shm_alltoall(const void *src, void *rbuf, size_t blk, rmp_comm_t comm)
     if (s->broken)
         return s->broken;
     (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
-    const size_t in_f = offsetof(shm_ctl_t, in_seq);
     int n = s->n, me = comm->rank, rc = RMP_SUCCESS;
     const char *in = src;
     char *out = rbuf;
@@ -388,14 +405,7 @@ int coll_shm_alltoall(const void *src, void *rbuf, size_t blk, rmp_comm_t comm)
     for (size_t done = 0; done < blk && rc == RMP_SUCCESS; done += piece) {
         size_t cb = blk - done < piece ? blk - done : piece;
         uint64_t k;
-        if ((rc = shm_claim(s, comm, &k)) != RMP_SUCCESS)
-            break;
-        char *slot = shm_slot(s, k, me);
-        for (int j = 0; j < n; j++)
-            if (j != me)
-                memcpy(slot + (size_t)j * piece, in + (size_t)j * blk + done, cb);
-        shm_publish(s, in_f, k + 1, me);
-        if ((rc = shm_wait(s, in_f, k + 1, comm)) != RMP_SUCCESS)
+        if ((rc = shm_pieces_step(s, comm, in, blk, done, cb, piece, &k)) != RMP_SUCCESS)
             break;
         for (int r = 0; r < n; r++)
             if (r != me)
@@ -416,7 +426,6 @@ int coll_shm_reduce_scatter(const void *src, void *rbuf, size_t count, rmp_datat
     if (s->broken)
         return s->broken;
     (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
-    const size_t in_f = offsetof(shm_ctl_t, in_seq);
     int n = s->n, me = comm->rank, rc = RMP_SUCCESS;
     size_t es = rmp_datatype_size(dt), bb = count * es;
     size_t piece = s->chunk / (size_t)n / es * es;
@@ -425,14 +434,7 @@ int coll_shm_reduce_scatter(const void *src, void *rbuf, size_t count, rmp_datat
     for (size_t done = 0; done < bb && rc == RMP_SUCCESS; done += piece) {
         size_t cb = bb - done < piece ? bb - done : piece;
         uint64_t k;
-        if ((rc = shm_claim(s, comm, &k)) != RMP_SUCCESS)
-            break;
-        char *slot = shm_slot(s, k, me);
-        for (int j = 0; j < n; j++)
-            if (j != me)
-                memcpy(slot + (size_t)j * piece, in + (size_t)j * bb + done, cb);
-        shm_publish(s, in_f, k + 1, me);
-        if ((rc = shm_wait(s, in_f, k + 1, comm)) != RMP_SUCCESS)
+        if ((rc = shm_pieces_step(s, comm, in, bb, done, cb, piece, &k)) != RMP_SUCCESS)
             break;
         const char *mine = in + (size_t)me * bb + done;
         const char *x0 = me == 0 ? mine : shm_slot(s, k, 0) + (size_t)me * piece;
