@@ -265,7 +265,8 @@ int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size
             continue;
         }
         if (config_set(cfg, found, eq + 1) != RMP_SUCCESS) {
-            snprintf(err, errlen, "%s=%s is malformed: expected %s", found->name, eq + 1,
+            snprintf(err, errlen, "%s=%.64s%s is malformed: expected %s", found->name, eq + 1,
+                     strlen(eq + 1) > 64 ? "..." : "",
                      config_type_hint(found));
             return RMP_ERR_ARG;
         }
