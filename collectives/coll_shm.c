@@ -436,13 +436,8 @@ int coll_shm_reduce_scatter(const void *src, void *rbuf, size_t count, rmp_datat
         uint64_t k;
         if ((rc = shm_pieces_step(s, comm, in, bb, done, cb, piece, &k)) != RMP_SUCCESS)
             break;
-        const char *mine = in + (size_t)me * bb + done;
-        const char *x0 = me == 0 ? mine : shm_slot(s, k, 0) + (size_t)me * piece;
-        const char *x1 = me == 1 ? mine : shm_slot(s, k, 1) + (size_t)me * piece;
-        coll_op_reduce3(out + done, x0, x1, cb / es, dt, op);
-        for (int r = 2; r < n; r++)
-            coll_op_reduce(out + done, r == me ? mine : shm_slot(s, k, r) + (size_t)me * piece,
-                           cb / es, dt, op);
+        shm_reduce_all(s, k, (size_t)me * piece, in + (size_t)me * bb + done, out + done,
+                       cb / es, dt, op, me);
     }
     return rc;
 }
