@@ -65,6 +65,18 @@ static int runtime_is_known_tl(const char *name, size_t len)
     return 0;
 }
 
+/* Is the transport compiled in, named by RMP_TRANSPORTS and usable on this host? */
+static int runtime_tl_selected(const char *name)
+{
+    const rmpi_tl_iface_t *iface = runtime_find_tl(name, strlen(name));
+    size_t n = strlen(name);
+    char why[256];
+    for (const char *s = rmpi_cfg.transports; iface && *s; s += strcspn(s, ","), s += *s == ',')
+        if (strcspn(s, ",") == n && strncmp(s, name, n) == 0)
+            return iface->query(why, sizeof(why)) == RMP_SUCCESS;
+    return 0;
+}
+
 /* Initialise the transports of RMP_TRANSPORTS that can run here. A name the
  * user asked for explicitly that cannot work is an error; with the default
  * list, unusable ones are skipped. */
@@ -259,8 +271,10 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
         rmpi_error("rmp_init failed: %s", rmp_strerror(rc));
         return rc;
     }
-    /* Memory hooks patch libc: before PMIx starts threads that may be inside it. */
-    (void)rcache_hooks_install();
+    /* Memory hooks patch libc: before PMIx starts threads that may be inside it, and
+       only for their one user, the verbs transport's registration cache. */
+    if (runtime_tl_selected("verbs"))
+        (void)rcache_hooks_install();
     rc = rmpi_boot_init();
     if (rc != RMP_SUCCESS)
         goto err_boot;

@@ -25,6 +25,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -46,6 +47,10 @@ static struct {
 } hooks_subs[RCACHE_MAX_SUBSCRIBERS];
 static atomic_int hooks_nsubs;
 static atomic_int hooks_installed;
+/* Install self-test: the address of a block being freed, and whether a hook saw it go. */
+static _Atomic uintptr_t hooks_probe;
+static atomic_int hooks_probe_seen;
+static const char *hooks_why = "not tried";
 
 extern void *__curbrk; /* glibc's cached break, exported (GLIBC_2.2.5); brk must keep it */
 
@@ -79,7 +84,10 @@ void rcache_hooks_unsubscribe(int slot)
 static void hooks_notify(uintptr_t lo, uintptr_t hi)
 {
     int i;
+    uintptr_t probe = atomic_load_explicit(&hooks_probe, memory_order_relaxed);
 
+    if (__builtin_expect(probe != 0, 0) && lo <= probe && probe < hi)
+        atomic_store(&hooks_probe_seen, 1);
     if (lo >= hi || atomic_load_explicit(&hooks_nsubs, memory_order_relaxed) == 0)
         return;
     for (i = 0; i < RCACHE_MAX_SUBSCRIBERS; i++) {
@@ -202,6 +210,32 @@ static int hooks_patch(struct hooks_site *site, uintptr_t page_mask)
     return RMP_SUCCESS;
 }
 
+/* The structural checks above cannot tell whether free() really goes through the patched
+   entry points (an allocator that unmaps by raw system call, a sanitizer's quarantine, a
+   libc that inlines the call). So free a block glibc always serves with mmap (above the
+   largest dynamic mmap threshold, 32 MiB; its pages are never touched) and require that a
+   hook saw it go. */
+static int hooks_self_test(void)
+{
+    size_t len = ((size_t)33 << 20) + 4096;
+    char *p = malloc(len);
+
+    if (!p) {
+        hooks_why = "self-test: cannot allocate its 33 MiB probe";
+        return RMP_ERR_NOT_SUPPORTED;
+    }
+    atomic_store(&hooks_probe_seen, 0);
+    atomic_store(&hooks_probe, (uintptr_t)p + len / 2);
+    free(p);
+    atomic_store(&hooks_probe, 0);
+    if (!atomic_load(&hooks_probe_seen)) {
+        hooks_why = "self-test: freeing a 33 MiB block did not reach the munmap hook "
+                    "(malloc replaced, e.g. by a sanitizer or a custom allocator)";
+        return RMP_ERR_NOT_SUPPORTED;
+    }
+    return RMP_SUCCESS;
+}
+
 static int hooks_do_install(void)
 {
 #if defined(__x86_64__) && defined(__GLIBC__)
@@ -217,26 +251,33 @@ static int hooks_do_install(void)
     int status;
 
     libc = dlopen(LIBC_SO, RTLD_NOW | RTLD_NOLOAD);
-    if (!libc)
+    if (!libc) {
+        hooks_why = "libc.so.6 not found by dlopen";
         return RMP_ERR_NOT_SUPPORTED;
+    }
     for (i = 0; i < n; i++) {
         status = hooks_resolve(libc, &sites[i]);
-        if (status != RMP_SUCCESS)
+        if (status != RMP_SUCCESS) {
+            hooks_why = "unexpected libc layout, or another library patched it already";
             goto out_close;
+        }
     }
     /* libc will jump into this object until the process ends: never unload it. */
     if (dladdr((void *)hooks_do_install, &self) && self.dli_fname)
         dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
     for (i = 0; i < n; i++) {
         status = hooks_patch(&sites[i], (uintptr_t)(page > 0 ? page : 4096) - 1);
-        if (status != RMP_SUCCESS)
+        if (status != RMP_SUCCESS) {
+            hooks_why = "libc's text cannot be made writable (mprotect)";
             goto out_close; /* sites already patched keep working: they are complete */
+        }
     }
-    status = RMP_SUCCESS;
+    status = hooks_self_test();
 out_close:
     dlclose(libc);
     return status;
 #else
+    hooks_why = "only x86-64 with glibc is supported";
     return RMP_ERR_NOT_SUPPORTED;
 #endif
 }
@@ -257,3 +298,8 @@ int rcache_hooks_install(void)
 }
 
 int rcache_hooks_active(void) { return atomic_load(&hooks_installed); }
+
+const char *rcache_hooks_why(void)
+{
+    return atomic_load(&hooks_installed) ? "installed" : hooks_why;
+}

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../common/skip.h"
 #include "core/rcache/rcache.h"
 
 static int pagemap_fd = -1;
@@ -100,13 +101,11 @@ int main(void)
     p = malloc(page);
     memset(p, 1, page);
     if (pagemap_fd < 0 || !pfn_of((uintptr_t)p)) {
-        printf("SKIP: /proc/self/pagemap shows no frame numbers (needs CAP_SYS_ADMIN)\n");
-        return 77;
+        return T_SKIP_CODE("/proc/self/pagemap shows no frame numbers (needs CAP_SYS_ADMIN)");
     }
     free(p);
     if (rcache_hooks_install() != RMP_SUCCESS) {
-        printf("SKIP: memory hooks not supported here\n");
-        return 77;
+        return T_SKIP_CODE("memory hooks not supported here: %s", rcache_hooks_why());
     }
     mallopt(M_MMAP_THRESHOLD, 128 * 1024); /* large blocks always mmapped (see docs) */
     if (rcache_create(&ops, NULL, SIZE_MAX, &rc) != RMP_SUCCESS)

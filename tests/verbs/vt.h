@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/skip.h"
 #include "../common/t.h"
 #include "p2p.h"
 #include "verbs_int.h"
@@ -40,10 +41,11 @@ static inline rcache_stats_t vt_rcache(void)
 static inline void vt_require_verbs(void)
 {
     if (!vt_tl()) {
-        if (rmp_comm_rank(rmp_comm_world()) == 0)
-            printf("SKIP: not running on the verbs transport (set RMP_TRANSPORTS=verbs)\n");
+        int code = rmp_comm_rank(rmp_comm_world()) == 0
+                       ? T_SKIP_CODE("not running on the verbs transport (set RMP_TRANSPORTS=verbs)")
+                       : t_skip_ci_code();
         rmp_finalize();
-        exit(77);
+        exit(code);
     }
 }
 

@@ -47,6 +47,7 @@ void rmpi_verbs_retire(rmpi_ep_t *ep, uint64_t upto, int status)
 static void cq_recv(rmpi_tl_t *tl, struct ibv_wc *wc)
 {
     verbs_buf_t *b = (verbs_buf_t *)(uintptr_t)(wc->wr_id & ~(uint64_t)1);
+    tl->rx_posted--;
     if (RMPI_LIKELY(wc->status == IBV_WC_SUCCESS)) {
         rmpi_ep_t *ep = rmpi_verbs_qpmap_find(tl, wc->qp_num);
         verbs_imm_t m;
@@ -167,6 +168,8 @@ int rmpi_verbs_progress(rmpi_tl_t *tl)
     if (RMPI_UNLIKELY(tl->cm_busy > 0 || ++tl->cm_tick >= VERBS_CM_POLL_EVERY)) {
         tl->cm_tick = 0;
         n += rmpi_verbs_cm_progress(tl);
+        if (tl->rx_free) /* a failed repost left buffers behind (or a batch is pending) */
+            rmpi_verbs_rx_repost(tl);
     }
     return n;
 }

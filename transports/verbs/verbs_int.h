@@ -124,6 +124,8 @@ struct rmpi_tl {
     verbs_buf_t *rx_free; /* consumed, to be reposted */
     int rx_free_n;
     int rx_total; /* receive buffers owned by the SRQ pool */
+    int rx_posted; /* of them, posted to the SRQ (the rest are on rx_free) */
+    unsigned long long rx_post_failures; /* ibv_post_srq_recv errors (buffers kept) */
     int nprov;    /* peers provisioned */
     int cm_busy;  /* endpoints in a connecting state */
     unsigned cm_tick;

@@ -90,6 +90,11 @@ static int mr_dereg(void *ctx, void *handle)
     return rc == 0 ? RMP_SUCCESS : RMP_ERR_TRANSPORT;
 }
 
+/* Fault injection for tests/verbs/verbs_srq_fault.c: RMPI_FAULT_SRQ_POST=K makes the
+   first K chains posted by this process fail half-way (the first half is posted, the rest
+   comes back as bad_wr with ENOMEM), as a real ibv_post_srq_recv may. */
+static int mr_srq_faults;
+
 static const rcache_ops_t mr_rcache_ops = {mr_reg, mr_dereg};
 
 /* A registered chunk of n buffers; they are handed to the caller as a list. */
@@ -134,10 +139,15 @@ int rmpi_verbs_mr_init(rmpi_tl_t *tl)
     size_t max = rmpi_cfg.rcache_max_bytes;
     if (rcache_hooks_install() != RMP_SUCCESS) {
         /* Without the memory hooks a cached registration could outlive its pages. */
-        rmpi_warn("verbs: memory hooks unavailable: registering every rendezvous buffer "
-                  "per message (no registration cache)");
+        static int warned; /* once per process, not per transport instance */
+        if (!warned++)
+            rmpi_warn("verbs: memory hooks unavailable (%s): registering every rendezvous "
+                      "buffer per message (no registration cache)",
+                      rcache_hooks_why());
         max = 0;
     }
+    const char *f = getenv("RMPI_FAULT_SRQ_POST");
+    mr_srq_faults = f ? atoi(f) : 0;
     int rc = rcache_create(&mr_rcache_ops, tl, max, &tl->rcache);
     if (rc != RMP_SUCCESS)
         return rc;
@@ -174,7 +184,27 @@ void rmpi_verbs_mr_fini(rmpi_tl_t *tl)
     tl->rx_free = NULL;
 }
 
-/* Post the consumed receive buffers back to the SRQ as one chain. */
+static int mr_post_srq(rmpi_tl_t *tl, struct ibv_recv_wr *wr, int n, struct ibv_recv_wr **bad)
+{
+    if (RMPI_UNLIKELY(mr_srq_faults > 0)) {
+        mr_srq_faults--;
+        int half = n / 2;
+        if (half > 0) {
+            wr[half - 1].next = NULL;
+            int rc = ibv_post_srq_recv(tl->srq, wr, bad);
+            wr[half - 1].next = &wr[half];
+            if (rc != 0)
+                return rc;
+        }
+        *bad = &wr[half];
+        return ENOMEM;
+    }
+    return ibv_post_srq_recv(tl->srq, wr, bad);
+}
+
+/* Post the consumed receive buffers back to the SRQ as one chain. What the device
+   refuses goes back on rx_free and is tried again (here at the next batch, and from
+   rmpi_verbs_progress now and then, in case the SRQ ran dry and no batch comes). */
 void rmpi_verbs_rx_repost(rmpi_tl_t *tl)
 {
     struct ibv_recv_wr wr[VERBS_RECV_BATCH * 4], *bad;
@@ -189,16 +219,30 @@ void rmpi_verbs_rx_repost(rmpi_tl_t *tl)
             n++;
         }
         wr[n - 1].next = NULL;
-        int rc = ibv_post_srq_recv(tl->srq, wr, &bad);
+        bad = NULL;
+        int rc = mr_post_srq(tl, wr, n, &bad);
         if (rc != 0) {
-            /* Keep what was not posted: those buffers are lost to the pool. */
-            rmpi_error("verbs: ibv_post_srq_recv: %s", strerror(rc));
-            break;
+            /* Work requests from bad on were not posted: their buffers go back. */
+            int first = bad ? (int)(bad - wr) : 0;
+            if (first < 0 || first > n)
+                first = 0;
+            for (int i = n - 1; i >= first; i--) {
+                verbs_buf_t *b = (verbs_buf_t *)(uintptr_t)(wr[i].wr_id & ~(uint64_t)1);
+                b->next = tl->rx_free;
+                tl->rx_free = b;
+            }
+            tl->rx_free_n -= first;
+            tl->rx_posted += first;
+            tl->rx_post_failures++;
+            if (tl->rx_post_failures == 1 || tl->rx_post_failures % 1000 == 0)
+                rmpi_warn("verbs: ibv_post_srq_recv: %s (%d of %d buffers posted; the rest "
+                          "is kept and posted again later; %llu failure(s) so far)",
+                          strerror(rc), first, n, (unsigned long long)tl->rx_post_failures);
+            return;
         }
         tl->rx_free_n -= n;
+        tl->rx_posted += n;
     }
-    if (!tl->rx_free)
-        tl->rx_free_n = 0;
 }
 
 /* Make the SRQ pool hold at least want buffers (each new peer adds its credits). */
