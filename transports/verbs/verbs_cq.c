@@ -32,11 +32,8 @@ void rmpi_verbs_retire(rmpi_ep_t *ep, uint64_t upto, int status)
     while (ep->sq_tail <= upto && ep->sq_tail < ep->sq_head) {
         verbs_op_t op = ep->ops[ep->sq_tail % VERBS_SQ_DEPTH];
         ep->sq_tail++;
-        if (op.buf) {
-            if (op.kind == VERBS_OP_AMO && status == RMP_SUCCESS)
-                memcpy(op.result, op.buf->data, sizeof(uint64_t));
+        if (op.buf)
             rmpi_verbs_send_buf_put(tl, op.buf);
-        }
         if (op.reg)
             rcache_put(tl->rcache, op.reg);
         if (op.cb)

@@ -150,7 +150,6 @@ static verbs_op_t *ep_slot(rmpi_ep_t *ep, uint64_t seq, int kind)
     op->reg = NULL;
     op->cb = NULL;
     op->arg = NULL;
-    op->result = NULL;
     return op;
 }
 
@@ -315,51 +314,6 @@ int rmpi_verbs_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_
                    rmpi_comp_cb_t cb, void *arg)
 {
     return ep_rdma(ep, IBV_WR_RDMA_READ, dst, len, raddr, rkey, cb, arg);
-}
-
-/* 64-bit fetch-and-add / compare-and-swap; the old value lands in a registered
- * bounce buffer and is copied to *result at completion. */
-int rmpi_verbs_atomic(rmpi_ep_t *ep, int op, uint64_t operand, uint64_t compare,
-                      uint64_t *result, uint64_t raddr, uint64_t rkey, rmpi_comp_cb_t cb,
-                      void *arg)
-{
-    if (RMPI_UNLIKELY(ep->state != VEP_CONNECTED)) {
-        int rc = rmpi_verbs_ep_ready(ep);
-        if (rc != RMP_SUCCESS)
-            return rc;
-    }
-    if ((raddr & 7) || (op != RMPI_AMO_FADD && op != RMPI_AMO_CSWAP))
-        return RMP_ERR_ARG;
-    if (ep->sq_head - ep->sq_tail >= VERBS_SQ_DEPTH)
-        return RMPI_AGAIN;
-    verbs_buf_t *b = rmpi_verbs_send_buf(ep->tl);
-    if (!b)
-        return RMPI_AGAIN;
-    verbs_op_t *slot = ep_slot(ep, ep->sq_head, VERBS_OP_AMO);
-    struct ibv_sge sge = {(uint64_t)(uintptr_t)b->data, 8, b->lkey};
-    struct ibv_send_wr wr;
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = ep->sq_head << 1;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.send_flags = IBV_SEND_SIGNALED;
-    wr.opcode = op == RMPI_AMO_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
-    wr.wr.atomic.remote_addr = raddr;
-    wr.wr.atomic.rkey = (uint32_t)rkey;
-    wr.wr.atomic.compare_add = op == RMPI_AMO_FADD ? operand : compare;
-    wr.wr.atomic.swap = operand;
-    int rc = ep_post(ep, &wr);
-    if (rc != RMP_SUCCESS) {
-        rmpi_verbs_send_buf_put(ep->tl, b);
-        return rc;
-    }
-    slot->buf = b;
-    slot->cb = cb;
-    slot->arg = arg;
-    slot->result = result;
-    ep->sq_head++;
-    ep->unsignaled = 0;
-    return RMP_SUCCESS;
 }
 
 /* QP number -> endpoint, for receive completions (the SRQ is shared). Open

@@ -61,16 +61,15 @@ typedef struct verbs_reg {
     int writable; /* registered with local/remote write (else read-only memory) */
 } verbs_reg_t;
 
-enum { VERBS_OP_SEND = 1, VERBS_OP_PUT, VERBS_OP_GET, VERBS_OP_AMO };
+enum { VERBS_OP_SEND = 1, VERBS_OP_PUT, VERBS_OP_GET };
 
 /* One send-queue slot; the wr_id of a send WR is its sequence number << 1. */
 typedef struct verbs_op {
     uint8_t kind;
-    verbs_buf_t *buf;      /* bounce buffer (eager send, atomic result) */
+    verbs_buf_t *buf;      /* bounce buffer (eager send) */
     rcache_region_t *reg;  /* local registration of put/get */
     rmpi_comp_cb_t cb;
     void *arg;
-    uint64_t *result;      /* atomic: where the old value goes */
 } verbs_op_t;
 
 enum {
@@ -182,9 +181,6 @@ int rmpi_verbs_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, u
                    rmpi_comp_cb_t cb, void *arg);
 int rmpi_verbs_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg);
-int rmpi_verbs_atomic(rmpi_ep_t *ep, int op, uint64_t operand, uint64_t compare,
-                      uint64_t *result, uint64_t raddr, uint64_t rkey, rmpi_comp_cb_t cb,
-                      void *arg);
 int rmpi_verbs_qpmap_add(rmpi_tl_t *tl, uint32_t qpn, rmpi_ep_t *ep);
 rmpi_ep_t *rmpi_verbs_qpmap_find(rmpi_tl_t *tl, uint32_t qpn);
 
