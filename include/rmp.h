@@ -192,6 +192,36 @@ int rmp_alltoallv(const void *sbuf, const size_t *sbytes, const size_t *sdispls,
 int rmp_reduce_scatter_v(const void *sbuf, void *rbuf, const size_t *counts,
                          rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm);
 
+/* Nonblocking forms of the collectives above (same arguments and RMP_IN_PLACE rules; the
+ * count/displacement arrays may be reused as soon as the call returns). */
+int rmp_igather(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, int root,
+                rmp_comm_t comm, rmp_request_t *req);
+int rmp_iscatter(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, int root,
+                 rmp_comm_t comm, rmp_request_t *req);
+int rmp_iallgather(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                   rmp_comm_t comm, rmp_request_t *req);
+int rmp_ialltoall(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                  rmp_comm_t comm, rmp_request_t *req);
+int rmp_ireduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, rmp_op_t op,
+                int root, rmp_comm_t comm, rmp_request_t *req);
+int rmp_ireduce_scatter(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                        rmp_op_t op, rmp_comm_t comm, rmp_request_t *req);
+int rmp_iscan(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, rmp_op_t op,
+              rmp_comm_t comm, rmp_request_t *req);
+int rmp_iexscan(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, rmp_op_t op,
+                rmp_comm_t comm, rmp_request_t *req);
+int rmp_igatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t *rbytes,
+                 const size_t *rdispls, int root, rmp_comm_t comm, rmp_request_t *req);
+int rmp_iscatterv(const void *sbuf, const size_t *sbytes, const size_t *sdispls, void *rbuf,
+                  size_t rbytes, int root, rmp_comm_t comm, rmp_request_t *req);
+int rmp_iallgatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t *rbytes,
+                    const size_t *rdispls, rmp_comm_t comm, rmp_request_t *req);
+int rmp_ialltoallv(const void *sbuf, const size_t *sbytes, const size_t *sdispls, void *rbuf,
+                   const size_t *rbytes, const size_t *rdispls, rmp_comm_t comm,
+                   rmp_request_t *req);
+int rmp_ireduce_scatter_v(const void *sbuf, void *rbuf, const size_t *counts,
+                          rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm, rmp_request_t *req);
+
 #ifdef __cplusplus
 }
 #endif
