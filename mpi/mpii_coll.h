@@ -10,6 +10,8 @@
 
 #include "mpii.h"
 
+typedef struct mpii_dtype mpii_dtype_t; /* mpii_dtype.h (C11 allows the repeat) */
+
 /* ---- Ops (op.c) ---- */
 typedef struct mpii_op mpii_op_t;
 
