@@ -105,6 +105,13 @@ typedef struct rmpi_tl_iface {
  * operation involving that peer then fails with RMP_ERR_PEER_FAILED. */
 void rmpi_peer_failed(int peer, const char *why);
 
+/* The transport registry: the one list of transports, in default preference
+ * order (self is always first and reaches only the own rank). RMPI_TL_MAX,
+ * the bound of every per-transport array, is derived from it. */
+#define RMPI_TL_REGISTRY(X) X(self) X(shm) X(verbs) X(tcp)
+#define RMPI_TL_COUNT_(name) +1
+enum { RMPI_TL_MAX = 0 RMPI_TL_REGISTRY(RMPI_TL_COUNT_) };
+
 /* The compiled-in transports, in default preference order, NULL-terminated. */
 extern const rmpi_tl_iface_t *const rmpi_transports[];
 
