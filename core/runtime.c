@@ -61,12 +61,17 @@ static int runtime_open_tl(const rmpi_tl_iface_t *t)
 /* Is the transport compiled in, named by RMP_TRANSPORTS and usable on this host? */
 static int runtime_tl_selected(const char *name)
 {
-    const rmpi_tl_iface_t *iface = runtime_find_tl(name, strlen(name));
     size_t n = strlen(name);
+    const rmpi_tl_entry_t *e = rmpi_tl_lookup(name, n);
     char why[256];
-    for (const char *s = rmpi_cfg.transports; iface && *s; s += strcspn(s, ","), s += *s == ',')
-        if (strcspn(s, ",") == n && strncmp(s, name, n) == 0)
-            return iface->query(why, sizeof(why)) == RMP_SUCCESS;
+    rmpi_tl_args_t qargs;
+    if (!e || !e->iface)
+        return 0;
+    for (const char *s = rmpi_cfg.transports; *s; s += strcspn(s, ","), s += *s == ',')
+        if (strcspn(s, ",") == n && strncmp(s, name, n) == 0) {
+            rmpi_tl_args_fill(e->iface, &qargs);
+            return e->iface->query(&qargs, why, sizeof(why)) == RMP_SUCCESS;
+        }
     return 0;
 }
 
