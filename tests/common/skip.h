@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one rule for a test that cannot run here: print why, and exit with meson's skip
  * code 77 -- except under CI=true, where a skip is a failure (exit 1): CI must run every
  * test, so a missing tool, privilege or device is a broken CI machine, not a pass.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The libc patching of the registration cache is installed only in processes that use
  * it (the verbs transport selected and usable): run under rrun with
  * "clean" (RMP_TRANSPORTS without verbs, or no RDMA device) or "patched" (inside the

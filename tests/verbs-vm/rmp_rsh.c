@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rmp_rsh: the remote shell of the two-guest cluster (tests/verbs-vm/cluster), standing
  * in for ssh as Open MPI's plm_rsh_agent. The guests have no sshd; this is the smallest
  * thing that gives mpirun what it needs from an agent:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/verbs/cluster-bench.sh BUILD_DIR
 # Benchmark (figures, no checks) on rmpn1 of the two-guest cluster:
 #   tests/verbs-vm/cluster BUILD_DIR -- tests/verbs/cluster-bench.sh BUILD_DIR

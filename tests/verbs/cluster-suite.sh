@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/verbs/cluster-suite.sh BUILD_DIR
 # Runs on rmpn1 of the two-guest Soft-RoCE cluster (tests/verbs-vm/cluster BUILD_DIR --
 # tests/verbs/cluster-suite.sh BUILD_DIR), with $RMP_CLUSTER_LAUNCH spreading ranks over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A whole node lost (run by tests/verbs/cluster-suite.sh in the two-guest cluster, with
  * the ranks split over rmpn1 and rmpn2): every rank runs allreduces in a loop; after
  * 30 of them rank 0 prints RMP_CLUSTER_KILL_NODE2, on which the host kills rmpn2's QEMU.

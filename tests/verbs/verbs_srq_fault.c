@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SRQ repost failure (by injection): RMPI_FAULT_SRQ_POST=K makes the first K receive
  * buffer chains this process posts fail half-way (verbs_mr.c). No buffer may be lost:
  * both ranks exchange 3,000 eager messages each way (more than the pool, so buffers are
