@@ -26,8 +26,13 @@ const rmpi_param_t rmpi_params[] = {
     {"RMP_RNDV_THRESHOLD", RMPI_PT_SIZE, "0", NULL, OFF(rndv_threshold), 0,
      "message size from which the rendezvous protocol is used; 0 = each transport's "
      "measured default"},
-    {"RMP_SHM_RING_BYTES", RMPI_PT_SIZE, "1m", NULL, OFF(shm_ring_bytes), 0,
-     "bytes of each shared-memory eager ring (one per ordered pair of local ranks)"},
+    {"RMP_SHM_CELLS", RMPI_PT_INT, "128", NULL, OFF(shm_cells), 0,
+     "cells of each rank's shared-memory inbox (128 bytes each, rounded to a power of two, "
+     "8..65536): every local sender posts small messages there"},
+    {"RMP_SHM_BUFS", RMPI_PT_INT, "8", NULL, OFF(shm_bufs), 0,
+     "medium-message buffers in each rank's shared-memory pool (1..1024)"},
+    {"RMP_SHM_BUF_BYTES", RMPI_PT_SIZE, "64k", NULL, OFF(shm_buf_bytes), 0,
+     "bytes of each pool buffer (4k..16m): the largest eager shm message with its header"},
     {"RMP_SHM_CMA", RMPI_PT_ENUM, "auto", "auto|on|off", OFF(shm_cma), 0,
      "single-copy cross-memory attach for large shm messages (auto: use it when the "
      "kernel allows it)"},

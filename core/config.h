@@ -32,7 +32,9 @@ typedef struct rmpi_config {
     int log_level;
     char transports[128];
     size_t rndv_threshold;    /* 0: each transport's own default */
-    size_t shm_ring_bytes;
+    int shm_cells;
+    int shm_bufs;
+    size_t shm_buf_bytes;
     int shm_cma;
     double timeout;           /* seconds; 0: no limit */
     bool stats;

@@ -47,7 +47,7 @@ tuning_fail(char *err, size_t errlen, const char *path, int line, const char *fm
     return RMP_ERR_ARG;
 }
 
-/* "shm rndv_threshold 32k", "shm ring_bytes 512k" */
+/* "shm rndv_threshold 32k", "shm buf_bytes 512k" */
 static int tuning_p2p(const char *path, int line, char **w, int nw, rmpi_tuning_t *t, char *err,
                       size_t errlen)
 {
@@ -56,18 +56,18 @@ static int tuning_p2p(const char *path, int line, char **w, int nw, rmpi_tuning_
     if (nw != 3)
         return tuning_fail(err, errlen, path, line,
                            "expected '%s KEY SIZE' (KEY: rndv_threshold%s)", w[0],
-                           tl == RMPI_TUNE_SHM ? ", ring_bytes" : "");
+                           tl == RMPI_TUNE_SHM ? ", buf_bytes" : "");
     if (rmpi_parse_size(w[2], &v) != RMP_SUCCESS || v == 0)
         return tuning_fail(err, errlen, path, line,
                            "'%s' is not a size above 0 (bytes, optionally with k, m or g)", w[2]);
     if (strcmp(w[1], "rndv_threshold") == 0)
         t->rndv[tl] = v;
-    else if (tl == RMPI_TUNE_SHM && strcmp(w[1], "ring_bytes") == 0)
-        t->shm_ring_bytes = v;
+    else if (tl == RMPI_TUNE_SHM && strcmp(w[1], "buf_bytes") == 0)
+        t->shm_buf_bytes = v;
     else
         return tuning_fail(err, errlen, path, line,
                            "unknown %s setting '%s' (valid: rndv_threshold%s)", w[0], w[1],
-                           tl == RMPI_TUNE_SHM ? ", ring_bytes" : "");
+                           tl == RMPI_TUNE_SHM ? ", buf_bytes" : "");
     return RMP_SUCCESS;
 }
 
@@ -251,8 +251,8 @@ int rmpi_tuning_load(void)
         rmpi_error("%s%s%s", rmpi_tuning.path, rmpi_tuning.path[0] ? ": " : "", err);
         goto out;
     }
-    if (rmpi_tuning.shm_ring_bytes && !rmpi_config_from_env(&rmpi_cfg, "RMP_SHM_RING_BYTES"))
-        rmpi_cfg.shm_ring_bytes = rmpi_tuning.shm_ring_bytes;
+    if (rmpi_tuning.shm_buf_bytes && !rmpi_config_from_env(&rmpi_cfg, "RMP_SHM_BUF_BYTES"))
+        rmpi_cfg.shm_buf_bytes = rmpi_tuning.shm_buf_bytes;
     if (rmpi_tuning.path[0])
         rmpi_debug("tuning file %s: %zu collective rows ahead of the built-in ones",
                    rmpi_tuning.path, rmpi_tuning.nrows);

@@ -18,7 +18,7 @@ enum { RMPI_TUNE_SHM, RMPI_TUNE_TCP, RMPI_TUNE_VERBS, RMPI_TUNE_NTL };
 typedef struct rmpi_tuning {
     char path[256];             /* "" when no file was loaded */
     size_t rndv[RMPI_TUNE_NTL]; /* rendezvous thresholds; 0: not in the file */
-    size_t shm_ring_bytes;      /* 0: not in the file */
+    size_t shm_buf_bytes;      /* 0: not in the file */
     coll_row_t rows[RMPI_TUNE_MAX_ROWS];
     size_t nrows;
 } rmpi_tuning_t;
@@ -30,7 +30,7 @@ extern rmpi_tuning_t rmpi_tuning;
  * "path:line: message" in err on any error, unknown algorithm names included. */
 int rmpi_tuning_parse(const char *path, rmpi_tuning_t *t, char *err, size_t errlen);
 /* Read RMP_TUNING_FILE (if set) and apply it: its rows go in front of the built-in
- * collective table, its ring size into rmpi_cfg unless RMP_SHM_RING_BYTES is set.
+ * collective table, its ring size into rmpi_cfg unless RMP_SHM_BUF_BYTES is set.
  * Call after rmpi_config_load; logs and returns the error. */
 int rmpi_tuning_load(void);
 /* The rendezvous threshold for transport tl whose own default is dflt, and where it

@@ -78,9 +78,10 @@ static void info_explain(int n)
             char t[32];
             info_size(thr, t, sizeof(t));
             printf("  to the other %d rank(s): shm\n", n - 1);
-            printf("    0 B .. < %s: eager through the shared-memory ring (copy in, copy out)\n", t);
+            printf("    0 B .. < %s: eager through the receiver's inbox (up to 96 B) or a\n"
+                   "      pool buffer of the sender (copy in, copy out)\n", t);
             printf("    >= %s: rendezvous, one copy by cross-memory attach (%s); where the\n"
-                   "      kernel forbids it, fragments through the ring (two copies)\n",
+                   "      kernel forbids it, fragments through the pool buffers (two copies)\n",
                    t, rmpi_cfg.shm_cma == RMPI_CMA_OFF ? "disabled by RMP_SHM_CMA=off" : "auto");
             printf("    one-sided: allocated windows mapped (loads/stores, CPU atomics); created\n"
                    "      windows by cross-memory attach, atomics executed by the target\n");
@@ -162,12 +163,13 @@ static void info_thresholds(void)
                                         : "default",
                eager);
     }
-    char ring[32];
-    info_size(rmpi_cfg.shm_ring_bytes, ring, sizeof(ring));
-    printf("  shm ring %s per ordered pair of local ranks (%s)\n", ring,
-           rmpi_config_from_env(&rmpi_cfg, "RMP_SHM_RING_BYTES")
-               ? "environment: RMP_SHM_RING_BYTES"
-               : rmpi_tuning.shm_ring_bytes ? "tuning file" : "default");
+    char buf[32];
+    info_size(rmpi_cfg.shm_buf_bytes, buf, sizeof(buf));
+    printf("  shm per rank: an inbox of %d cells of 128 B, a pool of %d buffers of %s (%s)\n",
+           rmpi_cfg.shm_cells, rmpi_cfg.shm_bufs, buf,
+           rmpi_config_from_env(&rmpi_cfg, "RMP_SHM_BUF_BYTES")
+               ? "environment: RMP_SHM_BUF_BYTES"
+               : rmpi_tuning.shm_buf_bytes ? "tuning file" : "default");
 }
 
 /* Machine-readable: "KIND NAME..." per collective, from the library's names table

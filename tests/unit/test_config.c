@@ -77,12 +77,13 @@ static void test_load(void **state)
     assert_string_equal(cfg.transports, "shm");
     assert_true(cfg.timeout == 1.5);
     /* defaults */
-    assert_int_equal(cfg.shm_ring_bytes, 1u << 20);
+    assert_int_equal(cfg.shm_buf_bytes, 64u << 10);
+    assert_int_equal(cfg.shm_cells, 128);
     assert_int_equal(cfg.verbs_gid_index, -1);
     /* what came from the environment (a tuning file may fill in only the rest) */
     assert_true(rmpi_config_from_env(&cfg, "RMP_RNDV_THRESHOLD"));
     assert_true(rmpi_config_from_env(&cfg, "RMP_TIMEOUT"));
-    assert_false(rmpi_config_from_env(&cfg, "RMP_SHM_RING_BYTES"));
+    assert_false(rmpi_config_from_env(&cfg, "RMP_SHM_BUF_BYTES"));
     assert_false(rmpi_config_from_env(&cfg, "RMP_NO_SUCH_THING"));
 
     char *env2[] = {"RMP_RNDV_THRESHOLD=lots", NULL};

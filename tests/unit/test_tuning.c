@@ -71,7 +71,7 @@ static void test_good_file(void **state)
                                   "\n"
                                   "shm rndv_threshold 16k   # trailing comment\n"
                                   "tcp rndv_threshold 65536\n"
-                                  "shm ring_bytes 256k\n"
+                                  "shm buf_bytes 256k\n"
                                   "allreduce ranks<=4 nodes=1 bytes<=256k ring\n"
                                   "allreduce\tbytes<=1m  ppn<=8 nodes>=2 rabenseifner\n"
                                   "bcast ranks<=2 nodes<=3 linear\n"
@@ -81,7 +81,7 @@ static void test_good_file(void **state)
     assert_int_equal(t.rndv[RMPI_TUNE_SHM], 16384);
     assert_int_equal(t.rndv[RMPI_TUNE_TCP], 65536);
     assert_int_equal(t.rndv[RMPI_TUNE_VERBS], 0);
-    assert_int_equal(t.shm_ring_bytes, 256 << 10);
+    assert_int_equal(t.shm_buf_bytes, 256 << 10);
     assert_int_equal(t.nrows, 4);
     const coll_row_t *r = t.rows;
     assert_int_equal(r[0].kind, COLL_ALLREDUCE);
@@ -130,7 +130,7 @@ static void test_errors(void **state)
         {"allreduce nodes>=3 nodes<=2 ring\n", 1, "never both hold"},
         {"allreduce\n", 1, "without an algorithm"},
         {"allreduce ring bytes<=4k\n", 1, "ends with the condition 'bytes<=4k'"},
-        {"tcp ring_bytes 1m\n", 1, "unknown tcp setting 'ring_bytes'"},
+        {"tcp buf_bytes 1m\n", 1, "unknown tcp setting 'buf_bytes'"},
         {"shm rndv_threshold\n", 1, "expected 'shm KEY SIZE'"},
         {"verbs rndv_threshold 0\n", 1, "not a size above 0"},
         {"version 2\n", 1, "unsupported version"},
