@@ -17,6 +17,7 @@
 #include "log.h"
 #include "rmpi.h"
 #include "tune_default.h"
+#include "tl_registry.h"
 #include "tuning.h"
 
 #define TUNING_MAX_WORDS 16
@@ -24,14 +25,29 @@
 rmpi_tuning_t rmpi_tuning;
 const char rmpi_tuning_default_file[] = RMPI_TUNE_DEFAULT_FILE;
 
-static const char *const tuning_tls[RMPI_TUNE_NTL] = {"shm", "tcp", "verbs"};
-
-static int tuning_tl_index(const char *name)
+/* A transport the tuning file may name (every registered one but self, built or
+ * not: one file serves every build), or NULL. */
+static const rmpi_tl_entry_t *tuning_tl(const char *name)
 {
-    for (int i = 0; i < RMPI_TUNE_NTL; i++)
-        if (strcmp(name, tuning_tls[i]) == 0)
-            return i;
-    return -1;
+    const rmpi_tl_entry_t *e = rmpi_tl_lookup(name, strlen(name));
+    return e == &rmpi_tl_registry[0] ? NULL : e;
+}
+
+static const rmpi_param_t *tuning_param(const rmpi_tl_iface_t *t, const char *name)
+{
+    for (const rmpi_param_t *p = t->params; p && p->name; p++)
+        if (strcmp(p->name, name) == 0)
+            return p;
+    return NULL;
+}
+
+/* ", buf_bytes": the transport's own keys, for messages. */
+static void tuning_keys(const rmpi_tl_entry_t *e, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (const rmpi_tl_tune_key_t *k = e->iface ? e->iface->tune_keys : NULL; k && k->key; k++)
+        o += (size_t)snprintf(buf + o, o < len ? len - o : 0, ", %s", k->key);
 }
 
 __attribute__((format(printf, 5, 6))) static int
@@ -47,27 +63,50 @@ tuning_fail(char *err, size_t errlen, const char *path, int line, const char *fm
     return RMP_ERR_ARG;
 }
 
-/* "shm rndv_threshold 32k", "shm buf_bytes 512k" */
+/* "shm rndv_threshold 32k", "shm buf_bytes 32k": rndv_threshold for every
+ * transport, the rest from the transport's tune_keys. */
 static int tuning_p2p(const char *path, int line, char **w, int nw, rmpi_tuning_t *t, char *err,
                       size_t errlen)
 {
-    int tl = tuning_tl_index(w[0]);
+    const rmpi_tl_entry_t *e = tuning_tl(w[0]);
+    int tl = (int)(e - rmpi_tl_registry);
+    char keys[128];
     size_t v;
+    tuning_keys(e, keys, sizeof(keys));
     if (nw != 3)
         return tuning_fail(err, errlen, path, line,
-                           "expected '%s KEY SIZE' (KEY: rndv_threshold%s)", w[0],
-                           tl == RMPI_TUNE_SHM ? ", buf_bytes" : "");
-    if (rmpi_parse_size(w[2], &v) != RMP_SUCCESS || v == 0)
-        return tuning_fail(err, errlen, path, line,
-                           "'%s' is not a size above 0 (bytes, optionally with k, m or g)", w[2]);
-    if (strcmp(w[1], "rndv_threshold") == 0)
+                           "expected '%s KEY SIZE' (KEY: rndv_threshold%s)", w[0], keys);
+    if (strcmp(w[1], "rndv_threshold") == 0) {
+        if (rmpi_parse_size(w[2], &v) != RMP_SUCCESS || v == 0)
+            return tuning_fail(err, errlen, path, line,
+                               "'%s' is not a size above 0 (bytes, optionally with k, m or g)",
+                               w[2]);
         t->rndv[tl] = v;
-    else if (tl == RMPI_TUNE_SHM && strcmp(w[1], "buf_bytes") == 0)
-        t->shm_buf_bytes = v;
-    else
-        return tuning_fail(err, errlen, path, line,
-                           "unknown %s setting '%s' (valid: rndv_threshold%s)", w[0], w[1],
-                           tl == RMPI_TUNE_SHM ? ", buf_bytes" : "");
+        return RMP_SUCCESS;
+    }
+    const rmpi_tl_tune_key_t *k = e->iface ? e->iface->tune_keys : NULL;
+    while (k && k->key && strcmp(k->key, w[1]) != 0)
+        k++;
+    const rmpi_param_t *p = k && k->key ? tuning_param(e->iface, k->param) : NULL;
+    if (!p)
+        return tuning_fail(err, errlen, path, line, "unknown %s setting '%s' (valid: "
+                           "rndv_threshold%s)", w[0], w[1], keys);
+    /* Parse once here, so that a bad value names the file and line. */
+    rmpi_param_t at0 = *p;
+    _Alignas(max_align_t) char scratch[512];
+    at0.offset = 0;
+    if (strlen(w[2]) >= sizeof(t->sets[0].value) || p->size > sizeof(scratch) ||
+        rmpi_config_set(scratch, &at0, w[2]) != RMP_SUCCESS ||
+        (p->type == RMPI_PT_SIZE && rmpi_parse_size(w[2], &v) == RMP_SUCCESS && v == 0))
+        return tuning_fail(err, errlen, path, line, "'%s' is not a valid %s %s (%s)", w[2],
+                           w[0], w[1], p->help);
+    if (t->nsets == RMPI_TUNE_MAX_SETS)
+        return tuning_fail(err, errlen, path, line, "more than %d transport settings",
+                           RMPI_TUNE_MAX_SETS);
+    rmpi_tune_set_t *set = &t->sets[t->nsets++];
+    set->tl = tl;
+    set->param = p;
+    snprintf(set->value, sizeof(set->value), "%s", w[2]);
     return RMP_SUCCESS;
 }
 
@@ -176,14 +215,14 @@ static int tuning_line(const char *path, int line, char **w, int nw, rmpi_tuning
                                "unsupported version line (this rmp reads 'version 1')");
         return RMP_SUCCESS;
     }
-    if (tuning_tl_index(w[0]) >= 0)
+    if (tuning_tl(w[0]))
         return tuning_p2p(path, line, w, nw, t, err, errlen);
     if (coll_kind_by_name(w[0], &kind) == RMP_SUCCESS)
         return tuning_row(path, line, kind, w, nw, t, catch_all, err, errlen);
     return tuning_fail(err, errlen, path, line,
-                       "unknown keyword '%s' (expected version; a transport: shm, tcp, verbs; "
+                       "unknown keyword '%s' (expected version; a transport: %s; "
                        "or a collective: barrier, bcast, reduce, allreduce, allgather, "
-                       "reduce_scatter, alltoall)", w[0]);
+                       "reduce_scatter, alltoall)", w[0], rmpi_tl_names());
 }
 
 int rmpi_tuning_parse(const char *path, rmpi_tuning_t *t, char *err, size_t errlen)
@@ -251,8 +290,12 @@ int rmpi_tuning_load(void)
         rmpi_error("%s%s%s", rmpi_tuning.path, rmpi_tuning.path[0] ? ": " : "", err);
         goto out;
     }
-    if (rmpi_tuning.shm_buf_bytes && !rmpi_config_from_env(&rmpi_cfg, "RMP_SHM_BUF_BYTES"))
-        rmpi_cfg.shm_buf_bytes = rmpi_tuning.shm_buf_bytes;
+    for (size_t i = 0; i < rmpi_tuning.nsets; i++) {
+        const rmpi_tune_set_t *set = &rmpi_tuning.sets[i];
+        const rmpi_tl_iface_t *tl = rmpi_tl_registry[set->tl].iface;
+        if (!rmpi_config_from_env(&rmpi_cfg, set->param->name))
+            (void)rmpi_config_set(tl->param_values, set->param, set->value);
+    }
     if (rmpi_tuning.path[0])
         rmpi_debug("tuning file %s: %zu collective rows ahead of the built-in ones",
                    rmpi_tuning.path, rmpi_tuning.nrows);
@@ -264,7 +307,8 @@ size_t rmpi_tuning_rndv(const char *tl, size_t dflt, rmpi_from_t *from)
 {
     rmpi_from_t f = RMPI_FROM_DEFAULT;
     size_t v = dflt;
-    int i = tuning_tl_index(tl);
+    const rmpi_tl_entry_t *e = tuning_tl(tl);
+    int i = e ? (int)(e - rmpi_tl_registry) : -1;
     if (rmpi_cfg.rndv_threshold > 0) {
         f = RMPI_FROM_ENV;
         v = rmpi_cfg.rndv_threshold;
@@ -275,6 +319,16 @@ size_t rmpi_tuning_rndv(const char *tl, size_t dflt, rmpi_from_t *from)
     if (from)
         *from = f;
     return v;
+}
+
+rmpi_from_t rmpi_tuning_param_from(const char *name)
+{
+    if (rmpi_config_from_env(&rmpi_cfg, name))
+        return RMPI_FROM_ENV;
+    for (size_t i = 0; i < rmpi_tuning.nsets; i++)
+        if (strcmp(rmpi_tuning.sets[i].param->name, name) == 0)
+            return RMPI_FROM_FILE;
+    return RMPI_FROM_DEFAULT;
 }
 
 const char *rmpi_tuning_from_name(rmpi_from_t from)

@@ -267,7 +267,8 @@ static void gen_tcp(void)
     emit("tcp_frame", "up-garbage");
 }
 
-/* ---- ep_addr: selector (0 shm, 1 tcp, 2 segment name, 3 peers), blob ---- */
+/* ---- ep_addr: selector (0 shm, 1 tcp, 2 segment name, 3 peers, 4 transport
+ * address blob), blob ---- */
 
 static void gen_ep_addr(void)
 {
@@ -328,6 +329,17 @@ static void gen_ep_addr(void)
     put_u8(1);
     put("1,9", 3);
     emit("ep_addr", "peers-out-of-range");
+    /* [name length][name][u16 length][address] per transport; look up tcp (index 3). */
+    static const unsigned char blob[] = {3, 's', 'h', 'm', 2, 0, 'a', 'b',
+                                         3, 't', 'c', 'p', 3, 0, 'x', 'y', 'z'};
+    put_u8(4);
+    put_u8(3);
+    put(blob, sizeof(blob));
+    emit("ep_addr", "tl-blob-valid");
+    put_u8(4);
+    put_u8(3);
+    put(blob, sizeof(blob) - 1);
+    emit("ep_addr", "tl-blob-short");
 }
 
 /* ---- verbs: selector (0 imm, 1 private data, 2 address), fields ---- */
@@ -386,7 +398,7 @@ static void gen_verbs(void)
 static void gen_config(void)
 {
     static const char *const seeds[][2] = {
-        {"valid", "RMP_LOG=debug\nRMP_SHM_RING_BYTES=2m\nRMP_TIMEOUT=1.5\nRMP_STATS=yes\n"
+        {"valid", "RMP_LOG=debug\nRMP_SHM_BUF_BYTES=128k\nRMP_TIMEOUT=1.5\nRMP_STATS=yes\n"
                   "RMP_TRANSPORTS=shm,tcp\nRMP_VERBS_GID_INDEX=-1\nRMP_SHM_CMA=OFF\n"
                   "RMP_RNDV_THRESHOLD=64kB\nRMP_POLL_YIELD=never\nPATH=/usr/bin"},
         {"typo", "RMP_SHM_RING_BYTE=1m\nRMP_LGO=info\nRMP_RRUN_BINDING=core"},

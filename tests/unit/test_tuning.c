@@ -15,6 +15,7 @@
 
 #include "collectives/coll.h"
 #include "core/config.h"
+#include "core/tl_registry.h"
 #include "core/tuning.h"
 #include "rmp.h"
 #include "transport.h"
@@ -78,10 +79,13 @@ static void test_good_file(void **state)
                                   "barrier direct\n");
     assert_int_equal(rmpi_tuning_parse(path, &t, err, sizeof(err)), RMP_SUCCESS);
     assert_string_equal(t.path, path);
-    assert_int_equal(t.rndv[RMPI_TUNE_SHM], 16384);
-    assert_int_equal(t.rndv[RMPI_TUNE_TCP], 65536);
-    assert_int_equal(t.rndv[RMPI_TUNE_VERBS], 0);
-    assert_int_equal(t.shm_buf_bytes, 256 << 10);
+    assert_int_equal(t.rndv[RMPI_TL_ID_shm], 16384);
+    assert_int_equal(t.rndv[RMPI_TL_ID_tcp], 65536);
+    assert_int_equal(t.rndv[RMPI_TL_ID_verbs], 0);
+    assert_int_equal(t.nsets, 1);
+    assert_int_equal(t.sets[0].tl, RMPI_TL_ID_shm);
+    assert_string_equal(t.sets[0].param->name, "RMP_SHM_BUF_BYTES");
+    assert_string_equal(t.sets[0].value, "256k");
     assert_int_equal(t.nrows, 4);
     const coll_row_t *r = t.rows;
     assert_int_equal(r[0].kind, COLL_ALLREDUCE);
@@ -255,7 +259,7 @@ static void test_builtin_is_default_tune(void **state)
         assert_int_equal(b[i].max_bytes, t.rows[i].max_bytes);
         assert_int_equal(b[i].algo, t.rows[i].algo);
     }
-    assert_int_equal(rmpi_tl_shm.default_rndv, t.rndv[RMPI_TUNE_SHM]);
+    assert_int_equal(rmpi_tl_shm.default_rndv, t.rndv[RMPI_TL_ID_shm]);
     assert_non_null(strstr(TUNE_DEFAULT_PATH, rmpi_tuning_default_file));
     /* every collective ends with a row that matches everything */
     for (int k = 0; k < COLL_NKINDS; k++) {

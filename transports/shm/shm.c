@@ -22,9 +22,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "bootstrap.h"
-#include "config.h"
 #include "log.h"
+#include "param.h"
 #include "rmpi.h"
 #include "shm_seg.h"
 #include "shmem.h"
@@ -33,6 +32,36 @@
 #define SHM_MAGIC 0x726d70736d656d32ULL /* "rmpsmem2" */
 /* Measured (tools/tuning/default.tune): two copies through the pool beat CMA up to here. */
 #define SHM_DEFAULT_RNDV RMPI_TUNE_DEFAULT_SHM_RNDV_THRESHOLD
+
+enum { SHM_CMA_AUTO = 0, SHM_CMA_ON, SHM_CMA_OFF };
+
+typedef struct shm_params {
+    int cells;
+    int bufs;
+    size_t buf_bytes;
+    int cma; /* SHM_CMA_* */
+} shm_params_t;
+
+static shm_params_t shm_params;
+
+static const rmpi_param_t shm_param_table[] = {
+    {"RMP_SHM_CELLS", RMPI_PT_INT, "128", NULL, RMPI_PARAM_OFF(shm_params_t, cells),
+     "cells of each rank's shared-memory inbox (128 bytes each, rounded up to a power of "
+     "two, 8..65536): every local sender posts small messages there"},
+    {"RMP_SHM_BUFS", RMPI_PT_INT, "8", NULL, RMPI_PARAM_OFF(shm_params_t, bufs),
+     "medium-message buffers in each rank's shared-memory pool (1..1024)"},
+    {"RMP_SHM_BUF_BYTES", RMPI_PT_SIZE, "64k", NULL, RMPI_PARAM_OFF(shm_params_t, buf_bytes),
+     "bytes of each pool buffer (4k..16m): the largest eager shm message with its header"},
+    {"RMP_SHM_CMA", RMPI_PT_ENUM, "auto", "auto|on|off", RMPI_PARAM_OFF(shm_params_t, cma),
+     "single-copy cross-memory attach for large shm messages (auto: use it when the "
+     "kernel allows it)"},
+    {NULL, 0, NULL, NULL, 0, 0, NULL},
+};
+
+static const rmpi_tl_tune_key_t shm_tune_keys[] = {
+    {"buf_bytes", "RMP_SHM_BUF_BYTES"},
+    {NULL, NULL},
+};
 
 typedef struct shm_seg_hdr {
     uint64_t magic;
@@ -54,6 +83,9 @@ struct rmpi_ep {
 
 struct rmpi_tl {
     rmpi_am_cb_t cb;
+    void (*peer_failed)(int peer, const char *why);
+    const int *local_ranks;
+    int cma;          /* SHM_CMA_* */
     rmpi_shmem_t mem; /* my segment */
     size_t seg_bytes;
     int nlocal, me;   /* local size and my local index */
@@ -64,27 +96,31 @@ struct rmpi_tl {
     int cma_warned;
 };
 
-static int shm_query(char *why, size_t len)
+/* Segments are memfds (core/shmem.c): no writable /dev/shm needed. */
+static int shm_query(const rmpi_tl_args_t *args, char *why, size_t len)
 {
-    if (access("/dev/shm", W_OK) != 0) {
-        snprintf(why, len, "/dev/shm is not writable: %s", strerror(errno));
+    (void)args;
+    int fd = memfd_create("rmp-query", MFD_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, len, "memfd_create fails: %s", strerror(errno));
         return RMP_ERR_NOT_SUPPORTED;
     }
+    close(fd);
     return RMP_SUCCESS;
 }
 
 /* The geometry the parameters ask for, clamped to what shm_addr_check accepts. */
-static void shm_geometry(uint64_t *ncells, uint32_t *nbufs, size_t *buf_bytes)
+static void shm_geometry(const shm_params_t *prm, uint64_t *ncells, uint32_t *nbufs,
+                         size_t *buf_bytes)
 {
-    uint64_t want = rmpi_cfg.shm_cells < (int)SHM_CELLS_MIN ? SHM_CELLS_MIN
-                                                             : (uint64_t)rmpi_cfg.shm_cells;
+    uint64_t want = prm->cells < (int)SHM_CELLS_MIN ? SHM_CELLS_MIN : (uint64_t)prm->cells;
     uint64_t c = SHM_CELLS_MIN;
     while (c < want && c < SHM_CELLS_MAX)
         c *= 2;
     *ncells = c;
-    int b = rmpi_cfg.shm_bufs;
+    int b = prm->bufs;
     *nbufs = b < 1 ? 1 : b > (int)SHM_POOL_BUFS_MAX ? SHM_POOL_BUFS_MAX : (uint32_t)b;
-    size_t bb = rmpi_cfg.shm_buf_bytes & ~(size_t)(SHM_LINE - 1);
+    size_t bb = prm->buf_bytes & ~(size_t)(SHM_LINE - 1);
     *buf_bytes = bb < SHM_BUF_MIN ? SHM_BUF_MIN : bb > SHM_BUF_MAX ? SHM_BUF_MAX : bb;
 }
 
@@ -106,26 +142,30 @@ static void shm_fini(rmpi_tl_t *tl)
     free(tl);
 }
 
-static size_t shm_max_am_hint(void)
+static size_t shm_max_am_hint(const rmpi_tl_args_t *args)
 {
     uint64_t ncells;
     uint32_t nbufs;
     size_t buf_bytes;
-    shm_geometry(&ncells, &nbufs, &buf_bytes);
+    shm_geometry(args->params, &ncells, &nbufs, &buf_bytes);
     return buf_bytes;
 }
 
-static int shm_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
+static int shm_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
 {
+    const shm_params_t *prm = args->params;
     int rc = RMP_SUCCESS;
     rmpi_tl_t *tl = calloc(1, sizeof(*tl));
     if (!tl)
         return RMP_ERR_NOMEM;
-    tl->cb = cb;
+    tl->cb = args->am;
+    tl->peer_failed = args->peer_failed;
+    tl->local_ranks = args->local_ranks;
+    tl->cma = prm->cma;
     tl->mem.fd = -1;
-    tl->nlocal = rmpi_g.local_size;
-    tl->me = rmpi_g.local_rank;
-    shm_geometry(&tl->ncells, &tl->pool.nbufs, &tl->pool.buf_bytes);
+    tl->nlocal = args->local_size;
+    tl->me = args->local_rank;
+    shm_geometry(prm, &tl->ncells, &tl->pool.nbufs, &tl->pool.buf_bytes);
     tl->seg_bytes = shm_seg_bytes(tl->ncells, tl->pool.nbufs, tl->pool.buf_bytes);
     tl->eps = calloc((size_t)tl->nlocal, sizeof(*tl->eps));
     if (!tl->eps) {
@@ -148,25 +188,12 @@ static int shm_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
         shm_inbox_init(tl->rx.ctl, tl->rx.cells, tl->ncells);
         tl->pool.state = (shm_pool_state_t *)(seg + shm_seg_state_off(tl->ncells));
         tl->pool.bufs = (unsigned char *)seg + shm_seg_bufs_off(tl->ncells, tl->pool.nbufs);
-        shm_addr_t a;
-        memset(&a, 0, sizeof(a));
-        snprintf(a.name, sizeof(a.name), "%s", tl->mem.name);
-        a.pid = getpid();
-        a.nlocal = tl->nlocal;
-        a.ncells = (uint32_t)tl->ncells;
-        a.nbufs = tl->pool.nbufs;
-        a.buf_bytes = tl->pool.buf_bytes;
-        a.seg_bytes = tl->seg_bytes;
-        a.probe_addr = (uint64_t)(uintptr_t)&h->probe;
-        rc = rmpi_boot_put("rmp.shm", &a, sizeof(a));
-        if (rc != RMP_SUCCESS)
-            goto err;
     }
     caps->max_am = tl->pool.buf_bytes;
     caps->rndv_threshold = SHM_DEFAULT_RNDV;
-    caps->rndv_mode = rmpi_cfg.shm_cma == RMPI_CMA_OFF ? RMPI_RNDV_NONE : RMPI_RNDV_GET;
+    caps->rndv_mode = prm->cma == SHM_CMA_OFF ? RMPI_RNDV_NONE : RMPI_RNDV_GET;
     caps->intranode_only = true;
-    caps->rma = rmpi_cfg.shm_cma != RMPI_CMA_OFF;
+    caps->rma = prm->cma != SHM_CMA_OFF;
     caps->native_atomics = false;
     *out = tl;
     return RMP_SUCCESS;
@@ -175,10 +202,35 @@ err:
     return rc;
 }
 
-static int shm_local_index(int world)
+/* Nothing to publish when this rank is alone on its node. */
+static int shm_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
 {
-    for (int i = 0; i < rmpi_g.local_size; i++)
-        if (rmpi_g.local_ranks[i] == world)
+    if (tl->nlocal <= 1) {
+        *len = 0;
+        return RMP_SUCCESS;
+    }
+    shm_seg_hdr_t *h = tl->mem.addr;
+    shm_addr_t a;
+    if (*len < sizeof(a))
+        return RMP_ERR_INTERNAL;
+    memset(&a, 0, sizeof(a));
+    snprintf(a.name, sizeof(a.name), "%s", tl->mem.name);
+    a.pid = getpid();
+    a.nlocal = tl->nlocal;
+    a.ncells = (uint32_t)tl->ncells;
+    a.nbufs = tl->pool.nbufs;
+    a.buf_bytes = tl->pool.buf_bytes;
+    a.seg_bytes = tl->seg_bytes;
+    a.probe_addr = (uint64_t)(uintptr_t)&h->probe;
+    memcpy(buf, &a, sizeof(a));
+    *len = sizeof(a);
+    return RMP_SUCCESS;
+}
+
+static int shm_local_index(const rmpi_tl_t *tl, int world)
+{
+    for (int i = 0; i < tl->nlocal; i++)
+        if (tl->local_ranks[i] == world)
             return i;
     return -1;
 }
@@ -195,22 +247,20 @@ static int shm_cma_works(pid_t pid, uint64_t probe_addr)
 }
 
 /* Keep the peer's address; map nothing yet (shm_map, at the first message). */
-static int shm_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t *caps)
+static int shm_connect(rmpi_tl_t *tl, int peer, const void *addr, size_t alen, rmpi_ep_t **out,
+                       rmpi_tl_caps_t *caps)
 {
-    int lidx = shm_local_index(peer);
+    int lidx = shm_local_index(tl, peer);
     if (lidx < 0 || lidx == tl->me)
         return RMP_ERR_INTERNAL;
-    shm_addr_t *a = NULL;
-    size_t alen = 0;
-    int rc = rmpi_boot_get(peer, "rmp.shm", (void **)&a, &alen);
-    if (rc != RMP_SUCCESS)
-        return rc;
+    shm_addr_t abuf, *a = &abuf;
     const char *why;
-    rc = shm_addr_check(a, alen, tl->nlocal, &why);
+    int rc = shm_addr_check(addr, alen, tl->nlocal, &why);
     if (rc != RMP_SUCCESS) {
         rmpi_error("shm: rank %d published a malformed address (%s)", peer, why);
-        goto out;
+        return rc;
     }
+    memcpy(&abuf, addr, sizeof(abuf)); /* addr may be unaligned */
     rmpi_ep_t *ep = &tl->eps[lidx];
     ep->tl = tl;
     ep->peer = peer;
@@ -221,7 +271,7 @@ static int shm_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t 
         if (ok <= 0) {
             caps->rndv_mode = RMPI_RNDV_NONE;
             caps->rma = false;
-            if (!tl->cma_warned && rmpi_cfg.shm_cma == RMPI_CMA_ON) {
+            if (!tl->cma_warned && tl->cma == SHM_CMA_ON) {
                 rmpi_error("RMP_SHM_CMA=on but cross-memory attach to rank %d fails (%s)",
                            peer, ok < 0 ? strerror(-ok) : "wrong data");
                 rc = RMP_ERR_NOT_SUPPORTED;
@@ -234,8 +284,6 @@ static int shm_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t 
         }
     }
     *out = ep;
-out:
-    free(a);
     return rc;
 }
 
@@ -330,7 +378,7 @@ static void shm_cma_done(rmpi_ep_t *ep, int rc, rmpi_comp_cb_t cb, void *arg)
 {
     cb(arg, rc);
     if (rc == RMP_ERR_PEER_FAILED)
-        rmpi_peer_failed(ep->peer, "process gone");
+        ep->tl->peer_failed(ep->peer, "process gone");
 }
 
 static int shm_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
@@ -364,7 +412,7 @@ static void shm_bad_cell(rmpi_tl_t *tl, const shm_cell_t *c, const char *what)
         rmpi_ep_t *ep = &tl->eps[c->src];
         ep->dead = 1;
         rmpi_error("shm: rank %d %s", ep->peer, what);
-        rmpi_peer_failed(ep->peer, "malformed shared-memory message");
+        tl->peer_failed(ep->peer, "malformed shared-memory message");
     } else if (c->src >= (unsigned)tl->nlocal || !tl->eps[c->src].pid) {
         rmpi_error("shm: a message in the inbox names no local rank (%u)", (unsigned)c->src);
     }
@@ -387,7 +435,7 @@ static void shm_deliver(rmpi_tl_t *tl, const shm_cell_t *c)
     }
     if (RMPI_UNLIKELY(!ep->seg) && shm_map(ep) != RMP_SUCCESS) {
         ep->dead = 1;
-        rmpi_peer_failed(ep->peer, "its shared segment is gone");
+        tl->peer_failed(ep->peer, "its shared segment is gone");
         return;
     }
     uint32_t idx;
@@ -415,9 +463,13 @@ static int shm_progress(rmpi_tl_t *tl)
 const rmpi_tl_iface_t rmpi_tl_shm = {
     .name = "shm",
     .default_rndv = SHM_DEFAULT_RNDV,
+    .params = shm_param_table,
+    .param_values = &shm_params,
+    .tune_keys = shm_tune_keys,
     .max_am_hint = shm_max_am_hint,
     .query = shm_query,
     .init = shm_init,
+    .get_address = shm_get_address,
     .connect = shm_connect,
     .post_connect = shm_post_connect,
     .send = shm_send,
