@@ -153,8 +153,10 @@ def osu_program(build, impl, name):
         os.makedirs(top, exist_ok=True)
         with tarfile.open(OSU_TARBALL) as t:
             t.extractall(top)
+    # A stamp, not the Makefile: an interrupted configure leaves a Makefile behind.
+    stamp = os.path.join(src, ".rmp-configured")
     steps = []
-    if not os.path.exists(os.path.join(src, "Makefile")):
+    if not os.path.exists(stamp):
         steps.append(["./configure", "CC=" + compiler, "CXX=" + compiler])
     steps.append(["make", "-j2", "-C", os.path.join("c", "mpi", OSU_DIRS[name])])
     for cmd in steps:
@@ -164,6 +166,8 @@ def osu_program(build, impl, name):
             log((r.stdout + r.stderr)[-3000:])
             log("warning: OSU build for %s failed" % impl)
             return None
+        if cmd[0] == "./configure":
+            open(stamp, "w").close()
     return target if os.access(target, os.X_OK) else None
 
 
