@@ -1,6 +1,15 @@
 /* The transport contract. A transport moves opaque (header, payload) active
  * messages to a peer in order, and may offer a zero-copy rendezvous and RMA.
- * It never calls up into the core except through the callback given to init. */
+ * It never calls up into the core except through the two upcalls of
+ * rmpi_tl_args_t (am, peer_failed), and learns about the job only from that
+ * struct: it includes no core header but this one, rmpi.h and log.h, never
+ * talks PMIx (the runtime publishes and fetches addresses: get_address,
+ * connect) and never reads rmpi_g or rmpi_cfg.
+ *
+ * Life cycle, driven by core/runtime.c: query -> init -> get_address (before
+ * the PMIx fence) -> connect, once per peer it is chosen for (after the
+ * fence) -> post_connect (after the second fence) -> send/put/get/progress...
+ * -> flushed (finalize drain) -> fini. Adding a transport: docs/architecture.md. */
 #ifndef RMPI_TRANSPORT_H
 #define RMPI_TRANSPORT_H
 

@@ -151,9 +151,11 @@ static void info_explain(int n)
 /* The point-to-point limits a job would use per transport, and where they come from. */
 static void info_thresholds(void)
 {
+    size_t nrows;
+    (void)coll_tune_file_rows(&nrows);
     if (rmpi_tuning.path[0])
         printf("Tuning file: %s (RMP_TUNING_FILE; %zu collective rows ahead of the built-in "
-               "ones)\n", rmpi_tuning.path, rmpi_tuning.nrows);
+               "ones)\n", rmpi_tuning.path, nrows);
     else if (rmpi_cfg.tuning_file[0])
         printf("Tuning file: %s NOT usable (the error above; rmp_init would fail); built-in "
                "defaults shown\n", rmpi_cfg.tuning_file);
