@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Node scale (issue 16): N ranks on one node run init, a message to and from
  * every other rank, every collective, a window with put/get/fetch-add, and
  * finalize. Rank 0 prints the shared memory the job holds and the ranks'

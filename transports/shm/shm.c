@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared-memory transport for ranks of one node.
  *
  * Each rank owns one segment of a fixed size, whatever the number of ranks
