@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/rcache/rcache.h"
+#include "rcache.h"
 
 static int pagemap_fd = -1;
 static size_t page;
