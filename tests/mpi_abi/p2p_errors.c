@@ -10,15 +10,8 @@
 
 #include <mpi.h>
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "FAIL rank %d %s:%d: ", rank, __FILE__, __LINE__);             \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fprintf(stderr, "\n");                                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                  \
-        }                                                                                  \
-    } while (0)
+#include "check.h"
+
 
 static int rank, size;
 static int last_class = -1, handler_calls;
