@@ -103,7 +103,15 @@ static int p2p_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
         mpii_req_free(r);
         return rc == MPI_SUCCESS ? rc : mpii_err_comm(c, rc, fn, "send failed");
     }
-    return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_p2p_err(c, rc, fn);
+    if (MPII_LIKELY(rc == RMP_SUCCESS))
+        return MPI_SUCCESS;
+    /* rmp refused an argument the fast path let through (a NULL buffer): say which. */
+    if (rc == RMP_ERR_ARG) {
+        int e = mpii_p2p_check(c, comm, buf, count, d, dest, tag, 0, fn);
+        if (e != MPI_SUCCESS)
+            return e;
+    }
+    return mpii_p2p_err(c, rc, fn);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -194,6 +202,11 @@ static int p2p_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int
     if (MPII_LIKELY(rc == RMP_SUCCESS)) {
         p2p_status_out(status, &st);
         return MPI_SUCCESS;
+    }
+    if (rc == RMP_ERR_ARG) {
+        int e = mpii_p2p_check(c, comm, buf, count, d, source, tag, 1, fn);
+        if (e != MPI_SUCCESS)
+            return e;
     }
     if (rc == RMP_ERR_TRUNCATE) {
         p2p_status_out(status, &st);
@@ -357,8 +370,13 @@ static int p2p_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "request is NULL");
     mpii_req_t *r;
     int rc = mpii_isend(buf, count, d, dest, tag, c, mode, NULL, &r);
-    if (MPII_UNLIKELY(rc != MPI_SUCCESS))
-        return mpii_err_comm(c, rc, fn, "could not start the send to rank %d", dest);
+    if (MPII_UNLIKELY(rc != MPI_SUCCESS)) {
+        int e = rc == MPI_ERR_ARG ? mpii_p2p_check(c, comm, buf, count, d, dest, tag, 0, fn)
+                                  : MPI_SUCCESS;
+        return e != MPI_SUCCESS ? e
+                                : mpii_err_comm(c, rc, fn, "could not start the send to rank %d",
+                                                dest);
+    }
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
 }
@@ -440,8 +458,11 @@ static int p2p_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int source, in
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "request is NULL");
     mpii_req_t *r;
     int rc = mpii_irecv(buf, count, d, source, tag, c, NULL, &r);
-    if (MPII_UNLIKELY(rc != MPI_SUCCESS))
-        return mpii_err_comm(c, rc, fn, "could not post the receive");
+    if (MPII_UNLIKELY(rc != MPI_SUCCESS)) {
+        int e = rc == MPI_ERR_ARG ? mpii_p2p_check(c, comm, buf, count, d, source, tag, 1, fn)
+                                  : MPI_SUCCESS;
+        return e != MPI_SUCCESS ? e : mpii_err_comm(c, rc, fn, "could not post the receive");
+    }
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
 }

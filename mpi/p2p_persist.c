@@ -31,26 +31,69 @@ static int persist_init(const void *buf, MPI_Count count, MPI_Datatype dt, int r
     return MPI_SUCCESS;
 }
 
-#define PERSIST_SEND(Name, mode)                                                          \
-    int PMPI_##Name(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,    \
-                    MPI_Comm comm, MPI_Request *request)                                     \
-    {                                                                                        \
-        return persist_init(buf, count, datatype, dest, tag, comm, request, 0, mode,          \
-                            "MPI_" #Name);                                                   \
-    }                                                                                        \
-    MPII_WEAK(Name)                                                                          \
-    int PMPI_##Name##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,    \
-                        int tag, MPI_Comm comm, MPI_Request *request)                        \
-    {                                                                                        \
-        return persist_init(buf, count, datatype, dest, tag, comm, request, 0, mode,          \
-                            "MPI_" #Name "_c");                                              \
-    }                                                                                        \
-    MPII_WEAK(Name##_c)
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_STD,
+                        "MPI_Send_init");
+}
+MPII_WEAK(Send_init)
 
-PERSIST_SEND(Send_init, MPII_MODE_STD)
-PERSIST_SEND(Ssend_init, MPII_MODE_SYNC)
-PERSIST_SEND(Rsend_init, MPII_MODE_READY)
-PERSIST_SEND(Bsend_init, MPII_MODE_BUFFERED)
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_STD,
+                        "MPI_Send_init_c");
+}
+MPII_WEAK(Send_init_c)
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_SYNC,
+                        "MPI_Ssend_init");
+}
+MPII_WEAK(Ssend_init)
+
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_SYNC,
+                        "MPI_Ssend_init_c");
+}
+MPII_WEAK(Ssend_init_c)
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_READY,
+                        "MPI_Rsend_init");
+}
+MPII_WEAK(Rsend_init)
+
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_READY,
+                        "MPI_Rsend_init_c");
+}
+MPII_WEAK(Rsend_init_c)
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_BUFFERED,
+                        "MPI_Bsend_init");
+}
+MPII_WEAK(Bsend_init)
+
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_BUFFERED,
+                        "MPI_Bsend_init_c");
+}
+MPII_WEAK(Bsend_init_c)
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                    MPI_Comm comm, MPI_Request *request)

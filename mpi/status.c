@@ -115,24 +115,56 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 }
 MPII_WEAK(Test_cancelled)
 
-#define STATUS_FIELD(Field, FIELD)                                                       \
-    int PMPI_Status_get_##Field(const MPI_Status *status, int *v)                          \
-    {                                                                                      \
-        if (!status || !v)                                                                 \
-            return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Status_get_" #Field, "NULL argument"); \
-        *v = status->FIELD;                                                                \
-        return MPI_SUCCESS;                                                                \
-    }                                                                                      \
-    MPII_WEAK(Status_get_##Field)                                                          \
-    int PMPI_Status_set_##Field(MPI_Status *status, int v)                                 \
-    {                                                                                      \
-        if (!status)                                                                       \
-            return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Status_set_" #Field, "NULL status"); \
-        status->FIELD = v;                                                                 \
-        return MPI_SUCCESS;                                                                \
-    }                                                                                      \
-    MPII_WEAK(Status_set_##Field)
+int PMPI_Status_get_source(const MPI_Status *status, int *v)
+{
+    if (!status || !v)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Status_get_source", "NULL argument");
+    *v = status->MPI_SOURCE;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Status_get_source)
 
-STATUS_FIELD(source, MPI_SOURCE)
-STATUS_FIELD(tag, MPI_TAG)
-STATUS_FIELD(error, MPI_ERROR)
+int PMPI_Status_set_source(MPI_Status *status, int v)
+{
+    if (!status)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Status_set_source", "NULL status");
+    status->MPI_SOURCE = v;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Status_set_source)
+
+int PMPI_Status_get_tag(const MPI_Status *status, int *v)
+{
+    if (!status || !v)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Status_get_tag", "NULL argument");
+    *v = status->MPI_TAG;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Status_get_tag)
+
+int PMPI_Status_set_tag(MPI_Status *status, int v)
+{
+    if (!status)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Status_set_tag", "NULL status");
+    status->MPI_TAG = v;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Status_set_tag)
+
+int PMPI_Status_get_error(const MPI_Status *status, int *v)
+{
+    if (!status || !v)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Status_get_error", "NULL argument");
+    *v = status->MPI_ERROR;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Status_get_error)
+
+int PMPI_Status_set_error(MPI_Status *status, int v)
+{
+    if (!status)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Status_set_error", "NULL status");
+    status->MPI_ERROR = v;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Status_set_error)
