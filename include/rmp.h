@@ -48,6 +48,11 @@ int rmp_comm_size(rmp_comm_t comm);
 int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *newcomm);
 int rmp_comm_dup(rmp_comm_t comm, rmp_comm_t *newcomm);
 int rmp_comm_free(rmp_comm_t *comm);
+/* World rank of member `rank` of comm (negative status if either is invalid). */
+int rmp_comm_world_rank(rmp_comm_t comm, int rank);
+/* Id (>= 0) of the node this process runs on: equal for processes that share
+ * memory, for a split by node (MPI_COMM_TYPE_SHARED); negative before rmp_init. */
+int rmp_node_id(void);
 double rmp_wtime(void);
 void rmp_abort(rmp_comm_t comm, int exit_code);
 
