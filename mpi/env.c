@@ -58,6 +58,7 @@ static int env_init(int *argc, char ***argv, const char *fn)
         fprintf(stderr, "rmp MPI: %s called twice (or after MPI_Finalize)\n", fn);
         _exit(1);
     }
+    mpii_dtype_init();
     int rc = rmp_init(argc, argv);
     if (rc != RMP_SUCCESS) {
         fprintf(stderr, "rmp MPI: %s: rmp_init failed: %s\n", fn, rmp_strerror(rc));
@@ -115,6 +116,7 @@ int PMPI_Finalize(void)
      * delete callbacks may still make MPI calls). */
     mpii_attr_delete_all(&mpii_comm_self, "MPI_Finalize");
     mpii_attr_delete_all(&mpii_comm_world, "MPI_Finalize");
+    mpii_p2p_fini();
     /* Everybody's data is delivered before anybody leaves. */
     rmp_barrier(mpii_comm_world.rc);
     rmp_comm_free(&mpii_comm_self.rc);
