@@ -151,9 +151,18 @@ static void errh_die(mpii_comm_t *c, int code, const char *fn, const char *msg)
     _exit(code ? code : 1);
 }
 
+/* The detail of the last error raised per class ("MPI_Foo on rank 0: ..."),
+ * which MPI_Error_string appends: the returned code is the class itself, so a
+ * program under MPI_ERRORS_RETURN can still learn which call failed and why. */
+static char errh_last[ERRH_NCLASSES][160];
+
 static int errh_invoke(mpii_errh_t *e, mpii_comm_t *c, void *objh, int code, const char *fn,
                        const char *msg)
 {
+    int cls = errh_class_of(code);
+    if (cls >= 0 && cls < ERRH_NCLASSES)
+        snprintf(errh_last[cls], sizeof(errh_last[cls]), "%s on rank %d: %s", fn, errh_rank(),
+                 msg);
     if (!e)
         e = &errh_fatal;
     switch (e->kind) {
@@ -234,7 +243,10 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
                              errorcode);
     if (!string || !resultlen)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Error_string", "NULL output argument");
-    if (errorcode < ERRH_NCLASSES)
+    if (errorcode < ERRH_NCLASSES && errh_last[errorcode][0])
+        snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s (last: %s)", errh_class_names[errorcode],
+                 text, errh_last[errorcode]);
+    else if (errorcode < ERRH_NCLASSES)
         snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", errh_class_names[errorcode], text);
     else
         snprintf(string, MPI_MAX_ERROR_STRING, "%s", text ? text : "");

@@ -172,6 +172,12 @@ int mpii_attr_init(void);
 /* Topologies (topo.c) */
 void mpii_topo_free(mpii_topo_t *t);
 int mpii_topo_dup(const mpii_topo_t *t, mpii_topo_t **out);
+/* Neighbour lists for the neighbourhood collectives (mpi-c): for a dist graph
+ * its sources and destinations; for a cart 2 per dimension, the -1 then the +1
+ * neighbour, MPI_PROC_NULL past an open edge (the same list in and out).
+ * MPI_ERR_TOPOLOGY for a communicator without topology. */
+int mpii_topo_neighbors(const mpii_comm_t *c, int *indeg, const int **in, int *outdeg,
+                        const int **out);
 
 /* Free a communicator object without communication (Finalize and Comm_free). */
 void mpii_comm_destroy(mpii_comm_t *c);

@@ -11,8 +11,10 @@
 #define CHECK(cond, ...)                                                            \
     do {                                                                            \
         if (!(cond)) {                                                              \
-            int r_ = -1, i_ = 0;                                                    \
+            int r_ = -1, i_ = 0, f_ = 0;                                            \
             MPI_Initialized(&i_);                                                   \
+            MPI_Finalized(&f_);                                                     \
+            i_ = i_ && !f_;                                                         \
             if (i_)                                                                 \
                 MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                 \
             fprintf(stderr, "FAIL rank %d %s:%d: ", r_, __FILE__, __LINE__);        \
