@@ -170,8 +170,7 @@ def main():
         post = doc[doc.index(DOC_END) + len(DOC_END):]
         new = pre + table + post
         if check and new != doc:
-            sys.exit(f'{path} is out of date: run mpi/gen_stubs.py --doc {path} '
-                     f'(see docs/mpi.md)')
+            sys.exit(f'{path} is out of date: run `ninja -C <build> mpi-doc`')
         if not check and new != doc:
             open(path, 'w').write(new)
 
