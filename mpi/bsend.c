@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Buffered sends: the message is packed into the attached buffer (or a
  * malloc'd one with MPI_BUFFER_AUTOMATIC) and sent from there; the space is
  * reclaimed once rmp completed the send. Buffer_attach/detach/flush. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI point-to-point: requests, messages of matched probes, status layout
  * (docs/mpi.md, "Point-to-point"). */
 #ifndef MPII_P2P_H

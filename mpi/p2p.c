@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI point-to-point: blocking and nonblocking sends and receives in every
  * mode, Sendrecv(_replace). Contiguous data of any type goes straight to
  * rmp's byte calls (no request, no allocation for a blocking call); other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Persistent requests: Send_init (every mode), Recv_init, Start, Startall.
  * The request keeps its arguments; each Start posts one rmp operation into it. */
 #include "mpii.h"

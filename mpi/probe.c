@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Probe, Iprobe, and the matched probes (Mprobe, Improbe, Mrecv, Imrecv): a
  * matched message is taken off rmp's unexpected queue, so no other receive
  * can match it before Mrecv (rmp_improbe). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI requests: completion (Wait/Test and their any/all/some forms),
  * Request_free, Request_get_status, Cancel, generalized requests. */
 #include <stdlib.h>

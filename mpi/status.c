@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Status queries and setters: Get_count, Get_elements, the Status_* accessors,
  * Test_cancelled. The byte count lives in MPI_internal (mpii_p2p.h). */
 #include "mpii.h"

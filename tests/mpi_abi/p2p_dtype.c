@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Derived datatypes across ranks: each type's data sent typed and received
  * typed, packed or as bytes, compared element by element; holes of the
  * receive buffer stay untouched. Pack/Unpack/Pack_size, Get_count and

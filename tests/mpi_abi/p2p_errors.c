@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bad input to the point-to-point and datatype calls: each gives the right
  * error class through the communicator's error handler (a user handler that
  * records the class), nothing crashes, and a truncated receive writes nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point semantics beyond what OSU touches: Mprobe/Mrecv with
  * MPI_ANY_SOURCE from every other rank, Cancel of a posted receive, Ssend
  * completing only after the match, persistent requests reused 1,000 times,
