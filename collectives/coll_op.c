@@ -3,7 +3,7 @@
  * table. The loops are left to the auto-vectoriser (this file is built with -O3); on x86-64
  * each is cloned for SSE2, AVX2 and AVX-512 and the best clone is picked at load time.
  * The 16-bit floats have a portable block path and, on AVX2 CPUs, fused intrinsic loops. */
-#include "collectives/coll_op.h"
+#include "coll_op.h"
 
 #include <assert.h>
 

@@ -18,6 +18,7 @@ typedef struct rmpi_ux {
     rmpi_mq_elem_t mq;
     int peer;       /* world rank of the sender */
     uint8_t type;   /* RMPI_MSG_EAGER, _RTS or _FRAG_FIRST */
+    uint8_t hflags; /* the message's RMPI_HDR_* flags */
     size_t size;    /* whole message */
     size_t have;    /* bytes buffered so far */
     uint64_t sreq, addr, key;
@@ -197,7 +198,7 @@ static int p2p_send_ctrl_fin(int peer, uint64_t target_req, int status)
 static rmpi_mq_t p2p_need_put;
 
 /* Fill req's wire for a message of its buf/bytes and choose the protocol. */
-static int p2p_start_send(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag)
+static int p2p_start_send(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag, int sync)
 {
     rmpi_peer_t *p = &rmpi_peers[req->peer];
     rmpi_hdr_t *h = &req->wire.h;
@@ -206,7 +207,7 @@ static int p2p_start_send(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int 
     h->cid = cid;
     h->src = comm->rank;
     h->tag = tag;
-    if (req->bytes + sizeof(rmpi_hdr_t) <= p->max_am && req->bytes < p->rndv_threshold) {
+    if (!sync && req->bytes + sizeof(rmpi_hdr_t) <= p->max_am && req->bytes < p->rndv_threshold) {
         h->type = RMPI_MSG_EAGER;
         req->hlen = sizeof(rmpi_hdr_t);
         req->payload = req->buf;
@@ -240,6 +241,10 @@ static int p2p_start_send(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int 
         } else {
             h->type = RMPI_MSG_FRAG_FIRST;
             req->flags |= RMPI_REQF_FRAG;
+            if (sync) { /* a rendezvous completes after the match anyway; this needs a FIN */
+                h->flags |= RMPI_HDR_SYNC;
+                req->flags |= RMPI_REQF_WAIT_FIN;
+            }
             req->payload = req->buf;
             req->total = req->bytes;
             req->frag_off = 0;
@@ -281,8 +286,8 @@ static int p2p_check_recv(const void *buf, size_t bytes, int src, int tag, rmp_c
     return RMP_SUCCESS;
 }
 
-int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
-                   uint32_t cid, rmp_request_t *out)
+static int p2p_isend_mode(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                          uint32_t cid, int sync, rmp_request_t *out)
 {
     int w = rmpi_comm_world_rank(comm, dest);
     if (RMPI_UNLIKELY(rmpi_peers[w].failed))
@@ -293,13 +298,19 @@ int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t 
     req->peer = w;
     req->buf = (void *)buf;
     req->bytes = bytes;
-    int rc = p2p_start_send(req, comm, cid, tag);
+    int rc = p2p_start_send(req, comm, cid, tag, sync);
     if (rc != RMP_SUCCESS && !req->done) {
         rmpi_req_free(req);
         return rc;
     }
     *out = req;
     return RMP_SUCCESS;
+}
+
+int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                   uint32_t cid, rmp_request_t *out)
+{
+    return p2p_isend_mode(buf, bytes, dest, tag, comm, cid, 0, out);
 }
 
 int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
@@ -498,6 +509,25 @@ static void p2p_frag_copy(rmp_request_t req, const void *data, size_t len)
     req->frag_off += len;
 }
 
+/* A fragmented receive has all its bytes; a synchronous sender waits for FIN. */
+static void p2p_frag_done(rmp_request_t req)
+{
+    if (req->flags & RMPI_REQF_SYNC_ACK) {
+        int rc = p2p_send_ctrl_fin(req->peer, req->peer_req, RMP_SUCCESS);
+        if (rc != RMP_SUCCESS && req->status.error == RMP_SUCCESS)
+            req->status.error = rc;
+    }
+    rmpi_req_complete(req);
+}
+
+static void p2p_frag_begin(rmp_request_t req, const rmpi_hdr_t *h, const rmpi_rts_t *r)
+{
+    if (h->flags & RMPI_HDR_SYNC) {
+        req->flags |= RMPI_REQF_SYNC_ACK;
+        req->peer_req = r->sreq;
+    }
+}
+
 static void p2p_on_match(rmp_request_t req, int src, const rmpi_hdr_t *h, const void *payload,
                          size_t plen)
 {
@@ -517,9 +547,10 @@ static void p2p_on_match(rmp_request_t req, int src, const rmpi_hdr_t *h, const 
         p2p_recv_status(req, h, r->size);
         req->total = r->size;
         req->frag_off = 0;
+        p2p_frag_begin(req, h, r);
         p2p_frag_copy(req, payload, plen);
         if (req->frag_off >= req->total)
-            rmpi_req_complete(req);
+            p2p_frag_done(req);
         else
             rmpi_peers[src].frag_rx = req;
         break;
@@ -550,6 +581,7 @@ static void p2p_buffer_unexpected(int src, const rmpi_hdr_t *h, const void *payl
     u->mq.tag = h->tag;
     u->peer = src;
     u->type = h->type;
+    u->hflags = h->flags;
     u->size = h->type == RMPI_MSG_EAGER ? plen : r->size;
     if (h->type != RMPI_MSG_EAGER) {
         u->sreq = r->sreq;
@@ -594,7 +626,7 @@ void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload,
             p2p_frag_copy(req, payload, plen);
             if (req->frag_off >= req->total) {
                 p->frag_rx = NULL;
-                rmpi_req_complete(req);
+                p2p_frag_done(req);
             }
         } else if (p->frag_ux) {
             rmpi_ux_t *u = p->frag_ux;
@@ -631,7 +663,7 @@ void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload,
 /* A receive takes an unexpected message. */
 static void p2p_take_unexpected(rmp_request_t req, rmpi_ux_t *u)
 {
-    rmpi_hdr_t h = {u->type, 0, 0, u->mq.cid, u->mq.src, u->mq.tag};
+    rmpi_hdr_t h = {u->type, u->hflags, 0, u->mq.cid, u->mq.src, u->mq.tag};
     req->peer = u->peer;
     if (u->type == RMPI_MSG_EAGER) {
         p2p_recv_status(req, &h, u->size);
@@ -645,13 +677,15 @@ static void p2p_take_unexpected(rmp_request_t req, rmpi_ux_t *u)
         p2p_recv_status(req, &h, u->size);
         req->total = u->size;
         req->frag_off = 0;
+        rmpi_rts_t r = {h, u->size, u->sreq, u->addr, u->key};
+        p2p_frag_begin(req, &h, &r);
         p2p_frag_copy(req, u->data, u->have);
         rmpi_peer_t *p = &rmpi_peers[u->peer];
         if (p->frag_ux == u) {
             p->frag_ux = NULL;
             p->frag_rx = req;
         } else {
-            rmpi_req_complete(req);
+            p2p_frag_done(req);
         }
     }
     ux_free(u);
@@ -959,6 +993,140 @@ RMP_EXPORT int rmp_progress(void)
         return rc;
     rmpi_progress();
     return RMP_SUCCESS;
+}
+
+RMP_EXPORT int rmp_issend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                          rmp_request_t *req)
+{
+    int rc = p2p_check_send(buf, bytes, dest, tag, comm);
+    if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
+        return rc;
+    if (RMPI_UNLIKELY(!req))
+        return RMP_ERR_ARG;
+    return p2p_isend_mode(buf, bytes, dest, tag, comm, comm->cid, 1, req);
+}
+
+RMP_EXPORT int rmp_ssend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm)
+{
+    rmp_request_t req;
+    int rc = rmp_issend(buf, bytes, dest, tag, comm, &req);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    return rmp_wait(&req, NULL);
+}
+
+RMP_EXPORT int rmp_cancel(rmp_request_t *req, int *cancelled)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!req || !cancelled)
+        return RMP_ERR_ARG;
+    *cancelled = 0;
+    rmp_request_t r = *req;
+    if (r == RMP_REQUEST_NULL || r->kind != RMPI_REQ_RECV || r->done ||
+        r->mq.next == &r->mq)
+        return RMP_SUCCESS; /* matched (or not a receive): it completes as usual */
+    rmpi_mq_remove(&p2p_posted, &r->mq);
+    rmpi_req_free(r);
+    *req = RMP_REQUEST_NULL;
+    *cancelled = 1;
+    return RMP_SUCCESS;
+}
+
+/* Take the first unexpected message matching (source, tag) off the queue. */
+static rmpi_ux_t *p2p_mprobe_take(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
+{
+    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&p2p_unexp, comm->cid, source, tag, 1);
+    if (!e)
+        return NULL;
+    rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
+    if (st)
+        *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS};
+    return u;
+}
+
+RMP_EXPORT int rmp_improbe(int source, int tag, rmp_comm_t comm, int *flag, rmp_message_t *msg,
+                           rmp_status_t *st)
+{
+    int rc = p2p_check_recv(NULL, 0, source, tag, comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!flag || !msg)
+        return RMP_ERR_ARG;
+    rmpi_ux_t *u = p2p_mprobe_take(source, tag, comm, st);
+    if (!u) {
+        rmpi_progress();
+        u = p2p_mprobe_take(source, tag, comm, st);
+    }
+    *flag = u != NULL;
+    if (u)
+        *msg = (rmp_message_t)u;
+    return RMP_SUCCESS;
+}
+
+RMP_EXPORT int rmp_mprobe(int source, int tag, rmp_comm_t comm, rmp_message_t *msg,
+                          rmp_status_t *st)
+{
+    int rc = p2p_check_recv(NULL, 0, source, tag, comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!msg)
+        return RMP_ERR_ARG;
+    int peer = source == RMP_ANY_SOURCE ? -1 : rmpi_comm_world_rank(comm, source);
+    rmpi_waiter_t wt;
+    rmpi_waiter_init(&wt);
+    rmpi_diag_t outer = rmpi_blocked_other;
+    rmpi_blocked_other = (rmpi_diag_t){"rmp_mprobe", peer, tag, (long)comm->cid, 0};
+    for (;;) {
+        rmpi_ux_t *u = p2p_mprobe_take(source, tag, comm, st);
+        if (u) {
+            *msg = (rmp_message_t)u;
+            break;
+        }
+        if (peer >= 0 && rmpi_peers[peer].failed) {
+            rc = RMP_ERR_PEER_FAILED;
+            break;
+        }
+        rmpi_progress();
+        rc = rmpi_waiter_poll(&wt);
+        if (rc != RMP_SUCCESS)
+            break;
+    }
+    rmpi_blocked_other = outer;
+    return rc;
+}
+
+RMP_EXPORT int rmp_imrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_request_t *out)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!msg || *msg == RMP_MESSAGE_NULL || !out || (buf == NULL && bytes > 0))
+        return RMP_ERR_ARG;
+    rmpi_ux_t *u = (rmpi_ux_t *)*msg;
+    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_RECV);
+    if (RMPI_UNLIKELY(!req))
+        return RMP_ERR_NOMEM;
+    req->buf = buf;
+    req->bytes = bytes;
+    req->mq.cid = u->mq.cid;
+    req->mq.src = u->mq.src;
+    req->mq.tag = u->mq.tag;
+    req->comm = NULL;
+    *msg = RMP_MESSAGE_NULL;
+    p2p_take_unexpected(req, u);
+    *out = req;
+    return RMP_SUCCESS;
+}
+
+RMP_EXPORT int rmp_mrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_status_t *st)
+{
+    rmp_request_t req;
+    int rc = rmp_imrecv(buf, bytes, msg, &req);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    return rmp_wait(&req, st);
 }
 
 /* ---- peer failure ---- */

@@ -15,7 +15,8 @@ enum {
     RMPI_REQF_WAIT_FIN = 1, /* rendezvous send: complete when FIN arrives */
     RMPI_REQF_FRAG = 2,     /* fragmented send in progress */
     RMPI_REQF_ORPHAN = 4,   /* its waiter gave up (timeout): free on completion */
-    RMPI_REQF_NEED_PUT = 8  /* CTS received but the transport had no room: retry */
+    RMPI_REQF_NEED_PUT = 8, /* CTS received but the transport had no room: retry */
+    RMPI_REQF_SYNC_ACK = 16 /* receive of a synchronous fragmented send: FIN when complete */
 };
 
 struct rmp_request {

@@ -16,6 +16,11 @@ enum {
     RMPI_MSG_RMA = 7        /* rmpi_rma_t: emulated one-sided operation (core/rma.c) */
 };
 
+/* rmpi_hdr_t.flags */
+enum {
+    RMPI_HDR_SYNC = 1 /* synchronous send: the receiver answers FIN(sreq) once matched */
+};
+
 /* Matching header: carried by every message that a receive matches. */
 typedef struct rmpi_hdr {
     uint8_t type;

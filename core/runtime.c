@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "bootstrap.h"
-#include "rcache/rcache.h"
+#include "rcache.h"
 #include "comm.h"
 #include "config.h"
 #include "fault.h"

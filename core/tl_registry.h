@@ -18,7 +18,7 @@ typedef struct rmpi_tl_entry {
     const rmpi_tl_iface_t *iface; /* NULL: a known transport not built into this library */
 } rmpi_tl_entry_t;
 
-/* RMPI_TL_MAX entries, in registry order (core/transport.h). */
+/* RMPI_TL_MAX entries, in registry order (core/api/transport.h). */
 extern const rmpi_tl_entry_t rmpi_tl_registry[];
 /* The registry entry called name (len bytes), or NULL when no transport has that name. */
 const rmpi_tl_entry_t *rmpi_tl_lookup(const char *name, size_t len);

@@ -93,6 +93,28 @@ int rmp_iprobe(int source, int tag, rmp_comm_t comm, int *flag, rmp_status_t *st
 /* Drive communication without blocking (useful when overlapping computation). */
 int rmp_progress(void);
 
+/* Synchronous send: completes only once the receiver has matched the message
+ * (MPI_Ssend), whatever its size (docs/protocols.md, "Synchronous sends"). */
+int rmp_ssend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm);
+int rmp_issend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+               rmp_request_t *req);
+/* Cancel a receive that has not matched a message yet: *cancelled = 1, the
+ * request is freed and *req becomes RMP_REQUEST_NULL. *cancelled = 0 when it
+ * has matched already (or is a send): wait for it as usual. */
+int rmp_cancel(rmp_request_t *req, int *cancelled);
+
+/* Matched probe: a probe that takes the message off the unexpected queue, so
+ * that only rmp_mrecv/rmp_imrecv of its handle can receive it (MPI_Mprobe). */
+typedef struct rmp_message *rmp_message_t;
+#define RMP_MESSAGE_NULL ((rmp_message_t)0)
+int rmp_improbe(int source, int tag, rmp_comm_t comm, int *flag, rmp_message_t *msg,
+                rmp_status_t *st);
+int rmp_mprobe(int source, int tag, rmp_comm_t comm, rmp_message_t *msg, rmp_status_t *st);
+/* Receive a matched message into buf (truncation as rmp_recv); *msg becomes
+ * RMP_MESSAGE_NULL. */
+int rmp_imrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_request_t *req);
+int rmp_mrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_status_t *st);
+
 /* ---- One-sided ---- */
 typedef struct rmp_win *rmp_win_t;
 #define RMP_WIN_NULL ((rmp_win_t)0)

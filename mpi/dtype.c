@@ -430,3 +430,14 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 MPII_WEAK(Type_get_name)
+
+/* ---- addresses ---- */
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    if (!address)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Get_address)

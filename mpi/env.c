@@ -119,6 +119,7 @@ int PMPI_Finalize(void)
      * delete callbacks may still make MPI calls). */
     mpii_attr_delete_all(&mpii_comm_self, "MPI_Finalize");
     mpii_attr_delete_all(&mpii_comm_world, "MPI_Finalize");
+    mpii_p2p_fini();
     /* Everybody's data is delivered before anybody leaves. */
     rmp_barrier(mpii_comm_world.rc);
     rmp_comm_free(&mpii_comm_self.rc);

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../common/skip.h"
-#include "core/rcache/rcache.h"
+#include "rcache.h"
 
 static int pagemap_fd = -1;
 static size_t page;

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "core/rcache/rcache.h"
+#include "rcache.h"
 
 /* ---- fake transport: records calls, checks that no handle is deregistered twice ---- */
 

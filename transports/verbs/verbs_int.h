@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal declarations of the verbs transport (RC queue pairs over libibverbs,
  * connections with librdmacm). docs/verbs.md describes the design; the contract
- * is core/transport.h. Only files of this folder include this header, and only
+ * is core/api/transport.h. Only files of this folder include this header, and only
  * they talk libibverbs/librdmacm. */
 #ifndef RMPI_VERBS_INT_H
 #define RMPI_VERBS_INT_H
@@ -10,7 +10,7 @@
 #include <rdma/rdma_cma.h>
 #include <sys/socket.h>
 
-#include "rcache/rcache.h"
+#include "rcache.h"
 #include "rmpi.h"
 #include "verbs_wire.h"
 

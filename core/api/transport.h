@@ -3,7 +3,7 @@
  * messages to a peer in order, and may offer a zero-copy rendezvous and RMA.
  * It never calls up into the core except through the two upcalls of
  * rmpi_tl_args_t (am, peer_failed), and learns about the job only from that
- * struct: it includes no core header but this one, rmpi.h and log.h, never
+ * struct: it includes no core header outside core/api/ (meson enforces it), never
  * talks PMIx (the runtime publishes and fetches addresses: get_address,
  * connect) and never reads rmpi_g or rmpi_cfg.
  *
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rmpi_param; /* core/param.h */
+struct rmpi_param; /* core/api/param.h */
 
 typedef struct rmpi_tl rmpi_tl_t; /* one instance of a transport (opaque) */
 typedef struct rmpi_ep rmpi_ep_t; /* a transport's connection to one peer (opaque) */

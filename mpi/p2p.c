@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI point-to-point: blocking and nonblocking sends and receives in every
+ * mode, Sendrecv(_replace). Contiguous data of any type goes straight to
+ * rmp's byte calls (no request, no allocation for a blocking call); other
+ * data is packed (docs/mpi.md, "Point-to-point"). */
+#include <stdlib.h>
+
+#include "mpii.h"
+
+/* ---- checks and errors (the slow path) ---- */
+
+int mpii_p2p_check(mpii_comm_t *c, MPI_Comm comm, const void *buf, MPI_Count count,
+                   const mpii_dtype_t *d, int rank, int tag, int is_recv, const char *fn)
+{
+    if (!c)
+        return mpii_err_comm(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)comm);
+    if (count < 0)
+        return mpii_err_comm(c, MPI_ERR_COUNT, fn, "negative count %lld", (long long)count);
+    if (!d)
+        return mpii_err_comm(c, MPI_ERR_TYPE, fn, "invalid datatype");
+    if (!d->committed)
+        return mpii_err_comm(c, MPI_ERR_TYPE, fn, "datatype %s is not committed",
+                             d->name[0] ? d->name : "(derived)");
+    if (!(is_recv && tag == MPI_ANY_TAG) && (tag < 0 || tag > RMP_TAG_UB))
+        return mpii_err_comm(c, MPI_ERR_TAG, fn, "invalid tag %d (0..%d%s)", tag, RMP_TAG_UB,
+                             is_recv ? " or MPI_ANY_TAG" : "");
+    if (rank != MPI_PROC_NULL && !(is_recv && rank == MPI_ANY_SOURCE) &&
+        (rank < 0 || rank >= c->size))
+        return mpii_err_comm(c, MPI_ERR_RANK, fn, "invalid rank %d (size %d)", rank, c->size);
+    if (!buf && count > 0 && d->predefined && d->size > 0)
+        return mpii_err_comm(c, MPI_ERR_BUFFER, fn, "NULL buffer for %lld elements",
+                             (long long)count);
+    return MPI_SUCCESS;
+}
+
+int mpii_p2p_err(mpii_comm_t *c, int rmp_rc, const char *fn)
+{
+    return mpii_err_comm(c, mpii_err_from_rmp(rmp_rc), fn, "%s", rmp_strerror(rmp_rc));
+}
+
+/* Is the fast path allowed? (Everything valid, a real peer.) */
+static inline int p2p_fast(const mpii_comm_t *c, const mpii_dtype_t *d, MPI_Count count, int rank,
+                           int tag)
+{
+    return MPII_LIKELY(c && d && d->committed && count >= 0 && (unsigned)tag <= RMP_TAG_UB &&
+                       (unsigned)rank < (unsigned)c->size);
+}
+
+static inline int p2p_fast_recv(const mpii_comm_t *c, const mpii_dtype_t *d, MPI_Count count,
+                                int rank, int tag)
+{
+    return MPII_LIKELY(c && d && d->committed && count >= 0 &&
+                       ((unsigned)tag <= RMP_TAG_UB || tag == MPI_ANY_TAG) &&
+                       ((unsigned)rank < (unsigned)c->size || rank == MPI_ANY_SOURCE));
+}
+
+static void p2p_status_out(MPI_Status *status, const rmp_status_t *st)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = st->source;
+    status->MPI_TAG = st->tag;
+    mpii_status_set_bytes(status, (MPI_Count)st->bytes);
+    status->MPI_internal[2] = 0;
+}
+
+static void p2p_status_null(MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_TAG = MPI_ANY_TAG;
+    mpii_status_set_bytes(status, 0);
+    status->MPI_internal[2] = 0;
+}
+
+/* ---- blocking ---- */
+
+static int p2p_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm, int mode, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    if (!p2p_fast(c, d, count, dest, tag)) {
+        int rc = mpii_p2p_check(c, comm, buf, count, d, dest, tag, 0, fn);
+        if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
+            return rc;
+    }
+    if (mode == MPII_MODE_BUFFERED)
+        return mpii_bsend(buf, count, d, dest, tag, c, fn);
+    int rc;
+    size_t bytes = (size_t)count * d->size;
+    if (MPII_LIKELY(d->contig && mode != MPII_MODE_SYNC)) {
+        rc = rmp_send(mpii_buf_at(buf, d->true_lb), bytes, dest, tag, c->rc);
+    } else if (d->contig) {
+        rc = rmp_ssend(mpii_buf_at(buf, d->true_lb), bytes, dest, tag, c->rc);
+    } else {
+        mpii_req_t *r;
+        rc = mpii_isend(buf, count, d, dest, tag, c, mode, NULL, &r);
+        if (rc != MPI_SUCCESS)
+            return mpii_err_comm(c, rc, fn, "could not start the send");
+        mpii_req_wait(r);
+        rc = r->err;
+        mpii_req_free(r);
+        return rc == MPI_SUCCESS ? rc : mpii_err_comm(c, rc, fn, "send failed");
+    }
+    if (MPII_LIKELY(rc == RMP_SUCCESS))
+        return MPI_SUCCESS;
+    /* rmp refused an argument the fast path let through (a NULL buffer): say which. */
+    if (rc == RMP_ERR_ARG) {
+        int e = mpii_p2p_check(c, comm, buf, count, d, dest, tag, 0, fn);
+        if (e != MPI_SUCCESS)
+            return e;
+    }
+    return mpii_p2p_err(c, rc, fn);
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_STD, "MPI_Send");
+}
+MPII_WEAK(Send)
+
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm)
+{
+    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_STD, "MPI_Send_c");
+}
+MPII_WEAK(Send_c)
+
+/* Ready mode: the receive is posted (the user promises), so a standard send is correct. */
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm)
+{
+    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_READY, "MPI_Rsend");
+}
+MPII_WEAK(Rsend)
+
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_READY, "MPI_Rsend_c");
+}
+MPII_WEAK(Rsend_c)
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm)
+{
+    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_SYNC, "MPI_Ssend");
+}
+MPII_WEAK(Ssend)
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_SYNC, "MPI_Ssend_c");
+}
+MPII_WEAK(Ssend_c)
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm)
+{
+    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_BUFFERED, "MPI_Bsend");
+}
+MPII_WEAK(Bsend)
+
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_BUFFERED, "MPI_Bsend_c");
+}
+MPII_WEAK(Bsend_c)
+
+static int p2p_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
+                    MPI_Comm comm, MPI_Status *status, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    if (!p2p_fast_recv(c, d, count, source, tag)) {
+        int rc = mpii_p2p_check(c, comm, buf, count, d, source, tag, 1, fn);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (source == MPI_PROC_NULL) {
+            p2p_status_null(status);
+            return MPI_SUCCESS;
+        }
+    }
+    rmp_status_t st;
+    int rc;
+    size_t bytes = (size_t)count * d->size;
+    if (MPII_LIKELY(d->contig)) {
+        rc = rmp_recv(mpii_buf_at(buf, d->true_lb), bytes, source, mpii_tag_to_rmp(tag), c->rc,
+                      &st);
+    } else {
+        void *tmp = bytes ? malloc(bytes) : NULL;
+        if (bytes && !tmp)
+            return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "no memory to unpack %zu bytes", bytes);
+        rc = rmp_recv(tmp, bytes, source, mpii_tag_to_rmp(tag), c->rc, &st);
+        if (rc == RMP_SUCCESS || rc == RMP_ERR_TRUNCATE)
+            mpii_dtype_unpack(d, buf, count, 0, tmp, st.bytes);
+        free(tmp);
+    }
+    if (MPII_LIKELY(rc == RMP_SUCCESS)) {
+        p2p_status_out(status, &st);
+        return MPI_SUCCESS;
+    }
+    if (rc == RMP_ERR_ARG) {
+        int e = mpii_p2p_check(c, comm, buf, count, d, source, tag, 1, fn);
+        if (e != MPI_SUCCESS)
+            return e;
+    }
+    if (rc == RMP_ERR_TRUNCATE) {
+        p2p_status_out(status, &st);
+        return mpii_err_comm(c, MPI_ERR_TRUNCATE, fn,
+                             "message from rank %d (tag %d) longer than the %zu-byte buffer",
+                             st.source, st.tag, bytes);
+    }
+    return mpii_p2p_err(c, rc, fn);
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    return p2p_recv(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
+}
+MPII_WEAK(Recv)
+
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Status *status)
+{
+    return p2p_recv(buf, count, datatype, source, tag, comm, status, "MPI_Recv_c");
+}
+MPII_WEAK(Recv_c)
+
+/* ---- nonblocking ---- */
+
+static int p2p_unpack_fin(mpii_req_t *r)
+{
+    if (r->err == MPI_SUCCESS || r->err == MPI_ERR_TRUNCATE)
+        mpii_dtype_unpack(r->dt, r->buf, r->count, 0, r->tmp,
+                          (size_t)mpii_status_bytes(&r->status));
+    free(r->tmp);
+    r->tmp = NULL;
+    return MPI_SUCCESS;
+}
+
+static int p2p_free_tmp_fin(mpii_req_t *r)
+{
+    free(r->tmp);
+    r->tmp = NULL;
+    return MPI_SUCCESS;
+}
+
+static mpii_req_t *p2p_req(mpii_req_t *into, mpii_comm_t *c)
+{
+    if (into) {
+        into->done = 0;
+        into->err = MPI_SUCCESS;
+        into->cancelled = 0;
+        into->fin = NULL;
+        into->kind = MPII_REQ_RMP;
+        return into;
+    }
+    return mpii_req_new(c, MPII_REQ_RMP);
+}
+
+/* Returns an MPI error class (not yet reported). */
+int mpii_isend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int tag,
+               mpii_comm_t *c, int mode, mpii_req_t *into, mpii_req_t **out)
+{
+    mpii_req_t *r = p2p_req(into, c);
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    if (dest == MPI_PROC_NULL || mode == MPII_MODE_BUFFERED) {
+        int rc = dest == MPI_PROC_NULL ? MPI_SUCCESS
+                                       : mpii_bsend(buf, count, d, dest, tag, c, NULL);
+        r->kind = MPII_REQ_DONE;
+        r->done = 1;
+        r->err = rc;
+        mpii_status_empty(&r->status);
+        if (out)
+            *out = r;
+        return MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)count * d->size;
+    const void *p = mpii_buf_at(buf, d->true_lb);
+    if (!d->contig) {
+        r->tmp = bytes ? malloc(bytes) : NULL;
+        if (bytes && !r->tmp)
+            goto err_nomem;
+        mpii_dtype_pack(d, buf, count, 0, r->tmp, bytes);
+        p = r->tmp;
+        r->fin = p2p_free_tmp_fin;
+    }
+    int rc = mode == MPII_MODE_SYNC ? rmp_issend(p, bytes, dest, tag, c->rc, &r->rr)
+                                    : rmp_isend(p, bytes, dest, tag, c->rc, &r->rr);
+    if (rc != RMP_SUCCESS) {
+        free(r->tmp);
+        r->tmp = NULL;
+        if (!into)
+            mpii_req_free(r);
+        return mpii_err_from_rmp(rc);
+    }
+    if (out)
+        *out = r;
+    return MPI_SUCCESS;
+err_nomem:
+    if (!into)
+        mpii_req_free(r);
+    return MPI_ERR_NO_MEM;
+}
+
+int mpii_irecv(void *buf, MPI_Count count, mpii_dtype_t *d, int source, int tag, mpii_comm_t *c,
+               mpii_req_t *into, mpii_req_t **out)
+{
+    mpii_req_t *r = p2p_req(into, c);
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    r->recv = 1;
+    if (source == MPI_PROC_NULL) {
+        r->kind = MPII_REQ_DONE;
+        r->done = 1;
+        mpii_status_set(&r->status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+        if (out)
+            *out = r;
+        return MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)count * d->size;
+    void *p = mpii_buf_at(buf, d->true_lb);
+    if (!d->contig) {
+        r->tmp = bytes ? malloc(bytes) : NULL;
+        if (bytes && !r->tmp) {
+            if (!into)
+                mpii_req_free(r);
+            return MPI_ERR_NO_MEM;
+        }
+        p = r->tmp;
+        r->buf = buf;
+        r->count = count;
+        if (!into) { /* a persistent request holds its type already */
+            r->dt = d;
+            if (!d->predefined)
+                d->refs++;
+        }
+        r->fin = p2p_unpack_fin;
+    }
+    int rc = rmp_irecv(p, bytes, source, mpii_tag_to_rmp(tag), c->rc, &r->rr);
+    if (rc != RMP_SUCCESS) {
+        free(r->tmp);
+        r->tmp = NULL;
+        if (!into)
+            mpii_req_free(r);
+        return mpii_err_from_rmp(rc);
+    }
+    if (out)
+        *out = r;
+    return MPI_SUCCESS;
+}
+
+static int p2p_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request, int mode, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    if (!p2p_fast(c, d, count, dest, tag)) {
+        int rc = mpii_p2p_check(c, comm, buf, count, d, dest, tag, 0, fn);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    if (!request)
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "request is NULL");
+    mpii_req_t *r;
+    int rc = mpii_isend(buf, count, d, dest, tag, c, mode, NULL, &r);
+    if (MPII_UNLIKELY(rc != MPI_SUCCESS)) {
+        int e = rc == MPI_ERR_ARG ? mpii_p2p_check(c, comm, buf, count, d, dest, tag, 0, fn)
+                                  : MPI_SUCCESS;
+        return e != MPI_SUCCESS ? e
+                                : mpii_err_comm(c, rc, fn, "could not start the send to rank %d",
+                                                dest);
+    }
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_STD, "MPI_Isend");
+}
+MPII_WEAK(Isend)
+
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_STD,
+                     "MPI_Isend_c");
+}
+MPII_WEAK(Isend_c)
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_SYNC,
+                     "MPI_Issend");
+}
+MPII_WEAK(Issend)
+
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_SYNC,
+                     "MPI_Issend_c");
+}
+MPII_WEAK(Issend_c)
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_READY,
+                     "MPI_Irsend");
+}
+MPII_WEAK(Irsend)
+
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_READY,
+                     "MPI_Irsend_c");
+}
+MPII_WEAK(Irsend_c)
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_BUFFERED,
+                     "MPI_Ibsend");
+}
+MPII_WEAK(Ibsend)
+
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_BUFFERED,
+                     "MPI_Ibsend_c");
+}
+MPII_WEAK(Ibsend_c)
+
+static int p2p_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
+                     MPI_Comm comm, MPI_Request *request, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    if (!p2p_fast_recv(c, d, count, source, tag)) {
+        int rc = mpii_p2p_check(c, comm, buf, count, d, source, tag, 1, fn);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    if (!request)
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "request is NULL");
+    mpii_req_t *r;
+    int rc = mpii_irecv(buf, count, d, source, tag, c, NULL, &r);
+    if (MPII_UNLIKELY(rc != MPI_SUCCESS)) {
+        int e = rc == MPI_ERR_ARG ? mpii_p2p_check(c, comm, buf, count, d, source, tag, 1, fn)
+                                  : MPI_SUCCESS;
+        return e != MPI_SUCCESS ? e : mpii_err_comm(c, rc, fn, "could not post the receive");
+    }
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return p2p_irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
+}
+MPII_WEAK(Irecv)
+
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return p2p_irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
+}
+MPII_WEAK(Irecv_c)
+
+/* ---- Sendrecv ---- */
+
+/* Wait for both; the receive's status goes out. Returns the error to report. */
+static int p2p_wait_pair(mpii_comm_t *c, mpii_req_t *rr, mpii_req_t *sr, MPI_Status *status,
+                         const char *fn)
+{
+    mpii_req_wait(sr);
+    mpii_req_wait(rr);
+    int serr = sr->err, rerr = rr->err;
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE = rr->status.MPI_SOURCE;
+        status->MPI_TAG = rr->status.MPI_TAG;
+        mpii_status_set_bytes(status, mpii_status_bytes(&rr->status));
+        status->MPI_internal[2] = 0;
+    }
+    mpii_req_free(sr);
+    mpii_req_free(rr);
+    if (rerr != MPI_SUCCESS)
+        return mpii_err_comm(c, rerr, fn, "receive failed");
+    if (serr != MPI_SUCCESS)
+        return mpii_err_comm(c, serr, fn, "send failed");
+    return MPI_SUCCESS;
+}
+
+static int p2p_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest,
+                        int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source,
+                        int rtag, MPI_Comm comm, MPI_Status *status, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *sd = mpii_dtype(stype), *rd = mpii_dtype(rtype);
+    int rc = mpii_p2p_check(c, comm, sbuf, scount, sd, dest, stag, 0, fn);
+    if (rc == MPI_SUCCESS)
+        rc = mpii_p2p_check(c, comm, rbuf, rcount, rd, source, rtag, 1, fn);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    mpii_req_t *rr, *sr;
+    rc = mpii_irecv(rbuf, rcount, rd, source, rtag, c, NULL, &rr);
+    if (rc != MPI_SUCCESS)
+        return mpii_err_comm(c, rc, fn, "could not post the receive");
+    rc = mpii_isend(sbuf, scount, sd, dest, stag, c, MPII_MODE_STD, NULL, &sr);
+    if (rc != MPI_SUCCESS) {
+        mpii_req_wait(rr);
+        mpii_req_free(rr);
+        return mpii_err_comm(c, rc, fn, "could not start the send");
+    }
+    return p2p_wait_pair(c, rr, sr, status, fn);
+}
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return p2p_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                        recvtype, source, recvtag, comm, status, "MPI_Sendrecv");
+}
+MPII_WEAK(Sendrecv)
+
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return p2p_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                        recvtype, source, recvtag, comm, status, "MPI_Sendrecv_c");
+}
+MPII_WEAK(Sendrecv_c)
+
+/* The outgoing data is packed first, so the receive may land in the same buffer. */
+static int p2p_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
+                                int source, int rtag, MPI_Comm comm, MPI_Status *status,
+                                const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    int rc = mpii_p2p_check(c, comm, buf, count, d, dest, stag, 0, fn);
+    if (rc == MPI_SUCCESS)
+        rc = mpii_p2p_check(c, comm, buf, count, d, source, rtag, 1, fn);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    size_t bytes = (size_t)count * d->size;
+    void *tmp = bytes ? malloc(bytes) : NULL;
+    if (bytes && !tmp)
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "no memory for %zu bytes", bytes);
+    mpii_dtype_pack(d, buf, count, 0, tmp, bytes);
+    mpii_req_t *rr, *sr;
+    rc = mpii_irecv(buf, count, d, source, rtag, c, NULL, &rr);
+    if (rc != MPI_SUCCESS) {
+        free(tmp);
+        return mpii_err_comm(c, rc, fn, "could not post the receive");
+    }
+    rc = mpii_isend(tmp, (MPI_Count)bytes, mpii_dtype(MPI_BYTE), dest, stag, c, MPII_MODE_STD,
+                    NULL, &sr);
+    if (rc != MPI_SUCCESS) {
+        mpii_req_wait(rr);
+        mpii_req_free(rr);
+        free(tmp);
+        return mpii_err_comm(c, rc, fn, "could not start the send");
+    }
+    rc = p2p_wait_pair(c, rr, sr, status, fn);
+    free(tmp);
+    return rc;
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return p2p_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                                status, "MPI_Sendrecv_replace");
+}
+MPII_WEAK(Sendrecv_replace)
+
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status)
+{
+    return p2p_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                                status, "MPI_Sendrecv_replace_c");
+}
+MPII_WEAK(Sendrecv_replace_c)

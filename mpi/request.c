@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI requests: completion (Wait/Test and their any/all/some forms),
+ * Request_free, Request_get_status, Cancel, generalized requests. */
+#include <stdlib.h>
+
+#include "mpii.h"
+
+mpii_pool_t mpii_req_pool = MPII_POOL_INIT(mpii_req_t);
+static mpii_req_t *req_orphans; /* freed by the user while running */
+
+mpii_req_t *mpii_req_new(mpii_comm_t *c, int kind)
+{
+    mpii_req_t *r = mpii_obj_new(&mpii_req_pool, MPII_MAGIC_REQ);
+    if (!r)
+        return NULL;
+    r->kind = (uint8_t)kind;
+    r->comm = c;
+    return r;
+}
+
+mpii_req_t *mpii_req_new_rmp(mpii_comm_t *c, rmp_request_t rr, int (*fin)(mpii_req_t *r))
+{
+    mpii_req_t *r = mpii_req_new(c, MPII_REQ_RMP);
+    if (r) {
+        r->rr = rr;
+        r->fin = fin;
+    }
+    return r;
+}
+
+mpii_req_t *mpii_req_new_poll(mpii_comm_t *c, int (*poll)(mpii_req_t *r),
+                              void (*release)(mpii_req_t *r), void *ctx)
+{
+    mpii_req_t *r = mpii_req_new(c, MPII_REQ_POLL);
+    if (r) {
+        r->poll = poll;
+        r->release = release;
+        r->ctx = ctx;
+        mpii_status_empty(&r->status);
+    }
+    return r;
+}
+
+void mpii_req_free(mpii_req_t *r)
+{
+    if (r->release)
+        r->release(r);
+    if (r->kind == MPII_REQ_GREQ && r->free_fn)
+        r->free_fn(r->extra_state);
+    free(r->tmp);
+    if (r->dt)
+        mpii_dtype_release(r->dt);
+    mpii_obj_free(&mpii_req_pool, r);
+}
+
+void mpii_req_take_rmp_status(mpii_req_t *r, const rmp_status_t *st, int rc)
+{
+    mpii_status_set(&r->status, st->source, st->tag, MPI_SUCCESS, (MPI_Count)st->bytes);
+    r->err = rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_err_from_rmp(rc);
+    r->status.MPI_ERROR = r->err;
+    r->done = 1;
+    r->rr = RMP_REQUEST_NULL;
+    if (r->fin)
+        r->fin(r);
+}
+
+int mpii_req_test(mpii_req_t *r)
+{
+    if (r->done)
+        return 1;
+    switch (r->kind) {
+    case MPII_REQ_RMP: {
+        int flag = 0;
+        rmp_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, RMP_SUCCESS};
+        int rc = rmp_test(&r->rr, &flag, &st);
+        if (flag || rc != RMP_SUCCESS)
+            mpii_req_take_rmp_status(r, &st, rc);
+        break;
+    }
+    case MPII_REQ_POLL:
+        if (r->poll(r))
+            r->done = 1;
+        break;
+    case MPII_REQ_GREQ:
+        break; /* done by MPI_Grequest_complete */
+    default:
+        r->done = 1;
+    }
+    return r->done;
+}
+
+int mpii_req_wait(mpii_req_t *r)
+{
+    if (r->done)
+        return r->err;
+    if (r->kind == MPII_REQ_RMP) {
+        rmp_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, RMP_SUCCESS};
+        int rc = rmp_wait(&r->rr, &st);
+        mpii_req_take_rmp_status(r, &st, rc);
+        return r->err;
+    }
+    while (!mpii_req_test(r))
+        rmp_progress();
+    return r->err;
+}
+
+void mpii_req_reap(void)
+{
+    mpii_req_t **pp = &req_orphans;
+    while (*pp) {
+        mpii_req_t *r = *pp;
+        if (mpii_req_test(r)) {
+            *pp = r->next;
+            mpii_req_free(r);
+        } else {
+            pp = &r->next;
+        }
+    }
+}
+
+/* ---- completion of one handle ---- */
+
+static void req_status_out(const mpii_req_t *r, MPI_Status *st, int with_error)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    int err = st->MPI_ERROR;
+    *st = r->status;
+    st->MPI_ERROR = with_error ? r->err : err;
+}
+
+/* r is done: give its status, free it or make it inactive, return its error class. */
+static int req_finish(MPI_Request *h, mpii_req_t *r, MPI_Status *st, int with_error)
+{
+    int err = r->err;
+    req_status_out(r, st, with_error);
+    if (r->persistent) {
+        r->kind = MPII_REQ_DONE; /* inactive: completes at once with an empty status */
+        r->active = 0;
+        r->err = MPI_SUCCESS;
+        mpii_status_empty(&r->status);
+    } else {
+        mpii_req_free(r);
+        *h = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+static int req_bad(const char *fn, MPI_Request h)
+{
+    return mpii_err_comm(NULL, MPI_ERR_REQUEST, fn, "invalid request handle %p", (void *)h);
+}
+
+static int req_err(mpii_comm_t *c, int err, const char *fn)
+{
+    return mpii_err_comm(c, err, fn, "%s",
+                         err == MPI_ERR_TRUNCATE ? "message truncated: longer than the buffer"
+                                                 : "the request failed");
+}
+
+static void req_null_status(MPI_Status *st)
+{
+    if (st != MPI_STATUS_IGNORE) {
+        int err = st->MPI_ERROR;
+        mpii_status_empty(st);
+        st->MPI_ERROR = err;
+    }
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (!request)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Wait", "request is NULL");
+    if (*request == MPI_REQUEST_NULL) {
+        req_null_status(status);
+        return MPI_SUCCESS;
+    }
+    mpii_req_t *r = mpii_req(*request);
+    if (!r)
+        return req_bad("MPI_Wait", *request);
+    if (MPII_UNLIKELY(req_orphans != NULL))
+        mpii_req_reap();
+    mpii_req_wait(r);
+    mpii_comm_t *c = r->comm;
+    int err = req_finish(request, r, status, 0);
+    return MPII_LIKELY(err == MPI_SUCCESS) ? MPI_SUCCESS : req_err(c, err, "MPI_Wait");
+}
+MPII_WEAK(Wait)
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    if (!request || !flag)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Test", "NULL argument");
+    if (*request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        req_null_status(status);
+        return MPI_SUCCESS;
+    }
+    mpii_req_t *r = mpii_req(*request);
+    if (!r)
+        return req_bad("MPI_Test", *request);
+    if (MPII_UNLIKELY(req_orphans != NULL))
+        mpii_req_reap();
+    if (!mpii_req_test(r)) {
+        *flag = 0;
+        rmp_progress();
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    mpii_comm_t *c = r->comm;
+    int err = req_finish(request, r, status, 0);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : req_err(c, err, "MPI_Test");
+}
+MPII_WEAK(Test)
+
+/* Validate an array of handles; *active: how many are not null. */
+static int req_check_array(int count, MPI_Request reqs[], const char *fn, int *active)
+{
+    if (count < 0)
+        return mpii_err_comm(NULL, MPI_ERR_COUNT, fn, "negative count %d", count);
+    if (count > 0 && !reqs)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "array_of_requests is NULL");
+    *active = 0;
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        mpii_req_t *r = mpii_req(reqs[i]);
+        if (!r)
+            return mpii_err_comm(NULL, MPI_ERR_REQUEST, fn, "invalid request at index %d", i);
+        if (!(r->persistent && !r->active))
+            (*active)++;
+    }
+    if (MPII_UNLIKELY(req_orphans != NULL))
+        mpii_req_reap();
+    return MPI_SUCCESS;
+}
+
+static int req_inactive(MPI_Request h)
+{
+    if (h == MPI_REQUEST_NULL)
+        return 1;
+    mpii_req_t *r = (mpii_req_t *)h;
+    return r->persistent && !r->active;
+}
+
+/* Finish every done request of the array; errors are reported with
+ * MPI_ERR_IN_STATUS (statuses carry each one's class). */
+static int req_all_done(int count, MPI_Request reqs[], MPI_Status sts[], const char *fn)
+{
+    int first_err = MPI_SUCCESS;
+    mpii_comm_t *ec = NULL;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
+        if (req_inactive(reqs[i])) {
+            if (reqs[i] != MPI_REQUEST_NULL)
+                req_finish(&reqs[i], (mpii_req_t *)reqs[i], st, 1);
+            else if (st)
+                mpii_status_empty(st);
+            continue;
+        }
+        mpii_req_t *r = (mpii_req_t *)reqs[i];
+        mpii_comm_t *c = r->comm;
+        int err = req_finish(&reqs[i], r, st, 1);
+        if (err != MPI_SUCCESS && first_err == MPI_SUCCESS) {
+            first_err = err;
+            ec = c;
+        }
+    }
+    if (first_err == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    return mpii_err_comm(ec, MPI_ERR_IN_STATUS, fn, "a request failed: %s (see the statuses)",
+                         mpii_err_name(first_err));
+}
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
+{
+    int active;
+    int rc = req_check_array(count, reqs, "MPI_Waitall", &active);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int i = 0; i < count; i++)
+        if (reqs[i] != MPI_REQUEST_NULL)
+            mpii_req_wait((mpii_req_t *)reqs[i]);
+    return req_all_done(count, reqs, sts, "MPI_Waitall");
+}
+MPII_WEAK(Waitall)
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    int active;
+    int rc = req_check_array(count, reqs, "MPI_Testall", &active);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!flag)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
+    int all = 1;
+    for (int i = 0; i < count; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !mpii_req_test((mpii_req_t *)reqs[i]))
+            all = 0;
+    *flag = all;
+    if (!all) {
+        rmp_progress();
+        return MPI_SUCCESS;
+    }
+    return req_all_done(count, reqs, sts, "MPI_Testall");
+}
+MPII_WEAK(Testall)
+
+/* One pass over the array: index of a done active request, or MPI_UNDEFINED. */
+static int req_find_done(int count, MPI_Request reqs[])
+{
+    for (int i = 0; i < count; i++)
+        if (!req_inactive(reqs[i]) && mpii_req_test((mpii_req_t *)reqs[i]))
+            return i;
+    return MPI_UNDEFINED;
+}
+
+static int req_any(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Status *st,
+                   int block, const char *fn)
+{
+    int active;
+    int rc = req_check_array(count, reqs, fn, &active);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!indx || (!block && !flag))
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL argument");
+    if (active == 0) {
+        *indx = MPI_UNDEFINED;
+        if (flag)
+            *flag = 1;
+        req_null_status(st);
+        return MPI_SUCCESS;
+    }
+    int i;
+    while ((i = req_find_done(count, reqs)) == MPI_UNDEFINED) {
+        rmp_progress();
+        if (!block) {
+            *flag = 0;
+            *indx = MPI_UNDEFINED;
+            return MPI_SUCCESS;
+        }
+    }
+    if (flag)
+        *flag = 1;
+    *indx = i;
+    mpii_req_t *r = (mpii_req_t *)reqs[i];
+    mpii_comm_t *c = r->comm;
+    int err = req_finish(&reqs[i], r, st, 0);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : req_err(c, err, fn);
+}
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int *indx, MPI_Status *status)
+{
+    return req_any(count, reqs, indx, NULL, status, 1, "MPI_Waitany");
+}
+MPII_WEAK(Waitany)
+
+int PMPI_Testany(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Status *status)
+{
+    return req_any(count, reqs, indx, flag, status, 0, "MPI_Testany");
+}
+MPII_WEAK(Testany)
+
+static int req_some(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                    MPI_Status sts[], int block, const char *fn)
+{
+    int active;
+    int rc = req_check_array(incount, reqs, fn, &active);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!outcount || (incount > 0 && !indices))
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL argument");
+    if (active == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    int n;
+    for (;;) {
+        n = 0;
+        for (int i = 0; i < incount; i++)
+            if (!req_inactive(reqs[i]) && mpii_req_test((mpii_req_t *)reqs[i]))
+                indices[n++] = i;
+        if (n > 0 || !block)
+            break;
+        rmp_progress();
+    }
+    int first_err = MPI_SUCCESS;
+    mpii_comm_t *ec = NULL;
+    for (int k = 0; k < n; k++) {
+        int i = indices[k];
+        mpii_req_t *r = (mpii_req_t *)reqs[i];
+        mpii_comm_t *c = r->comm;
+        int err = req_finish(&reqs[i], r, sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[k],
+                             1);
+        if (err != MPI_SUCCESS && first_err == MPI_SUCCESS) {
+            first_err = err;
+            ec = c;
+        }
+    }
+    *outcount = n;
+    if (n == 0)
+        rmp_progress();
+    if (first_err == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    return mpii_err_comm(ec, MPI_ERR_IN_STATUS, fn, "a request failed: %s (see the statuses)",
+                         mpii_err_name(first_err));
+}
+
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status sts[])
+{
+    return req_some(incount, reqs, outcount, indices, sts, 1, "MPI_Waitsome");
+}
+MPII_WEAK(Waitsome)
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status sts[])
+{
+    return req_some(incount, reqs, outcount, indices, sts, 0, "MPI_Testsome");
+}
+MPII_WEAK(Testsome)
+
+/* ---- Request_free, Request_get_status, Cancel ---- */
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    if (!request)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Request_free", "request is NULL");
+    mpii_req_t *r = mpii_req(*request);
+    if (!r)
+        return req_bad("MPI_Request_free", *request);
+    *request = MPI_REQUEST_NULL;
+    if (mpii_req_test(r)) {
+        mpii_req_free(r);
+        return MPI_SUCCESS;
+    }
+    /* Still running: it completes in the background (a send's data still goes out). */
+    r->persistent = 0;
+    r->freed = 1;
+    r->next = req_orphans;
+    req_orphans = r;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Request_free)
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    if (!flag)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Request_get_status", "flag is NULL");
+    if (request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        req_null_status(status);
+        return MPI_SUCCESS;
+    }
+    mpii_req_t *r = mpii_req(request);
+    if (!r)
+        return req_bad("MPI_Request_get_status", request);
+    *flag = mpii_req_test(r);
+    if (!*flag) {
+        rmp_progress();
+        return MPI_SUCCESS;
+    }
+    req_status_out(r, status, 0);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Request_get_status)
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    if (!request)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Cancel", "request is NULL");
+    mpii_req_t *r = mpii_req(*request);
+    if (!r)
+        return req_bad("MPI_Cancel", *request);
+    if (r->done)
+        return MPI_SUCCESS;
+    if (r->kind == MPII_REQ_GREQ) {
+        int rc = r->cancel_fn ? r->cancel_fn(r->extra_state, 0) : MPI_SUCCESS;
+        return rc == MPI_SUCCESS ? rc : mpii_err_comm(r->comm, rc, "MPI_Cancel", "cancel_fn failed");
+    }
+    if (r->kind != MPII_REQ_RMP || !r->recv)
+        return MPI_SUCCESS; /* a send that has started cannot be taken back: not cancelled */
+    int cancelled = 0;
+    int rc = rmp_cancel(&r->rr, &cancelled);
+    if (rc != RMP_SUCCESS)
+        return mpii_p2p_err(r->comm, rc, "MPI_Cancel");
+    if (cancelled) {
+        r->done = 1;
+        r->cancelled = 1;
+        r->err = MPI_SUCCESS;
+        mpii_status_empty(&r->status);
+        r->status.MPI_internal[2] = 1;
+        free(r->tmp);
+        r->tmp = NULL;
+    }
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Cancel)
+
+/* ---- generalized requests ---- */
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+                        MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request)
+{
+    if (!request || !query_fn)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Grequest_start", "NULL argument");
+    mpii_req_t *r = mpii_req_new(&mpii_comm_world, MPII_REQ_GREQ);
+    if (!r)
+        return mpii_err_comm(NULL, MPI_ERR_NO_MEM, "MPI_Grequest_start", "out of memory");
+    r->query_fn = query_fn;
+    r->free_fn = free_fn;
+    r->cancel_fn = cancel_fn;
+    r->extra_state = extra_state;
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Grequest_start)
+
+int PMPI_Grequest_complete(MPI_Request request)
+{
+    mpii_req_t *r = mpii_req(request);
+    if (!r || r->kind != MPII_REQ_GREQ)
+        return req_bad("MPI_Grequest_complete", request);
+    mpii_status_empty(&r->status);
+    int rc = r->query_fn(r->extra_state, &r->status);
+    r->err = rc == MPI_SUCCESS ? r->status.MPI_ERROR : rc;
+    r->done = 1;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Grequest_complete)
+
+void mpii_p2p_fini(void)
+{
+    mpii_bsend_fini();
+    while (req_orphans) {
+        mpii_req_t *r = req_orphans;
+        mpii_req_wait(r);
+        req_orphans = r->next;
+        mpii_req_free(r);
+    }
+}
