@@ -103,6 +103,10 @@ int rmp_atomic_fetch_add(uint64_t value, uint64_t *old, int target, size_t offse
                          rmp_win_t win);
 int rmp_atomic_cswap(uint64_t compare, uint64_t swap, uint64_t *old, int target,
                      size_t offset, rmp_win_t win);
+/* Where target's window is mapped into this process (this rank's own, or an allocated
+ * window of a rank on this node): *ptr, or RMP_ERR_NOT_SUPPORTED when it is not mapped
+ * (another node, or a window over user memory). NULL for an empty window. */
+int rmp_win_shared_ptr(rmp_win_t win, int target, void **ptr);
 
 /* ---- Collectives ---- */
 typedef enum {
