@@ -45,9 +45,16 @@ typedef struct mpii_win {
 mpii_win_t *mpii_win(MPI_Win h);
 
 /* Report an error on a window (its handler; NULL: world's). */
+static inline MPI_Win mpii_win_handle(const mpii_win_t *w)
+{
+    return w ? (MPI_Win)(uintptr_t)w : MPI_WIN_NULL;
+}
+static inline mpii_errh_t *mpii_win_errh(const mpii_win_t *w)
+{
+    return w ? w->errh : NULL;
+}
 #define MPII_WIN_ERR(w, cls, fn, ...)                                                       \
-    mpii_err_win((w) ? (MPI_Win)(w) : MPI_WIN_NULL, (w) ? (w)->errh : NULL, cls, fn,      \
-                 __VA_ARGS__)
+    mpii_err_win(mpii_win_handle(w), mpii_win_errh(w), cls, fn, __VA_ARGS__)
 
 /* Spin until a control word of this rank satisfies pred, driving progress. */
 uint64_t mpii_rma_ctl_load(mpii_win_t *w, int word);
