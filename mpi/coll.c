@@ -194,25 +194,25 @@ static int red_run(red_kind_t kind, const void *sbuf, void *rbuf, MPI_Count coun
     return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
 }
 
-#define RED_API(Name, kind, ...)                                                           \
-    int PMPI_##Name##_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,    \
-                        MPI_Op op, __VA_ARGS__)
-RED_API(Reduce, RED_REDUCE, int root, MPI_Comm comm)
+int PMPI_Reduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
 {
     return red_run(RED_REDUCE, sbuf, rbuf, count, dt, op, root, comm, "MPI_Reduce");
 }
 MPII_WEAK(Reduce_c)
-RED_API(Allreduce, RED_ALLREDUCE, MPI_Comm comm)
+
+int PMPI_Allreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return red_run(RED_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Allreduce");
 }
 MPII_WEAK(Allreduce_c)
-RED_API(Scan, RED_SCAN, MPI_Comm comm)
+
+int PMPI_Scan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return red_run(RED_SCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Scan");
 }
 MPII_WEAK(Scan_c)
-RED_API(Exscan, RED_EXSCAN, MPI_Comm comm)
+
+int PMPI_Exscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return red_run(RED_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Exscan");
 }
