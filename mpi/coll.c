@@ -147,7 +147,7 @@ static int red_run(red_kind_t kind, const void *sbuf, void *rbuf, MPI_Count coun
                       MPI_SUCCESS))
         return mpii_err_comm(c, rc, fn, "%s",
                              rc == MPI_ERR_OP ? "invalid op, or op not defined on the datatype"
-                                              : "datatype not usable with this user op");
+                                              : "datatype not usable in this reduction");
     if (count == 0)
         return MPI_SUCCESS;
     int is_root = kind != RED_REDUCE || c->rank == root;

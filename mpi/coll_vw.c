@@ -196,7 +196,7 @@ static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int
         MPI_SUCCESS)
         return mpii_err_comm(c, rc, fn, "%s",
                              rc == MPI_ERR_OP ? "invalid op, or op not defined on the datatype"
-                                              : "datatype not usable with this user op");
+                                              : "datatype not usable in this reduction");
     size_t per = total > 0 ? r.count / (size_t)total : 1; /* rmp elements per element */
     size_t *counts = malloc((size_t)n * sizeof(size_t));
     char *tmp = NULL;

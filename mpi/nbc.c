@@ -131,7 +131,7 @@ static int nr_run(nr_kind_t kind, const void *sbuf, void *rbuf, MPI_Count count,
         MPI_SUCCESS)
         return mpii_err_comm(c, rc, fn, "%s",
                              rc == MPI_ERR_OP ? "invalid op, or op not defined on the datatype"
-                                              : "datatype not usable with this user op");
+                                              : "datatype not usable in this reduction");
     if (count == 0)
         r.count = 0;
     int is_root = kind != NR_REDUCE || c->rank == root;
