@@ -30,8 +30,9 @@ static void test_graph(void)
     MPI_Comm g;
     int dst[2] = {(rank + 1) % size, (rank + 2) % size};
     int src[2] = {(rank - 1 + size) % size, (rank - 2 + 2 * size) % size};
-    CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, MPI_UNWEIGHTED, 2, dst,
-                                            MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g));
+    int w[2] = {1, 1};
+    CHECK_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, w, 2, dst, w,
+                                            MPI_INFO_NULL, 0, &g));
     int sc[2] = {1, 2}, sd[2] = {0, 1}, rc[2] = {1, 2}, rd[2] = {3, 0};
     int out[3] = {rank, rank * 2, rank * 3}, in[5] = {-1, -1, -1, -1, -1};
     /* to rank+1: 1 int (out[0]); to rank+2: 2 ints (out[1..2]) */
