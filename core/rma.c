@@ -34,7 +34,7 @@ typedef struct rma_entry {
     uint64_t bytes;
     uint32_t id;
     uint32_t allocated;
-    uint64_t keys[4];  /* per transport slot of rmpi_g.tls */
+    uint64_t keys[RMPI_TL_MAX];  /* per transport slot of rmpi_g.tls */
     char seg[48];      /* allocated windows: shared segment name */
 } rma_entry_t;
 
@@ -47,7 +47,7 @@ struct rmp_win {
     uint32_t id;
     rma_entry_t *peers;   /* by comm rank */
     void **mapped;        /* by comm rank: the peer's window mapped here, or NULL */
-    rmpi_mr_t *mr[4];     /* registrations with rmpi_g.tls[i] */
+    rmpi_mr_t *mr[RMPI_TL_MAX];     /* registrations with rmpi_g.tls[i] */
     int allocated;
     rmpi_shmem_t mem;     /* allocated windows */
     size_t seglen;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "tl_registry.h"
 #include "log.h"
 #include "transports/tcp/tcp.h"
 

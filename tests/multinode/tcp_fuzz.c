@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "../common/t.h"
-#include "bootstrap.h"
+#include "tl_registry.h"
 #include "proto.h"
 
 #define BIG (1 << 20)
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
         char ip[64];
         unsigned port;
         unsigned long long tok;
-        T_CHECK(rmpi_boot_get(1, "rmp.tcp", (void **)&a, &alen) == RMP_SUCCESS &&
+        T_CHECK(rmpi_tl_address(1, "tcp", (void **)&a, &alen) == RMP_SUCCESS &&
                     sscanf(a, "%63[^:]:%u/%llx", ip, &port, &tok) == 3,
                 "rank 1's tcp address");
         free(a);

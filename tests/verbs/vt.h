@@ -9,6 +9,7 @@
 
 #include "../common/t.h"
 #include "p2p.h"
+#include "tl_registry.h"
 #include "verbs_int.h"
 
 /* The verbs instance, or NULL when this job does not use verbs. */

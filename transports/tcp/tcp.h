@@ -100,6 +100,8 @@ struct rmpi_mr {
 
 struct rmpi_tl {
     rmpi_am_cb_t cb;
+    void (*peer_failed)(int peer, const char *why);
+    const int *node_of;  /* node id per world rank */
     int epfd, lfd;
     uint64_t token;
     struct sockaddr_in self;

@@ -159,7 +159,7 @@ int rmpi_verbs_progress(rmpi_tl_t *tl)
         for (int i = 0; i < tl->neps; i++)
             if (tl->eps[i].report) {
                 tl->eps[i].report = 0;
-                rmpi_peer_failed(i, "verbs connection lost");
+                tl->peer_failed(i, "verbs connection lost");
             }
     }
     /* rdma_cm costs a system call: poll it on every call only while a
