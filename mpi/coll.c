@@ -46,7 +46,7 @@ int mpii_view_in(const void *buf, MPI_Count count, mpii_dtype_t *d, mpii_view_t 
     v->bytes = view_bytes(count, d);
     v->tmp = NULL;
     if (d->contig || v->bytes == 0) {
-        v->p = mpii_buf_at(buf, d->true_lb);
+        v->p = mpii_coll_at(buf, d->true_lb);
         return MPI_SUCCESS;
     }
     if (!(v->tmp = malloc(v->bytes)))
@@ -61,7 +61,7 @@ int mpii_view_out(void *buf, MPI_Count count, mpii_dtype_t *d, mpii_view_t *v)
     v->bytes = view_bytes(count, d);
     v->tmp = NULL;
     if (d->contig || v->bytes == 0) {
-        v->p = mpii_buf_at(buf, d->true_lb);
+        v->p = mpii_coll_at(buf, d->true_lb);
         return MPI_SUCCESS;
     }
     if (!(v->tmp = malloc(v->bytes)))
@@ -155,8 +155,8 @@ static int red_run(red_kind_t kind, const void *sbuf, void *rbuf, MPI_Count coun
     if (MPII_UNLIKELY(sbuf == MPI_IN_PLACE && !is_root))
         sbuf = NULL; /* MPI: IN_PLACE at the root only; a non-root's is ignored by rmp */
     if (MPII_LIKELY(!r.packed)) {
-        const void *s = sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_buf_at(sbuf, r.shift);
-        void *out = is_root ? mpii_buf_at(rbuf, r.shift) : NULL;
+        const void *s = sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_coll_at(sbuf, r.shift);
+        void *out = is_root ? mpii_coll_at(rbuf, r.shift) : NULL;
         switch (kind) {
         case RED_REDUCE: rc = rmp_reduce(s, out, r.count, r.dt, r.op, root, c->rc); break;
         case RED_ALLREDUCE: rc = rmp_allreduce(s, out, r.count, r.dt, r.op, c->rc); break;

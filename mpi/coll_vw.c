@@ -206,8 +206,8 @@ static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int
         counts[i] = (size_t)(cnt ? cnt[i] : icnt[i]) * per;
     MPI_Count mine = cnt ? cnt[c->rank] : icnt[c->rank];
     if (!r.packed) {
-        rc = rmp_reduce_scatter_v(sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_buf_at(sbuf, r.shift),
-                                  mpii_buf_at(rbuf, r.shift), counts, r.dt, r.op, c->rc);
+        rc = rmp_reduce_scatter_v(sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_coll_at(sbuf, r.shift),
+                                  mpii_coll_at(rbuf, r.shift), counts, r.dt, r.op, c->rc);
     } else if (!(tmp = malloc((size_t)total * d->size + 1))) {
         rc = RMP_ERR_NOMEM;
     } else {

@@ -139,8 +139,8 @@ static int nr_run(nr_kind_t kind, const void *sbuf, void *rbuf, MPI_Count count,
     nbc_ctx_t *x = nbc_new();
     if (!x)
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    const void *s = sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_buf_at(sbuf, r.shift);
-    void *out = is_root ? mpii_buf_at(rbuf, r.shift) : NULL;
+    const void *s = sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_coll_at(sbuf, r.shift);
+    void *out = is_root ? mpii_coll_at(rbuf, r.shift) : NULL;
     if (r.packed && count > 0) {
         size_t bytes = (size_t)count * d->size;
         if (!(x->rv.tmp = malloc(bytes * n))) {
@@ -242,8 +242,8 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_
         }
         x->arr[i] = (size_t)rcounts[i] * r.count;
     }
-    rc = rmp_ireduce_scatter_v(sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_buf_at(sbuf, r.shift),
-                               mpii_buf_at(rbuf, r.shift), x->arr, r.dt, r.op, c->rc, &rr);
+    rc = rmp_ireduce_scatter_v(sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_coll_at(sbuf, r.shift),
+                               mpii_coll_at(rbuf, r.shift), x->arr, r.dt, r.op, c->rc, &rr);
     return nbc_finish(c, rc, rr, x, req, fn);
 }
 MPII_WEAK(Ireduce_scatter)

@@ -79,7 +79,7 @@ static int nv_gsv(int is_gather, const void *one, int one_cnt, MPI_Datatype one_
         free(a);
         return mpii_err_comm(c, MPI_ERR_COUNT, fn, "negative count");
     }
-    void *p = in_place ? RMP_IN_PLACE : mpii_buf_at(one, od->true_lb);
+    void *p = in_place ? RMP_IN_PLACE : mpii_coll_at(one, od->true_lb);
     size_t bytes = in_place ? 0 : (size_t)one_cnt * od->size;
     int n = c->size;
     rc = is_gather ? rmp_igatherv(p, bytes, (void *)big, a, a ? a + n : NULL, root, c->rc, &rr)
@@ -122,7 +122,7 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
         (rc = nv_arrays(c, rcounts, displs, rd, &a, fn)) != MPI_SUCCESS)
         return rc;
     size_t bytes = in_place ? 0 : (size_t)(scount > 0 ? scount : 0) * sd->size;
-    rc = rmp_iallgatherv(in_place ? RMP_IN_PLACE : mpii_buf_at(sbuf, sd->true_lb), bytes, rbuf,
+    rc = rmp_iallgatherv(in_place ? RMP_IN_PLACE : mpii_coll_at(sbuf, sd->true_lb), bytes, rbuf,
                          a, a + c->size, c->rc, &rr);
     free(a);
     return nv_done(c, rc, rr, req, fn);

@@ -99,7 +99,7 @@ static int nbr_allgather(const void *sbuf, int scount, MPI_Datatype stype, void 
         x.rb[j] = (size_t)(rcnt ? rcnt[j] : rcount) * rd->size;
         x.rd[j] = (size_t)((rcnt ? (MPI_Aint)rdsp[j] : (MPI_Aint)j * rcount) * rd->extent);
     }
-    return nbr_run(&x, mpii_buf_at(sbuf, sd->true_lb), mpii_buf_at(rbuf, rd->true_lb), req, fn);
+    return nbr_run(&x, mpii_coll_at(sbuf, sd->true_lb), mpii_coll_at(rbuf, rd->true_lb), req, fn);
 }
 
 /* alltoall (counts NULL: blocks of scount/rcount), alltoallv, and alltoallw (types

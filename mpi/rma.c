@@ -92,7 +92,7 @@ int mpii_rma_put(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int tar
     if (a.bytes == 0)
         return MPI_SUCCESS;
     if (MPII_LIKELY(a.od->contig)) {
-        const void *p = mpii_buf_at(obuf, a.od->true_lb);
+        const void *p = mpii_coll_at(obuf, a.od->true_lb);
         rc = blocking ? rmp_put(p, a.bytes, target, a.off, a.w->data)
                       : rmp_put_nbi(p, a.bytes, target, a.off, a.w->data);
     } else {
@@ -116,7 +116,7 @@ int mpii_rma_get(void *obuf, MPI_Count ocount, MPI_Datatype otype, int target, M
     if (a.bytes == 0)
         return MPI_SUCCESS;
     if (MPII_LIKELY(a.od->contig)) {
-        void *p = mpii_buf_at(obuf, a.od->true_lb);
+        void *p = mpii_coll_at(obuf, a.od->true_lb);
         rc = blocking ? rmp_get(p, a.bytes, target, a.off, a.w->data)
                       : rmp_get_nbi(p, a.bytes, target, a.off, a.w->data);
     } else {
@@ -208,7 +208,7 @@ int mpii_rma_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *r
         if (rc == RMP_SUCCESS && rbuf)
             memcpy(rv.p, old, a.bytes);
         if (rc == RMP_SUCCESS && compare) {
-            const char *cmp = mpii_buf_at(compare, a.td->true_lb);
+            const char *cmp = mpii_coll_at(compare, a.td->true_lb);
             write = memcmp(old, cmp, a.bytes) == 0;
             if (write)
                 memcpy(old, ov.p, a.bytes);
