@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Neighbourhood exchange (MPI's neighbour collectives over cartesian and graph
  * topologies): one round of receives from the in-neighbours and sends to the
  * out-neighbours on the collective context. A negative neighbour (MPI_PROC_NULL) is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI one-sided communication (docs/mpi.md, "One-sided"). An MPI window is an rmp window
  * over the user's memory plus a small control window per rank holding the words the
  * synchronisation uses (an accumulate lock, a reader-writer lock for passive target,

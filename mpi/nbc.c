@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Nonblocking collectives: the rmp_i* schedules behind an MPI request. Packed copies of
  * derived types live in the request's context: the receive side is unpacked when the
  * request completes (fin), everything is freed with the request (release). */

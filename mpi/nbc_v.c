@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Nonblocking v/w collectives over rmp's schedules. Contiguous datatypes only for now
  * (a derived type is refused with MPI_ERR_TYPE naming the limit). */
 #include "mpii.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Neighbourhood collectives over cartesian and distributed-graph topologies, blocking and
  * nonblocking: every variant becomes rmp_(i)neighbor_alltoallv with per-edge byte counts
  * and displacements. Cartesian edges carry sub-tags so that both sides of a periodic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Put, get and the accumulate family. Puts and gets of contiguous data are rmp's
  * nonblocking transfers, completed by the synchronisation call; non-contiguous origin data
  * goes through a packed copy and a blocking transfer. Accumulates run under the target's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Window creation, destruction and queries. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Synchronisation: fence, passive target (lock/unlock, flush), generalized active target
  * (post/start/complete/wait/test). Locks are words in the target's control window taken
  * with rmp atomics: exclusive = compare-and-swap 0 -> MPII_LOCK_EXCL, shared = fetch-add 1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reductions: MINLOC/MAXLOC on pair types, a non-commutative user op whose result
  * depends on rank order (blocking, nonblocking, scan, every algorithm size), every
  * predefined op on the extended C types, IN_PLACE variants, Reduce_local. */

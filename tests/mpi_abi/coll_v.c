@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Data-moving collectives with uneven counts (some zero), IN_PLACE, a derived receive
  * type (vector), alltoallw with per-peer types, reduce_scatter with counts, and the
  * nonblocking forms; the data is checked everywhere. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Neighbour collectives: a periodic 1-D cartesian ring (at 2 ranks both neighbours are
  * the same rank: the blocks must still arrive in the right slots) and a distributed graph
  * (each rank sends to rank+1 and rank+2), blocking and nonblocking, data checked. */

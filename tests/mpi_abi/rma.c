@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One-sided: each synchronisation mode with the data checked at the target (fence,
  * lock/unlock exclusive and shared, lock_all + flush, PSCW), accumulate atomicity
  * (concurrent MPI_SUM accumulates from every rank, total exact), fetch_and_op and
