@@ -778,3 +778,16 @@ RMP_EXPORT int rmp_win_free(rmp_win_t *win)
     *win = RMP_WIN_NULL;
     return rc != RMP_SUCCESS ? rc : brc;
 }
+
+/* The target's window as mapped into this process (an allocated window of a same-node
+ * rank, or this rank's own): what MPI_Win_shared_query hands out. */
+RMP_EXPORT int rmp_win_shared_ptr(rmp_win_t win, int target, void **ptr)
+{
+    int rc = rma_check_win(win);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!ptr || target < 0 || target >= win->comm->size)
+        return RMP_ERR_ARG;
+    *ptr = rma_direct(win, target);
+    return *ptr || win->peers[target].bytes == 0 ? RMP_SUCCESS : RMP_ERR_NOT_SUPPORTED;
+}

@@ -197,7 +197,7 @@ static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int
         MPI_SUCCESS)
         return mpii_err_comm(c, rc, fn, "%s",
                              rc == MPI_ERR_OP ? "invalid op, or op not defined on the datatype"
-                                              : "datatype not usable with this user op");
+                                              : "datatype not usable in this reduction");
     size_t per = total > 0 ? r.count / (size_t)total : 1; /* rmp elements per element */
     size_t *counts = malloc((size_t)n * sizeof(size_t));
     char *tmp = NULL;
@@ -207,8 +207,8 @@ static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int
         counts[i] = (size_t)(cnt ? cnt[i] : icnt[i]) * per;
     MPI_Count mine = cnt ? cnt[c->rank] : icnt[c->rank];
     if (!r.packed) {
-        rc = rmp_reduce_scatter_v(sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_buf_at(sbuf, r.shift),
-                                  mpii_buf_at(rbuf, r.shift), counts, r.dt, r.op, c->rc);
+        rc = rmp_reduce_scatter_v(sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_coll_at(sbuf, r.shift),
+                                  mpii_coll_at(rbuf, r.shift), counts, r.dt, r.op, c->rc);
     } else if (!(tmp = malloc((size_t)total * d->size + 1))) {
         rc = RMP_ERR_NOMEM;
     } else {

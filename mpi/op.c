@@ -135,6 +135,21 @@ int mpii_red_resolve(mpii_op_t *o, mpii_dtype_t *d, MPI_Datatype dh, MPI_Count c
         return MPI_ERR_OP;
     size_t es = rmp_datatype_size((rmp_datatype_t)dt);
     r->dt = (rmp_datatype_t)dt;
+    if (d->basic >= MPII_B_FLOAT_INT && d->basic <= MPII_B_LONG_DOUBLE_INT) {
+        /* Pairs are C structs with padding (size 12, extent 16 for DOUBLE_INT): reduce the
+         * structs in place, for the predefined type and contiguous runs of it. */
+        /* The MPI size of one pair (the predefined handles follow the MPII_B_ order). */
+        const mpii_dtype_t *pd = mpii_dtype(
+            (MPI_Datatype)(uintptr_t)((uintptr_t)MPI_FLOAT_INT + (unsigned)(d->basic - MPII_B_FLOAT_INT)));
+        size_t ps = pd ? pd->size : 0, k = (size_t)d->extent / es;
+        if (d->extent <= 0 || (size_t)d->extent % es || d->size != k * ps || d->lb != 0)
+            return MPI_ERR_TYPE;
+        r->op = o->rop;
+        r->count = (size_t)count * k;
+        r->shift = 0;
+        r->packed = 0;
+        return MPI_SUCCESS;
+    }
     r->op = o->rop;
     r->count = (size_t)count * (d->size / es);
     r->shift = d->true_lb;
