@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Communicators: the world, split and dup. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rmp: message passing for RDMA clusters. Public API (see docs/ and API contract). */
 #ifndef RMP_H
 #define RMP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Communicators: the predefined ones, rank/size, dup, split, create, free,
  * compare, names. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Environment: Init/Finalize, thread level, version queries, time, memory. */
 #include <pthread.h>
 #include <stdio.h>

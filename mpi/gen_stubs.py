@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The list of MPI functions and who implements them, from one source.
 
 mpi/include/mpi.h lists every function of the standard ABI (an MPI_ block and

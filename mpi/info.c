@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Info objects: ordered (key, value) string pairs. */
 #include <errno.h>
 #include <stdlib.h>

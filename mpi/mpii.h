@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal header of the MPI layer (mpi/): handles, objects, errors.
  *
  * Conventions (docs/mpi.md):

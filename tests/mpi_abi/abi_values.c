@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The values of mpi.h that the MPI-5.0 standard ABI fixes (a sample of every
  * kind, from the standard's ABI appendix): a binary built against another
  * implementation's standard mpi.h passes these very numbers to rmp. A change

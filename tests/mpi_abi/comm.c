@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Communicators and groups: split (order by key), split_type SHARED, create
  * from a group, compare, names, and the group operations. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Environment: Init/Finalize state, versions, thread level, time, memory,
  * the ABI queries, the handle converters. */
 #include <string.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds the OSU micro-benchmarks 7.4 from their release tarball with rmp's
 # compiler wrapper, as a user would: ./configure CC=mpicc_abi && make.
 # usage: build.sh TARBALL OUTDIR MPICC_ABI STAMP

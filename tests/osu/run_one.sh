@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs one OSU benchmark under rrun and checks its output.
 # usage: run_one.sh RRUN OSU_DIR BENCHMARK NP [ARGS...]
 # Fails on a non-zero exit, on any "Fail" (OSU's -c data validation) and when
