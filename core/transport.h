@@ -73,7 +73,7 @@ typedef struct rmpi_tl_args {
     bool stats;                  /* RMP_STATS: print counters at fini */
 } rmpi_tl_args_t;
 
-/* A tuning-file key of a transport ("shm ring_bytes 512k"): the file's value
+/* A tuning-file key of a transport ("shm buf_bytes 32k"): the file's value
  * sets param unless the environment set it. "TL rndv_threshold SIZE" exists
  * for every transport and needs no entry. */
 typedef struct rmpi_tl_tune_key {

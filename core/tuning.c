@@ -41,7 +41,7 @@ static const rmpi_param_t *tuning_param(const rmpi_tl_iface_t *t, const char *na
     return NULL;
 }
 
-/* ", ring_bytes": the transport's own keys, for messages. */
+/* ", buf_bytes": the transport's own keys, for messages. */
 static void tuning_keys(const rmpi_tl_entry_t *e, char *buf, size_t len)
 {
     size_t o = 0;
@@ -63,7 +63,7 @@ tuning_fail(char *err, size_t errlen, const char *path, int line, const char *fm
     return RMP_ERR_ARG;
 }
 
-/* "shm rndv_threshold 32k", "shm ring_bytes 512k": rndv_threshold for every
+/* "shm rndv_threshold 32k", "shm buf_bytes 32k": rndv_threshold for every
  * transport, the rest from the transport's tune_keys. */
 static int tuning_p2p(const char *path, int line, char **w, int nw, rmpi_tuning_t *t, char *err,
                       size_t errlen)

@@ -93,9 +93,10 @@ static void info_explain(int n)
             char t[32];
             info_size(thr, t, sizeof(t));
             printf("  to the other %d rank(s): shm\n", n - 1);
-            printf("    0 B .. < %s: eager through the shared-memory ring (copy in, copy out)\n", t);
+            printf("    0 B .. < %s: eager through the receiver's inbox (up to 96 B) or a\n"
+                   "      pool buffer of the sender (copy in, copy out)\n", t);
             printf("    >= %s: rendezvous, one copy by cross-memory attach (%s); where the\n"
-                   "      kernel forbids it, fragments through the ring (two copies)\n",
+                   "      kernel forbids it, fragments through the pool buffers (two copies)\n",
                    t, strcmp(cma, "off") == 0 ? "disabled by RMP_SHM_CMA=off" : "auto");
             printf("    one-sided: allocated windows mapped (loads/stores, CPU atomics); created\n"
                    "      windows by cross-memory attach, atomics executed by the target\n");

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What ranks learn about each other through PMIx, decoded at connect or at
  * init: the shm address blob, the tcp address string, a shared segment's
- * name (shm rings and allocated windows), the launcher's local peer list and
+ * name (shm segments and allocated windows), the launcher's local peer list and
  * the runtime's blob of every transport's address (core/tl_registry.c).
  * Input: a selector byte, then the blob.
- * Contract: an accepted shm address describes rings that lie inside the
- * segment it announces; an accepted tcp address re-encodes (as tcp_init
+ * Contract: an accepted shm address describes an inbox and a pool that lie
+ * inside the segment it announces; an accepted tcp address re-encodes (as tcp_init
  * writes it) to one that decodes the same; an accepted segment name is
  * "PID:FD" with PID > 0; an accepted peer list is distinct ranks of the job,
  * ascending, holding this rank, each written in the list; a piece found in
@@ -17,7 +17,7 @@
 #include "fuzz.h"
 #include "shmem.h"
 #include "tl_registry.h"
-#include "transports/shm/shm_addr.h"
+#include "transports/shm/shm_seg.h"
 #include "transports/tcp/tcp.h"
 
 static void check_shm(fuzz_in_t *in)
@@ -34,15 +34,15 @@ static void check_shm(fuzz_in_t *in)
     }
     const shm_addr_t *a = (const shm_addr_t *)blob;
     FUZZ_CHECK(len == sizeof(*a) && strnlen(a->name, sizeof(a->name)) < sizeof(a->name));
-    FUZZ_CHECK(a->ring_lines >= 64 && a->ring_lines <= SHM_RING_MAX_LINES);
-    FUZZ_CHECK((a->ring_lines & (a->ring_lines - 1)) == 0);
-    /* shm_connect places sender idx's ring at this offset: the last one
-     * must end inside the segment the peer maps. */
-    uint64_t last_end = (uint64_t)SHM_LINE * (1 + (uint64_t)nlocal) +
-                        (uint64_t)nlocal * a->ring_lines * SHM_LINE;
-    FUZZ_CHECK(last_end <= a->seg_bytes);
-    FUZZ_CHECK(shm_ring_max_msg(a->ring_lines) + sizeof(shm_rec_t) <=
-               a->ring_lines / 2 * SHM_LINE);
+    FUZZ_CHECK(a->ncells >= SHM_CELLS_MIN && a->ncells <= SHM_CELLS_MAX);
+    FUZZ_CHECK((a->ncells & (a->ncells - 1)) == 0);
+    /* shm_map places the inbox, the state lines and the pool at these
+     * offsets: the pool's last buffer must end inside the segment mapped. */
+    FUZZ_CHECK(shm_seg_state_off(a->ncells) + (uint64_t)a->nbufs * SHM_LINE <=
+               shm_seg_bufs_off(a->ncells, a->nbufs));
+    FUZZ_CHECK(shm_seg_bufs_off(a->ncells, a->nbufs) + (uint64_t)a->nbufs * a->buf_bytes <=
+               a->seg_bytes);
+    FUZZ_CHECK(a->buf_bytes >= SHM_BUF_MIN && a->buf_bytes <= SHM_BUF_MAX);
     free(blob);
 }
 

@@ -13,8 +13,7 @@
 
 #include "proto.h"
 #include "rmp.h"
-#include "transports/shm/shm_addr.h"
-#include "transports/shm/shm_ring.h"
+#include "transports/shm/shm_seg.h"
 #include "transports/tcp/tcp.h"
 #include "transports/verbs/verbs_wire.h"
 
@@ -125,79 +124,60 @@ static void gen_proto(void)
     proto("rts-short", &r, sizeof(rmpi_hdr_t), NULL, 0, 0); /* refused: read past 16 bytes */
 }
 
-/* ---- shm_ring: mode byte, then mode 0: size, tail, lines; mode 1: ops ---- */
+/* ---- shm_inbox: mode byte, then mode 0: geometry, tail, cells, pool; mode 1: ops ---- */
 
-static void gen_shm_ring(void)
+static void gen_shm_inbox(void)
 {
-    /* A real ring after pushes that wrap (pad record included). */
-    shm_ring_ctl_t ctl;
-    memset(&ctl, 0, sizeof(ctl));
-    static shm_line_t lines[8];
-    memset(lines, 0, sizeof(lines));
-    shm_tx_t tx = {&ctl, lines, 8, 0, 0};
+    /* A real inbox after posts that wrap, one through a pool buffer. */
+    static shm_cell_t cells[8];
+    shm_inbox_ctl_t ctl;
+    shm_inbox_init(&ctl, cells, 8);
     char hdr[16] = "header";
-    char pl[200];
+    char pl[96];
     memset(pl, 'p', sizeof(pl));
-    shm_ring_push(&tx, hdr, 16, pl, 100); /* 2 lines */
-    shm_ring_push(&tx, hdr, 16, pl, 40);  /* 1 line */
-    shm_ring_push(&tx, hdr, 16, NULL, 0);
-    shm_ring_push(&tx, hdr, 16, pl, 200); /* 4 lines: lines 4..7 */
-    atomic_store(&ctl.tail, 8);
-    shm_ring_push(&tx, hdr, 16, pl, 60);  /* 2 lines at 0 */
+    for (int i = 0; i < 6; i++)
+        shm_inbox_post(&ctl, cells, 8, (uint16_t)(i % 3), hdr, 16, pl, (size_t)i * 16);
+    uint64_t pos;
+    shm_cell_t *c = shm_inbox_claim(&ctl, cells, 8, &pos);
+    uint32_t idx = 1;
+    *c = (shm_cell_t){.plen = 200, .src = 1, .hlen = 16, .kind = SHM_CELL_POOL};
+    memcpy(c->data, &idx, 4);
+    shm_inbox_publish(c, pos);
     put_u8(0);
-    put_u8(0); /* 8 lines */
+    put_u8(0); /* 8 cells */
     put_u8(0); /* tail 0 */
-    put(lines, sizeof(lines));
-    emit("shm_ring", "hostile-real-ring");
-    memset(lines, 0, sizeof(lines));
-    tx = (shm_tx_t){&ctl, lines, 8, 6, 6};
-    atomic_store(&ctl.tail, 6);
-    shm_ring_push(&tx, hdr, 16, pl, 100); /* needs 2 lines, 2 left: fits */
-    shm_ring_push(&tx, hdr, 16, pl, 10);  /* pad at... none: wraps to 0 */
-    put_u8(0);
-    put_u8(0);
-    put_u8(6);
-    put(lines, sizeof(lines));
-    emit("shm_ring", "hostile-at-end");
-    /* A pad of 0 lines: used to spin the consumer forever. */
-    memset(lines, 0, sizeof(lines));
-    ((shm_rec_t *)&lines[0])->flags = SHM_REC_PAD;
+    put_u8(3); /* 4 local ranks */
+    put_u8(1); /* 2 buffers */
+    put_u8(3); /* of 256 bytes */
+    put(cells, sizeof(cells));
+    emit("shm_inbox", "hostile-real-inbox");
+    /* Cells that lie: payload past the cell, a buffer that does not exist. */
+    memset(cells, 0, sizeof(cells));
+    cells[0] = (shm_cell_t){.plen = 100000, .src = 0, .hlen = 16, .kind = SHM_CELL_INLINE};
+    cells[1] = (shm_cell_t){.plen = 10, .src = 0, .hlen = 16, .kind = SHM_CELL_POOL};
+    idx = 9;
+    memcpy(cells[1].data, &idx, 4);
+    cells[2] = (shm_cell_t){.plen = 10, .src = 200, .hlen = 16, .kind = SHM_CELL_INLINE};
     put_u8(0);
     put_u8(0);
     put_u8(0);
-    put(lines, sizeof(lines));
-    emit("shm_ring", "hostile-pad-zero");
-    /* A record claiming more payload than its lines. */
-    memset(lines, 0, sizeof(lines));
-    shm_rec_t *rec = (shm_rec_t *)&lines[0];
-    rec->hlen = 16;
-    rec->plen = 100000;
-    rec->nlines = 1;
-    put_u8(0);
-    put_u8(0);
-    put_u8(0);
-    put(lines, sizeof(lines));
-    emit("shm_ring", "hostile-overlong");
-    /* Honest: interleaved pushes and pops of several sizes, many laps. */
+    put_u8(3);
+    put_u8(1);
+    put_u8(3);
+    put(cells, sizeof(cells));
+    emit("shm_inbox", "hostile-overlong");
+    /* Honest: claims, out-of-order publishes and pops, inline and pool, many laps. */
     put_u8(1);
     put_u8(0);
-    for (int i = 0; i < 200; i++) {
-        put_u8((unsigned)(1 | (i % 16) << 4));
-        put_u8((unsigned)(i % 48));
+    for (int i = 0; i < 300; i++) {
+        put_u8((unsigned)(((i % 5) << 2) | (i % 2 ? 0x80 : 0)));
         put_u8((unsigned)(i * 37));
-        if (i % 3)
-            put_u8(0);
+        put_u8((unsigned)(1 | (i % 3) << 2));
+        if (i % 2)
+            put_u8(2);
+        put_u8(2);
     }
-    emit("shm_ring", "honest-laps");
-    put_u8(1);
-    put_u8(3); /* 64 lines */
-    for (int i = 0; i < 50; i++) {
-        put_u8(0xf1);
-        put_u8(16);
-        put_u8(0x7f);
-        put_u8(0);
-    }
-    emit("shm_ring", "honest-large");
+    emit("shm_inbox", "honest-laps");
 }
 
 /* ---- tcp_frame: state byte (0 accepted, 1 hello sent, 2 up; +0x80 EOF), stream ---- */
@@ -298,8 +278,10 @@ static void gen_ep_addr(void)
     snprintf(a.name, sizeof(a.name), "%d:%d", 4242, 7);
     a.pid = 4242;
     a.nlocal = 4;
-    a.ring_lines = 16384;
-    a.seg_bytes = shm_seg_bytes(4, a.ring_lines);
+    a.ncells = 128;
+    a.nbufs = 8;
+    a.buf_bytes = 65536;
+    a.seg_bytes = shm_seg_bytes(a.ncells, a.nbufs, a.buf_bytes);
     a.probe_addr = 0x7f0000000008;
     put_u8(0);
     put_u8(3); /* nlocal 4 */
@@ -310,7 +292,7 @@ static void gen_ep_addr(void)
     put_u8(3);
     put(&a, sizeof(a));
     emit("ep_addr", "shm-short-segment");
-    a.seg_bytes = shm_seg_bytes(4, a.ring_lines);
+    a.seg_bytes = shm_seg_bytes(a.ncells, a.nbufs, a.buf_bytes);
     memset(a.name, 'x', sizeof(a.name));
     put_u8(0);
     put_u8(3);
@@ -417,7 +399,7 @@ static void gen_verbs(void)
 static void gen_config(void)
 {
     static const char *const seeds[][2] = {
-        {"valid", "RMP_LOG=debug\nRMP_SHM_RING_BYTES=2m\nRMP_TIMEOUT=1.5\nRMP_STATS=yes\n"
+        {"valid", "RMP_LOG=debug\nRMP_SHM_BUF_BYTES=128k\nRMP_TIMEOUT=1.5\nRMP_STATS=yes\n"
                   "RMP_TRANSPORTS=shm,tcp\nRMP_VERBS_GID_INDEX=-1\nRMP_SHM_CMA=OFF\n"
                   "RMP_RNDV_THRESHOLD=64kB\nRMP_POLL_YIELD=never\nPATH=/usr/bin"},
         {"typo", "RMP_SHM_RING_BYTE=1m\nRMP_LGO=info\nRMP_RRUN_BINDING=core"},
@@ -446,7 +428,7 @@ int main(int argc, char **argv)
     root = argv[1];
     mkdir(root, 0755);
     gen_proto();
-    gen_shm_ring();
+    gen_shm_inbox();
     gen_tcp();
     gen_ep_addr();
     gen_verbs();

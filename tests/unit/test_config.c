@@ -94,13 +94,14 @@ static void test_load(void **state)
     assert_string_equal(cfg.transports, "shm");
     assert_true(cfg.timeout == 1.5);
     /* defaults */
-    assert_string_equal(param_text(&cfg, "RMP_SHM_RING_BYTES"), "1048576");
+    assert_string_equal(param_text(&cfg, "RMP_SHM_BUF_BYTES"), "65536");
+    assert_string_equal(param_text(&cfg, "RMP_SHM_CELLS"), "128");
     if (rmpi_tl_lookup("verbs", 5)->iface)
         assert_string_equal(param_text(&cfg, "RMP_VERBS_GID_INDEX"), "-1");
     /* what came from the environment (a tuning file may fill in only the rest) */
     assert_true(rmpi_config_from_env(&cfg, "RMP_RNDV_THRESHOLD"));
     assert_true(rmpi_config_from_env(&cfg, "RMP_TIMEOUT"));
-    assert_false(rmpi_config_from_env(&cfg, "RMP_SHM_RING_BYTES"));
+    assert_false(rmpi_config_from_env(&cfg, "RMP_SHM_BUF_BYTES"));
     assert_false(rmpi_config_from_env(&cfg, "RMP_NO_SUCH_THING"));
 
     char *env2[] = {"RMP_RNDV_THRESHOLD=lots", NULL};
@@ -118,15 +119,15 @@ static void test_load(void **state)
     /* Transport parameters live in the transport's table: parsed into its values,
      * marked as set, and suggested for typos like the core's. */
     unknown_count = 0;
-    char *env4[] = {"RMP_SHM_RING_BYTES=256k", "RMP_TCP_IF=lo", "RMP_SHM_RING_BYTE=1", NULL};
+    char *env4[] = {"RMP_SHM_BUF_BYTES=256k", "RMP_TCP_IF=lo", "RMP_SHM_BUF_BYTE=1", NULL};
     assert_int_equal(rmpi_config_load_from(env4, &cfg, err, sizeof(err), on_unknown),
                      RMP_SUCCESS);
-    assert_string_equal(param_text(&cfg, "RMP_SHM_RING_BYTES"), "262144");
+    assert_string_equal(param_text(&cfg, "RMP_SHM_BUF_BYTES"), "262144");
     assert_string_equal(param_text(&cfg, "RMP_TCP_IF"), "lo");
-    assert_true(rmpi_config_from_env(&cfg, "RMP_SHM_RING_BYTES"));
+    assert_true(rmpi_config_from_env(&cfg, "RMP_SHM_BUF_BYTES"));
     assert_false(rmpi_config_from_env(&cfg, "RMP_SHM_CMA"));
     assert_int_equal(unknown_count, 1);
-    assert_string_equal(unknown_suggestion, "RMP_SHM_RING_BYTES");
+    assert_string_equal(unknown_suggestion, "RMP_SHM_BUF_BYTES");
     char *env5[] = {"RMP_SHM_CMA=sometimes", NULL};
     assert_int_equal(rmpi_config_load_from(env5, &cfg, err, sizeof(err), on_unknown),
                      RMP_ERR_ARG);

@@ -73,7 +73,7 @@ static void test_good_file(void **state)
                                   "\n"
                                   "shm rndv_threshold 16k   # trailing comment\n"
                                   "tcp rndv_threshold 65536\n"
-                                  "shm ring_bytes 256k\n"
+                                  "shm buf_bytes 256k\n"
                                   "allreduce ranks<=4 nodes=1 bytes<=256k ring\n"
                                   "allreduce\tbytes<=1m  ppn<=8 nodes>=2 rabenseifner\n"
                                   "bcast ranks<=2 nodes<=3 linear\n"
@@ -85,7 +85,7 @@ static void test_good_file(void **state)
     assert_int_equal(t.rndv[RMPI_TL_ID_verbs], 0);
     assert_int_equal(t.nsets, 1);
     assert_int_equal(t.sets[0].tl, RMPI_TL_ID_shm);
-    assert_string_equal(t.sets[0].param->name, "RMP_SHM_RING_BYTES");
+    assert_string_equal(t.sets[0].param->name, "RMP_SHM_BUF_BYTES");
     assert_string_equal(t.sets[0].value, "256k");
     size_t nrows;
     const coll_row_t *r = coll_tune_file_rows(&nrows);
@@ -136,7 +136,7 @@ static void test_errors(void **state)
         {"allreduce nodes>=3 nodes<=2 ring\n", 1, "never both hold"},
         {"allreduce\n", 1, "without an algorithm"},
         {"allreduce ring bytes<=4k\n", 1, "ends with the condition 'bytes<=4k'"},
-        {"tcp ring_bytes 1m\n", 1, "unknown tcp setting 'ring_bytes'"},
+        {"tcp buf_bytes 1m\n", 1, "unknown tcp setting 'buf_bytes'"},
         {"shm rndv_threshold\n", 1, "expected 'shm KEY SIZE'"},
         {"verbs rndv_threshold 0\n", 1, "not a size above 0"},
         {"version 2\n", 1, "unsupported version"},

@@ -15,7 +15,7 @@
 #include "proto.h"
 #include "rmp.h"
 #include "shmem.h"
-#include "transports/shm/shm_addr.h"
+#include "transports/shm/shm_seg.h"
 #include "transports/tcp/tcp.h"
 #include "transports/verbs/verbs_wire.h"
 
@@ -102,16 +102,21 @@ static void test_shm_addr(void **state)
     snprintf(a.name, sizeof(a.name), "12:3");
     a.pid = 12;
     a.nlocal = 2;
-    a.ring_lines = 1024;
-    a.seg_bytes = shm_seg_bytes(2, 1024);
+    a.ncells = 1024;
+    a.nbufs = 8;
+    a.buf_bytes = 65536;
+    a.seg_bytes = shm_seg_bytes(1024, 8, 65536);
     assert_int_equal(shm_addr_check(&a, sizeof(a), 2, &why), RMP_SUCCESS);
-    /* A smaller segment: rings computed from it ran past the mapping. */
+    /* A smaller segment: a pool computed from it ran past the mapping. */
     a.seg_bytes -= 64;
     assert_int_equal(shm_addr_check(&a, sizeof(a), 2, &why), RMP_ERR_BOOTSTRAP);
     a.seg_bytes += 64;
-    a.ring_lines = 1000;
+    a.ncells = 1000;
     assert_int_equal(shm_addr_check(&a, sizeof(a), 2, &why), RMP_ERR_BOOTSTRAP);
-    a.ring_lines = 1024;
+    a.ncells = 1024;
+    a.buf_bytes = 65537;
+    assert_int_equal(shm_addr_check(&a, sizeof(a), 2, &why), RMP_ERR_BOOTSTRAP);
+    a.buf_bytes = 65536;
     memset(a.name, '7', sizeof(a.name)); /* no NUL: attach read past it */
     assert_int_equal(shm_addr_check(&a, sizeof(a), 2, &why), RMP_ERR_BOOTSTRAP);
     int pid, fd;

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared-memory transport for ranks of one node.
  *
- * Each rank owns one segment holding its inbound rings, one per local
- * sender: a nameless memfd (core/shmem.c) that peers map after the first
- * fence; after the second fence the owner drops the descriptor. Nothing is
- * ever named in /dev/shm, so nothing is left behind whatever kills the job. Large messages are pulled by the receiver with one
- * process_vm_readv (cross-memory attach) from the sender's buffer; where the
- * kernel forbids that, they are fragmented through the rings. */
+ * Each rank owns one segment of a fixed size, whatever the number of ranks
+ * (shm_seg.h): an inbox every local sender posts small messages to
+ * (shm_inbox.h) and a pool of buffers for its own medium messages
+ * (shm_pool.h). It is a nameless memfd (core/shmem.c), kept open for the
+ * whole run so that a peer maps it at its first message to or from this
+ * rank, not at start-up: a rank maps only the peers it talks to. Nothing is
+ * ever named in /dev/shm, so nothing is left behind whatever kills the job.
+ * Large messages are pulled by the receiver with one process_vm_readv
+ * (cross-memory attach) from the sender's buffer; where the kernel forbids
+ * that, the core fragments them through the pool. */
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -22,28 +26,33 @@
 #include "log.h"
 #include "param.h"
 #include "rmpi.h"
-#include "shm_addr.h"
-#include "shm_ring.h"
+#include "shm_seg.h"
 #include "shmem.h"
 #include "tune_default.h"
 
-#define SHM_MAGIC 0x726d70736d656d31ULL /* "rmpsmem1" */
-/* Measured (tools/tuning/default.tune): two copies through the ring beat CMA up to here. */
+#define SHM_MAGIC 0x726d70736d656d32ULL /* "rmpsmem2" */
+/* Measured (tools/tuning/default.tune): two copies through the pool beat CMA up to here. */
 #define SHM_DEFAULT_RNDV RMPI_TUNE_DEFAULT_SHM_RNDV_THRESHOLD
-#define SHM_MAX_AM (64 * 1024)
 
 enum { SHM_CMA_AUTO = 0, SHM_CMA_ON, SHM_CMA_OFF };
 
 typedef struct shm_params {
-    size_t ring_bytes;
+    int cells;
+    int bufs;
+    size_t buf_bytes;
     int cma; /* SHM_CMA_* */
 } shm_params_t;
 
 static shm_params_t shm_params;
 
 static const rmpi_param_t shm_param_table[] = {
-    {"RMP_SHM_RING_BYTES", RMPI_PT_SIZE, "1m", NULL, RMPI_PARAM_OFF(shm_params_t, ring_bytes),
-     "bytes of each shared-memory eager ring (one per ordered pair of local ranks)"},
+    {"RMP_SHM_CELLS", RMPI_PT_INT, "128", NULL, RMPI_PARAM_OFF(shm_params_t, cells),
+     "cells of each rank's shared-memory inbox (128 bytes each, rounded up to a power of "
+     "two, 8..65536): every local sender posts small messages there"},
+    {"RMP_SHM_BUFS", RMPI_PT_INT, "8", NULL, RMPI_PARAM_OFF(shm_params_t, bufs),
+     "medium-message buffers in each rank's shared-memory pool (1..1024)"},
+    {"RMP_SHM_BUF_BYTES", RMPI_PT_SIZE, "64k", NULL, RMPI_PARAM_OFF(shm_params_t, buf_bytes),
+     "bytes of each pool buffer (4k..16m): the largest eager shm message with its header"},
     {"RMP_SHM_CMA", RMPI_PT_ENUM, "auto", "auto|on|off", RMPI_PARAM_OFF(shm_params_t, cma),
      "single-copy cross-memory attach for large shm messages (auto: use it when the "
      "kernel allows it)"},
@@ -51,26 +60,26 @@ static const rmpi_param_t shm_param_table[] = {
 };
 
 static const rmpi_tl_tune_key_t shm_tune_keys[] = {
-    {"ring_bytes", "RMP_SHM_RING_BYTES"},
+    {"buf_bytes", "RMP_SHM_BUF_BYTES"},
     {NULL, NULL},
 };
 
 typedef struct shm_seg_hdr {
     uint64_t magic;
     uint64_t probe; /* read by peers to check cross-memory attach */
-    int32_t pid;
-    int32_t nlocal;
-    uint64_t ring_lines;
 } shm_seg_hdr_t;
 
 struct rmpi_ep {
     struct rmpi_tl *tl;
-    int peer;        /* world rank */
-    int lidx;        /* local index */
+    int peer;         /* world rank; 0 pid: never connected */
     pid_t pid;
-    shm_tx_t tx;     /* my ring inside the peer's segment */
-    void *seg;       /* the peer's segment, mapped */
-    size_t seg_bytes;
+    shm_addr_t addr;  /* its segment, as published */
+    void *seg;        /* mapped at the first message either way; NULL before */
+    shm_inbox_ctl_t *ictl; /* its inbox */
+    shm_cell_t *cells;
+    unsigned char *bufs;   /* its pool (I read medium messages there) */
+    shm_pool_state_t *state;
+    int dead;         /* failed: its cells are dropped */
 };
 
 struct rmpi_tl {
@@ -79,27 +88,14 @@ struct rmpi_tl {
     const int *local_ranks;
     int cma;          /* SHM_CMA_* */
     rmpi_shmem_t mem; /* my segment */
-    void *seg;
     size_t seg_bytes;
     int nlocal, me;   /* local size and my local index */
-    uint64_t ring_lines;
-    struct rmpi_ep *eps;  /* by local index */
-    shm_rx_t *rx;         /* my inbound rings by sender local index */
-    int *active;          /* local indices of connected peers */
-    int nactive;
+    uint64_t ncells;
+    shm_inbox_rx_t rx; /* my inbox */
+    shm_pool_t pool;   /* my pool */
+    struct rmpi_ep *eps; /* by local index */
     int cma_warned;
 };
-
-static shm_ring_ctl_t *shm_ctl(void *seg, int idx)
-{
-    return (shm_ring_ctl_t *)((char *)seg + SHM_LINE * (size_t)(1 + idx));
-}
-
-static shm_line_t *shm_lines(void *seg, int nlocal, uint64_t ring_lines, int idx)
-{
-    return (shm_line_t *)((char *)seg + SHM_LINE * (size_t)(1 + nlocal) +
-                          (size_t)idx * ring_lines * SHM_LINE);
-}
 
 /* Segments are memfds (core/shmem.c): no writable /dev/shm needed. */
 static int shm_query(const rmpi_tl_args_t *args, char *why, size_t len)
@@ -114,13 +110,26 @@ static int shm_query(const rmpi_tl_args_t *args, char *why, size_t len)
     return RMP_SUCCESS;
 }
 
-static uint64_t shm_ring_lines_cfg(const shm_params_t *prm)
+/* The geometry the parameters ask for, clamped to what shm_addr_check accepts. */
+static void shm_geometry(const shm_params_t *prm, uint64_t *ncells, uint32_t *nbufs,
+                         size_t *buf_bytes)
 {
-    uint64_t lines = prm->ring_bytes / SHM_LINE;
-    uint64_t p = 64;
-    while (p * 2 <= lines && p * 2 <= SHM_RING_MAX_LINES)
-        p *= 2;
-    return p;
+    uint64_t want = prm->cells < (int)SHM_CELLS_MIN ? SHM_CELLS_MIN : (uint64_t)prm->cells;
+    uint64_t c = SHM_CELLS_MIN;
+    while (c < want && c < SHM_CELLS_MAX)
+        c *= 2;
+    *ncells = c;
+    int b = prm->bufs;
+    *nbufs = b < 1 ? 1 : b > (int)SHM_POOL_BUFS_MAX ? SHM_POOL_BUFS_MAX : (uint32_t)b;
+    size_t bb = prm->buf_bytes & ~(size_t)(SHM_LINE - 1);
+    *buf_bytes = bb < SHM_BUF_MIN ? SHM_BUF_MIN : bb > SHM_BUF_MAX ? SHM_BUF_MAX : bb;
+}
+
+static void shm_unmap(struct rmpi_ep *ep)
+{
+    if (ep->seg)
+        munmap(ep->seg, ep->addr.seg_bytes);
+    ep->seg = NULL;
 }
 
 static void shm_fini(rmpi_tl_t *tl)
@@ -128,20 +137,19 @@ static void shm_fini(rmpi_tl_t *tl)
     if (!tl)
         return;
     for (int i = 0; tl->eps && i < tl->nlocal; i++)
-        if (tl->eps[i].seg)
-            munmap(tl->eps[i].seg, tl->eps[i].seg_bytes);
+        shm_unmap(&tl->eps[i]);
     rmpi_shmem_destroy(&tl->mem);
     free(tl->eps);
-    free(tl->rx);
-    free(tl->active);
     free(tl);
 }
 
-/* The ring bounds the largest message as well as SHM_MAX_AM does. */
 static size_t shm_max_am_hint(const rmpi_tl_args_t *args)
 {
-    size_t max_am = shm_ring_max_msg(shm_ring_lines_cfg(args->params));
-    return max_am < SHM_MAX_AM ? max_am : SHM_MAX_AM;
+    uint64_t ncells;
+    uint32_t nbufs;
+    size_t buf_bytes;
+    shm_geometry(args->params, &ncells, &nbufs, &buf_bytes);
+    return buf_bytes;
 }
 
 static int shm_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
@@ -158,28 +166,31 @@ static int shm_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t 
     tl->mem.fd = -1;
     tl->nlocal = args->local_size;
     tl->me = args->local_rank;
-    tl->ring_lines = shm_ring_lines_cfg(prm);
-    tl->seg_bytes = shm_seg_bytes(tl->nlocal, tl->ring_lines);
+    shm_geometry(prm, &tl->ncells, &tl->pool.nbufs, &tl->pool.buf_bytes);
+    tl->seg_bytes = shm_seg_bytes(tl->ncells, tl->pool.nbufs, tl->pool.buf_bytes);
     tl->eps = calloc((size_t)tl->nlocal, sizeof(*tl->eps));
-    tl->rx = calloc((size_t)tl->nlocal, sizeof(*tl->rx));
-    tl->active = calloc((size_t)tl->nlocal, sizeof(int));
-    if (!tl->eps || !tl->rx || !tl->active) {
+    if (!tl->eps) {
         rc = RMP_ERR_NOMEM;
         goto err;
     }
     if (tl->nlocal > 1) {
+        /* Populated now (rmpi_shmem_create): the inbox and the pool are this rank's hot
+         * lines from the first message on, and their size does not depend on N. */
         rc = rmpi_shmem_create(tl->seg_bytes, "rmp-shm", &tl->mem);
         if (rc != RMP_SUCCESS)
             goto err;
-        tl->seg = tl->mem.addr;
-        shm_seg_hdr_t *h = tl->seg;
+        char *seg = tl->mem.addr;
+        shm_seg_hdr_t *h = (shm_seg_hdr_t *)seg;
         h->magic = SHM_MAGIC;
         h->probe = SHM_MAGIC ^ (uint64_t)getpid();
-        h->pid = getpid();
-        h->nlocal = tl->nlocal;
-        h->ring_lines = tl->ring_lines;
+        tl->rx.ctl = (shm_inbox_ctl_t *)(seg + SHM_LINE);
+        tl->rx.cells = (shm_cell_t *)(seg + shm_seg_cells_off());
+        tl->rx.ncells = tl->ncells;
+        shm_inbox_init(tl->rx.ctl, tl->rx.cells, tl->ncells);
+        tl->pool.state = (shm_pool_state_t *)(seg + shm_seg_state_off(tl->ncells));
+        tl->pool.bufs = (unsigned char *)seg + shm_seg_bufs_off(tl->ncells, tl->pool.nbufs);
     }
-    caps->max_am = shm_max_am_hint(args);
+    caps->max_am = tl->pool.buf_bytes;
     caps->rndv_threshold = SHM_DEFAULT_RNDV;
     caps->rndv_mode = prm->cma == SHM_CMA_OFF ? RMPI_RNDV_NONE : RMPI_RNDV_GET;
     caps->intranode_only = true;
@@ -199,7 +210,7 @@ static int shm_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
         *len = 0;
         return RMP_SUCCESS;
     }
-    shm_seg_hdr_t *h = tl->seg;
+    shm_seg_hdr_t *h = tl->mem.addr;
     shm_addr_t a;
     if (*len < sizeof(a))
         return RMP_ERR_INTERNAL;
@@ -207,7 +218,9 @@ static int shm_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
     snprintf(a.name, sizeof(a.name), "%s", tl->mem.name);
     a.pid = getpid();
     a.nlocal = tl->nlocal;
-    a.ring_lines = tl->ring_lines;
+    a.ncells = (uint32_t)tl->ncells;
+    a.nbufs = tl->pool.nbufs;
+    a.buf_bytes = tl->pool.buf_bytes;
     a.seg_bytes = tl->seg_bytes;
     a.probe_addr = (uint64_t)(uintptr_t)&h->probe;
     memcpy(buf, &a, sizeof(a));
@@ -234,6 +247,7 @@ static int shm_cma_works(pid_t pid, uint64_t probe_addr)
     return v == (SHM_MAGIC ^ (uint64_t)pid) ? 1 : 0;
 }
 
+/* Keep the peer's address; map nothing yet (shm_map, at the first message). */
 static int shm_connect(rmpi_tl_t *tl, int peer, const void *addr, size_t alen, rmpi_ep_t **out,
                        rmpi_tl_caps_t *caps)
 {
@@ -248,31 +262,11 @@ static int shm_connect(rmpi_tl_t *tl, int peer, const void *addr, size_t alen, r
         return rc;
     }
     memcpy(&abuf, addr, sizeof(abuf)); /* addr may be unaligned */
-    void *seg = NULL;
-    rc = rmpi_shmem_attach(a->name, a->seg_bytes, &seg);
-    if (rc != RMP_SUCCESS)
-        return rc;
     rmpi_ep_t *ep = &tl->eps[lidx];
     ep->tl = tl;
     ep->peer = peer;
-    ep->lidx = lidx;
     ep->pid = a->pid;
-    ep->seg = seg;
-    ep->seg_bytes = a->seg_bytes;
-    ep->tx.ctl = shm_ctl(seg, tl->me);
-    ep->tx.lines = shm_lines(seg, a->nlocal, a->ring_lines, tl->me);
-    ep->tx.nlines = a->ring_lines;
-    ep->tx.head = 0;
-    ep->tx.tail_cache = 0;
-    shm_rx_t *rx = &tl->rx[lidx];
-    rx->ctl = shm_ctl(tl->seg, lidx);
-    rx->lines = shm_lines(tl->seg, tl->nlocal, tl->ring_lines, lidx);
-    rx->nlines = tl->ring_lines;
-    rx->tail = 0;
-    tl->active[tl->nactive++] = lidx;
-    size_t max_am = shm_ring_max_msg(a->ring_lines);
-    if (max_am < caps->max_am)
-        caps->max_am = max_am;
+    ep->addr = *a;
     if (caps->rndv_mode == RMPI_RNDV_GET) {
         int ok = shm_cma_works(a->pid, a->probe_addr);
         if (ok <= 0) {
@@ -294,16 +288,65 @@ static int shm_connect(rmpi_tl_t *tl, int peer, const void *addr, size_t alen, r
     return rc;
 }
 
+/* The peer's segment, mapped at the first message to or from it: a rank
+ * maps only the peers it talks to. */
+static int shm_map(rmpi_ep_t *ep)
+{
+    void *seg = NULL;
+    int rc = rmpi_shmem_attach(ep->addr.name, ep->addr.seg_bytes, &seg);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    char *s = seg;
+    ep->seg = seg;
+    ep->ictl = (shm_inbox_ctl_t *)(s + SHM_LINE);
+    ep->cells = (shm_cell_t *)(s + shm_seg_cells_off());
+    ep->state = (shm_pool_state_t *)(s + shm_seg_state_off(ep->addr.ncells));
+    ep->bufs = (unsigned char *)s + shm_seg_bufs_off(ep->addr.ncells, ep->addr.nbufs);
+    return RMP_SUCCESS;
+}
+
 static int shm_post_connect(rmpi_tl_t *tl)
 {
-    rmpi_shmem_seal(&tl->mem);
+    (void)tl; /* the descriptor stays open: peers map the segment when they first need it */
     return RMP_SUCCESS;
 }
 
 static int shm_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *payload,
                     size_t plen)
 {
-    return shm_ring_push(&ep->tx, hdr, hlen, payload, plen) ? RMPI_AGAIN : RMP_SUCCESS;
+    if (RMPI_UNLIKELY(!ep->seg)) {
+        int rc = shm_map(ep);
+        if (rc != RMP_SUCCESS)
+            return rc;
+    }
+    rmpi_tl_t *tl = ep->tl;
+    if (hlen + plen <= SHM_CELL_DATA)
+        return shm_inbox_post(ep->ictl, ep->cells, ep->addr.ncells, (uint16_t)tl->me, hdr, hlen,
+                              payload, plen)
+                   ? RMPI_AGAIN
+                   : RMP_SUCCESS;
+    if (hlen + plen > tl->pool.buf_bytes)
+        return RMP_ERR_INTERNAL; /* the core never sends more than max_am */
+    int64_t idx = shm_pool_get(&tl->pool);
+    if (idx < 0)
+        return RMPI_AGAIN;
+    unsigned char *b = shm_pool_buf(tl->pool.bufs, tl->pool.buf_bytes, (uint32_t)idx);
+    memcpy(b, hdr, hlen);
+    memcpy(b + hlen, payload, plen);
+    uint64_t pos;
+    shm_cell_t *c = shm_inbox_claim(ep->ictl, ep->cells, ep->addr.ncells, &pos);
+    if (!c) {
+        shm_pool_put(tl->pool.state, (uint32_t)idx);
+        return RMPI_AGAIN;
+    }
+    uint32_t i32 = (uint32_t)idx;
+    c->plen = (uint32_t)plen;
+    c->src = (uint16_t)tl->me;
+    c->hlen = (uint8_t)hlen;
+    c->kind = SHM_CELL_POOL;
+    memcpy(c->data, &i32, sizeof(i32));
+    shm_inbox_publish(c, pos);
+    return RMP_SUCCESS;
 }
 
 /* Cross-memory attach: one copy between the two address spaces. */
@@ -362,28 +405,58 @@ static int shm_ep_alive(rmpi_ep_t *ep)
     return RMP_ERR_PEER_FAILED;
 }
 
+/* A cell that breaks the format: its sender (when the cell names one) is
+ * treated as failed and its later cells are dropped. */
+static void shm_bad_cell(rmpi_tl_t *tl, const shm_cell_t *c, const char *what)
+{
+    if (c->src < (unsigned)tl->nlocal && tl->eps[c->src].pid && !tl->eps[c->src].dead) {
+        rmpi_ep_t *ep = &tl->eps[c->src];
+        ep->dead = 1;
+        rmpi_error("shm: rank %d %s", ep->peer, what);
+        tl->peer_failed(ep->peer, "malformed shared-memory message");
+    } else if (c->src >= (unsigned)tl->nlocal || !tl->eps[c->src].pid) {
+        rmpi_error("shm: a message in the inbox names no local rank (%u)", (unsigned)c->src);
+    }
+}
+
+/* Hand one published cell to the core. */
+static void shm_deliver(rmpi_tl_t *tl, const shm_cell_t *c)
+{
+    rmpi_ep_t *ep = c->src < (unsigned)tl->nlocal ? &tl->eps[c->src] : NULL;
+    if (!ep || !ep->pid || c->src == (unsigned)tl->me ||
+        shm_cell_check(c, tl->nlocal, ep->addr.nbufs, ep->addr.buf_bytes) != 0) {
+        shm_bad_cell(tl, c, "wrote a malformed inbox cell");
+        return;
+    }
+    if (ep->dead)
+        return;
+    if (c->kind == SHM_CELL_INLINE) {
+        tl->cb(ep->peer, c->data, c->hlen, c->data + c->hlen, c->plen);
+        return;
+    }
+    if (RMPI_UNLIKELY(!ep->seg) && shm_map(ep) != RMP_SUCCESS) {
+        ep->dead = 1;
+        tl->peer_failed(ep->peer, "its shared segment is gone");
+        return;
+    }
+    uint32_t idx;
+    memcpy(&idx, c->data, sizeof(idx));
+    const unsigned char *b = shm_pool_buf(ep->bufs, ep->addr.buf_bytes, idx);
+    tl->cb(ep->peer, b, c->hlen, b + c->hlen, c->plen);
+    shm_pool_put(ep->state, idx);
+}
+
 static int shm_progress(rmpi_tl_t *tl)
 {
     int n = 0;
-    for (int i = 0; i < tl->nactive; i++) {
-        int lidx = tl->active[i];
-        shm_rx_t *rx = &tl->rx[lidx];
-        for (int budget = 0; budget < 32; budget++) {
-            shm_rec_t *rec = shm_ring_peek(rx);
-            if (!rec)
-                break;
-            const unsigned char *d = (const unsigned char *)(rec + 1);
-            tl->cb(tl->eps[lidx].peer, d, rec->hlen, d + rec->hlen, rec->plen);
-            shm_ring_pop(rx, rec);
-            n++;
-        }
-        if (RMPI_UNLIKELY(rx->corrupt)) {
-            /* Never read this ring again: the peer is treated as failed. */
-            int peer = tl->eps[lidx].peer;
-            tl->active[i--] = tl->active[--tl->nactive];
-            rmpi_error("shm: rank %d wrote a malformed frame", peer);
-            tl->peer_failed(peer, "malformed shared-memory frame");
-        }
+    if (tl->nlocal < 2)
+        return 0;
+    for (; n < 32; n++) {
+        shm_cell_t *c = shm_inbox_peek(&tl->rx);
+        if (!c)
+            break;
+        shm_deliver(tl, c);
+        shm_inbox_pop(&tl->rx, c);
     }
     return n;
 }
