@@ -51,7 +51,9 @@ static int op_basic_rmp(int basic, rmp_op_t op)
         [MPII_B_INT64] = RMP_INT64,   [MPII_B_UINT64] = RMP_UINT64,
         [MPII_B_FLOAT] = RMP_FLOAT,   [MPII_B_DOUBLE] = RMP_DOUBLE,
         [MPII_B_LONG_DOUBLE] = RMP_LONG_DOUBLE, [MPII_B_BOOL] = RMP_C_BOOL,
-        [MPII_B_CHAR] = -1,           [MPII_B_BYTE] = RMP_UINT8,
+        /* MPI leaves char out of the integer ops; MPICH and Open MPI accept it and OSU's
+         * reductions use it by default: a small integer of the platform's signedness. */
+        [MPII_B_CHAR] = CHAR_MIN < 0 ? RMP_INT8 : RMP_UINT8, [MPII_B_BYTE] = RMP_UINT8,
         [MPII_B_FLOAT_COMPLEX] = RMP_C_FLOAT_COMPLEX,
         [MPII_B_DOUBLE_COMPLEX] = RMP_C_DOUBLE_COMPLEX,
         [MPII_B_LONG_DOUBLE_COMPLEX] = RMP_C_LONG_DOUBLE_COMPLEX,
@@ -71,7 +73,7 @@ static int op_basic_rmp(int basic, rmp_op_t op)
                     basic == MPII_B_LONG_DOUBLE))
         return -1;
     int dt = map[basic];
-    if (basic != MPII_B_INT8 && dt == 0)
+    if (basic != MPII_B_INT8 && basic != MPII_B_CHAR && dt == 0)
         return -1; /* a kind without an entry */
     return dt >= 0 && rmp_op_check((rmp_datatype_t)dt, op) == RMP_SUCCESS ? dt : -1;
 }
