@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "comm.h"
-#include "p2p.h"
+#include "diag.h"
+#include "request.h"
 
-extern volatile rmp_request_t rmpi_blocked_req;
 volatile rmpi_diag_t rmpi_blocked_other = {NULL, -1, 0, -1, 0};
 const char *volatile rmpi_coll_call;
 

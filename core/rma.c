@@ -207,7 +207,7 @@ static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t
     }
 }
 
-void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
+static void rma_on_msg(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
     const rmpi_rma_t *m = hdr;
     if (hlen < sizeof(*m)) {
@@ -257,6 +257,11 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
     default:
         rmpi_error("protocol error: unknown one-sided operation %u from rank %d", m->op, src);
     }
+}
+
+void rmpi_rma_register(void)
+{
+    rmpi_am_register(RMPI_MSG_RMA, rma_on_msg);
 }
 
 /* ---- the caller side ---- */

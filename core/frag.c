@@ -1,0 +1,128 @@
+/* Fragmentation protocol (core/frag.h, docs/protocols.md). */
+#include <string.h>
+
+#include "am.h"
+#include "frag.h"
+#include "log.h"
+
+int rmpi_frag_start(rmpi_peer_t *p, rmp_request_t req)
+{
+    rmpi_rts_t *r = &req->wire.rts;
+    r->h.type = RMPI_MSG_FRAG_FIRST;
+    r->size = req->bytes;
+    r->sreq = (uint64_t)(uintptr_t)req;
+    r->addr = (uint64_t)(uintptr_t)req->buf;
+    r->key = 0;
+    req->mr = NULL;
+    req->hlen = sizeof(rmpi_rts_t);
+    req->flags |= RMPI_REQF_FRAG;
+    req->payload = req->buf;
+    req->total = req->bytes;
+    req->frag_off = 0;
+    RMPI_STATS_SENT(p, frag, req->bytes);
+    return RMP_SUCCESS;
+}
+
+int rmpi_frag_send(rmpi_peer_t *p, rmp_request_t req)
+{
+    size_t room = p->max_am - sizeof(rmpi_rts_t);
+    while (req->frag_off < req->total || req->hlen == sizeof(rmpi_rts_t)) {
+        size_t chunk = req->total - req->frag_off;
+        if (chunk > room)
+            chunk = room;
+        int rc = p->iface->send(p->ep, &req->wire, req->hlen,
+                                (const char *)req->payload + req->frag_off, chunk);
+        if (rc != RMP_SUCCESS)
+            return rc;
+        req->frag_off += chunk;
+        req->wire.h.type = RMPI_MSG_FRAG; /* every chunk after the first */
+        req->hlen = sizeof(rmpi_hdr_t);
+    }
+    return RMP_SUCCESS;
+}
+
+static void frag_copy(rmp_request_t req, const void *data, size_t len)
+{
+    if (req->frag_off < req->bytes) {
+        size_t n = req->bytes - req->frag_off;
+        memcpy((char *)req->buf + req->frag_off, data, n < len ? n : len);
+    }
+    req->frag_off += len;
+}
+
+/* req starts receiving a message of size bytes, of which len are at data. */
+static void frag_begin(rmp_request_t req, const rmpi_hdr_t *h, size_t size, const void *data,
+                       size_t len)
+{
+    rmpi_recv_status(req, h, size);
+    req->total = size;
+    req->frag_off = 0;
+    frag_copy(req, data, len);
+}
+
+void rmpi_frag_take(rmp_request_t req, const rmpi_hdr_t *h, rmpi_ux_t *u)
+{
+    frag_begin(req, h, u->size, u->data, u->have);
+    rmpi_peer_t *p = &rmpi_peers[u->peer];
+    if (p->frag_ux == u) {
+        p->frag_ux = NULL;
+        p->frag_rx = req;
+    } else {
+        rmpi_req_complete(req);
+    }
+}
+
+static void frag_on_first(int src, const void *hdr, size_t hlen, const void *payload,
+                          size_t plen)
+{
+    (void)hlen;
+    const rmpi_rts_t *r = hdr;
+    rmp_request_t req = rmpi_recv_match(&r->h);
+    if (req) {
+        req->peer = src;
+        frag_begin(req, &r->h, r->size, payload, plen);
+        if (req->frag_off >= req->total)
+            rmpi_req_complete(req);
+        else
+            rmpi_peers[src].frag_rx = req;
+        return;
+    }
+    rmpi_ux_t *u = rmpi_recv_buffer(src, &r->h, r->size, r->size, payload, plen);
+    if (!u)
+        return;
+    u->sreq = r->sreq;
+    u->addr = r->addr;
+    u->key = r->key;
+    if (u->have < u->size)
+        rmpi_peers[src].frag_ux = u;
+}
+
+static void frag_on_next(int src, const void *hdr, size_t hlen, const void *payload,
+                         size_t plen)
+{
+    (void)hdr, (void)hlen;
+    rmpi_peer_t *p = &rmpi_peers[src];
+    if (p->frag_rx) {
+        rmp_request_t req = p->frag_rx;
+        frag_copy(req, payload, plen);
+        if (req->frag_off >= req->total) {
+            p->frag_rx = NULL;
+            rmpi_req_complete(req);
+        }
+    } else if (p->frag_ux) {
+        rmpi_ux_t *u = p->frag_ux;
+        size_t n = u->size - u->have < plen ? u->size - u->have : plen;
+        memcpy(u->data + u->have, payload, n);
+        u->have += n;
+        if (u->have >= u->size)
+            p->frag_ux = NULL;
+    } else {
+        rmpi_error("protocol error: fragment from rank %d without a message", src);
+    }
+}
+
+void rmpi_frag_register(void)
+{
+    rmpi_am_register(RMPI_MSG_FRAG_FIRST, frag_on_first);
+    rmpi_am_register(RMPI_MSG_FRAG, frag_on_next);
+}
