@@ -2,14 +2,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll_id.h"
 #include "comm.h"
 #include "log.h"
 #include "p2p.h"
+#include "xchg.h"
 
 struct rmp_comm *rmpi_world;
 static uint32_t comm_next_cid = 2; /* 0/1: world p2p/collectives */
-
-#define COMM_MAGIC_TAG 0x3ffffff0 /* collective-context tag used by split */
 
 int rmpi_comm_check(rmp_comm_t comm)
 {
@@ -76,33 +76,6 @@ static int comm_entry_cmp(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* Exchange (color, key, next cid) with every member of comm: an allgather
- * over point-to-point on the collective context. */
-static int comm_exchange(rmp_comm_t comm, comm_split_entry_t *all)
-{
-    int n = comm->size, rc = RMP_SUCCESS;
-    rmp_request_t *reqs = calloc((size_t)(2 * n), sizeof(*reqs));
-    if (!reqs)
-        return RMP_ERR_NOMEM;
-    int nr = 0;
-    for (int r = 0; r < n && rc == RMP_SUCCESS; r++) {
-        if (r == comm->rank)
-            continue;
-        rc = rmpi_irecv_cid(&all[r], sizeof(all[r]), r, COMM_MAGIC_TAG, comm, comm->cid + 1,
-                            &reqs[nr]);
-        if (rc == RMP_SUCCESS)
-            nr++;
-        if (rc == RMP_SUCCESS)
-            rc = rmpi_isend_cid(&all[comm->rank], sizeof(all[0]), r, COMM_MAGIC_TAG, comm,
-                                comm->cid + 1, &reqs[nr]);
-        if (rc == RMP_SUCCESS)
-            nr++;
-    }
-    int wrc = rmp_waitall((size_t)nr, reqs, NULL);
-    free(reqs);
-    return rc != RMP_SUCCESS ? rc : wrc;
-}
-
 RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *newcomm)
 {
     int rc = rmpi_comm_check(comm);
@@ -116,7 +89,7 @@ RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *n
     if (!all)
         return RMP_ERR_NOMEM;
     all[comm->rank] = (comm_split_entry_t){color, key, comm->rank, comm_next_cid};
-    rc = comm_exchange(comm, all);
+    rc = rmpi_xchg_allgather(comm, RMPI_TAG_CORE_SPLIT, all, sizeof(*all));
     if (rc != RMP_SUCCESS)
         goto out_free;
     /* The entries come from the peers: a rank that is not its sender's

@@ -1,5 +1,6 @@
 /* Failed peers (core/failure.h). */
 #include "bootstrap.h"
+#include "coll_id.h"
 #include "comm.h"
 #include "engine.h"
 #include "failure.h"
@@ -33,7 +34,7 @@ int rmpi_comm_lost_member(rmp_comm_t comm)
 int rmpi_failure_dooms_recv(int peer, uint32_t cid, rmp_comm_t comm)
 {
     return (peer >= 0 && rmpi_peers[peer].failed) ||
-           ((cid & 1) && rmpi_comm_lost_member(comm));
+           (rmpi_cid_is_coll(cid) && rmpi_comm_lost_member(comm));
 }
 
 static void failure_fail_req(rmp_request_t req, void *arg)
@@ -44,7 +45,7 @@ static void failure_fail_req(rmp_request_t req, void *arg)
     /* A collective on a communicator that lost a member cannot complete,
      * whichever member this rank happens to wait for. */
     int posted = req->kind == RMPI_REQ_RECV && rmpi_recv_is_posted(&req->mq);
-    int coll_recv = posted && (req->mq.cid & 1) && failure_comm_has(req->comm, peer);
+    int coll_recv = posted && rmpi_cid_is_coll(req->mq.cid) && failure_comm_has(req->comm, peer);
     if (req->peer != peer && !coll_recv)
         return;
     if (posted)

@@ -183,8 +183,8 @@ RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
     rmpi_waiter_t wt;
     rmpi_waiter_init(&wt);
     /* No request to point at: tell the SIGUSR1 report by hand. */
-    rmpi_diag_t outer = rmpi_blocked_other;
-    rmpi_blocked_other = (rmpi_diag_t){"rmp_probe", peer, tag, (long)comm->cid, 0};
+    rmpi_diag_t outer = rmpi_diag_save();
+    rmpi_diag_wait("rmp_probe", peer, tag, (long)comm->cid);
     for (;;) {
         if (rmpi_recv_probe(comm->cid, source, tag, st))
             break;
@@ -198,6 +198,6 @@ RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
         if (rc != RMP_SUCCESS)
             break;
     }
-    rmpi_blocked_other = outer;
+    rmpi_diag_restore(outer);
     return rc;
 }

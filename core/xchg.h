@@ -1,0 +1,19 @@
+/* Exchanges among the members of a communicator that core itself needs
+ * (communicator split, window creation): point-to-point on the communicator's
+ * collective context with core's own tags (core/coll_id.h), never the public
+ * collectives, which sit above core. Linear (every member sends its entry to
+ * every other): for set-up paths, not for data. */
+#ifndef RMPI_XCHG_H
+#define RMPI_XCHG_H
+
+#include <stddef.h>
+
+#include "rmp.h"
+
+/* all holds comm->size entries of bytes each; this rank's, at index
+ * comm->rank, is sent to every other member and theirs fill the rest. */
+int rmpi_xchg_allgather(rmp_comm_t comm, int tag, void *all, size_t bytes);
+/* Returns once every member of comm has called it. */
+int rmpi_xchg_barrier(rmp_comm_t comm);
+
+#endif
