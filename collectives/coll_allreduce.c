@@ -137,6 +137,7 @@ int coll_allreduce_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_
 {
     const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
     size_t bytes = count * rmp_datatype_size(dt);
+    algo = coll_algo_ordered(COLL_ALLREDUCE, algo, op, -1);
     if (algo == COLL_ALLREDUCE_HIER && comm->size > 1)
         return coll_hier_allreduce(src, rbuf, count, dt, op, comm);
     if (algo == COLL_ALLREDUCE_SHM || algo == COLL_ALLREDUCE_HIER) {
@@ -144,7 +145,8 @@ int coll_allreduce_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_
          * made): the flat table, the same choice on every rank. */
         if (coll_shm_ready(comm))
             return coll_shm_allreduce(src, rbuf, count, dt, op, comm);
-        algo = coll_select_flat(COLL_ALLREDUCE, bytes, comm->size);
+        algo = coll_algo_ordered(COLL_ALLREDUCE,
+                                 coll_select_flat(COLL_ALLREDUCE, bytes, comm->size), op, -1);
     }
     int tag = coll_next_tag(comm);
     if (algo == COLL_ALLREDUCE_RING && comm->size > 1)

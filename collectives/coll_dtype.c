@@ -1,5 +1,5 @@
 /* Datatype properties. */
-#include "rmp.h"
+#include "coll_op.h"
 
 #ifndef RMP_EXPORT
 #define RMP_EXPORT __attribute__((visibility("default")))
@@ -14,5 +14,5 @@ RMP_EXPORT size_t rmp_datatype_size(rmp_datatype_t dt)
     };
 
     /* Through unsigned so that a negative value is rejected too. */
-    return (unsigned)dt < RMP_DATATYPE_COUNT ? sizes[dt] : 0;
+    return (unsigned)dt < RMP_DATATYPE_COUNT ? sizes[dt] : coll_ext_size(dt);
 }

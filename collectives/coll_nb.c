@@ -164,6 +164,9 @@ RMP_EXPORT int rmp_iallreduce(const void *sbuf, void *rbuf, size_t count, rmp_da
         return rc;
     if (algo == COLL_ALLREDUCE_SHM || algo == COLL_ALLREDUCE_HIER)
         algo = coll_select_flat(COLL_ALLREDUCE, bytes, comm->size); /* blocking only */
+    algo = coll_algo_ordered(COLL_ALLREDUCE, algo, op, -1);
+    if (algo == COLL_ALLREDUCE_SHM)
+        algo = COLL_ALLREDUCE_RD;
     coll_sched_t *s = coll_sched_new(comm, dt, op, count ? coll_next_tag(comm) : 0);
     if (!s)
         return RMP_ERR_NOMEM;

@@ -102,7 +102,7 @@ int coll_op_check(rmp_datatype_t dt, rmp_op_t op)
 {
     /* Through unsigned so that negative values of the enums are rejected too. */
     if ((unsigned)dt >= RMP_DATATYPE_COUNT || (unsigned)op >= RMP_OP_COUNT)
-        return RMP_ERR_ARG;
+        return (int)dt >= 0 && (int)op >= 0 ? coll_op_ext_check(dt, op) : RMP_ERR_ARG;
     if (coll_dt_is_float(dt) && (op == RMP_BAND || op == RMP_BOR || op == RMP_BXOR))
         return RMP_ERR_ARG;
     return RMP_SUCCESS;
@@ -265,7 +265,9 @@ void coll_op_reduce3(void *out, const void *a, const void *b, size_t count,
     assert(coll_op_check(dt, op) == RMP_SUCCESS);
     if (coll_op_check(dt, op) != RMP_SUCCESS || count == 0)
         return;
-    if (dt != RMP_FLOAT16 && dt != RMP_BFLOAT16)
+    if ((unsigned)dt >= RMP_DATATYPE_COUNT || (unsigned)op >= RMP_OP_COUNT)
+        coll_op_ext_reduce3(out, a, b, count, dt, op);
+    else if (dt != RMP_FLOAT16 && dt != RMP_BFLOAT16)
         coll_kernels[dt][op](out, a, b, count);
 #ifdef COLL_HAVE_AVX2
     else if (__builtin_cpu_supports("avx2"))

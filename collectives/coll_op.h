@@ -44,6 +44,16 @@ void coll_op_reduce(void *inout, const void *in, size_t count, rmp_datatype_t dt
 void coll_op_reduce3(void *out, const void *a, const void *b, size_t count,
                      rmp_datatype_t dt, rmp_op_t op);
 
+/* Extended types, extended ops and user ops (coll_op_ext.c): what coll_op_check and
+ * coll_op_reduce3 hand over for a (dt, op) outside the core table. */
+int coll_op_ext_check(rmp_datatype_t dt, rmp_op_t op);
+void coll_op_ext_reduce3(void *out, const void *a, const void *b, size_t count,
+                         rmp_datatype_t dt, rmp_op_t op);
+/* Element size of an extended or opaque type, 0 when dt is neither. */
+size_t coll_ext_size(rmp_datatype_t dt);
+/* 0 for a non-commutative user op, else 1. */
+int coll_op_commutative(rmp_op_t op);
+
 /* ---- Scalar 16-bit float conversions (branch-free, so loops over them vectorise). ----
  * They give exactly the results of the x86 F16C instructions (VCVTPH2PS, VCVTPS2PH with
  * round-to-nearest-even) for every input, and do not depend on the floating-point

@@ -124,6 +124,7 @@ RMP_EXPORT int rmp_reduce(const void *sbuf, void *rbuf, size_t count, rmp_dataty
             memcpy(rbuf, src, bytes);
         return RMP_SUCCESS;
     }
+    algo = coll_algo_ordered(COLL_REDUCE, algo, op, root);
     if (algo == COLL_REDUCE_RS_GATHER)
         return reduce_rs_gather(src, rbuf, count, dt, op, root, comm, tag);
     if (algo == COLL_REDUCE_LINEAR)

@@ -166,10 +166,13 @@ RMP_EXPORT int rmp_reduce_scatter(const void *sbuf, void *rbuf, size_t count,
                           coll_comm_nodes(comm), &algo)) != RMP_SUCCESS)
         return rc;
     const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
+    algo = coll_algo_ordered(COLL_REDUCE_SCATTER, algo, op, -1);
     if (algo == COLL_RS_SHM) {
         if (coll_shm_ready(comm)) /* the same answer on every rank */
             return coll_shm_reduce_scatter(src, rbuf, count, dt, op, comm);
-        algo = coll_select_flat(COLL_REDUCE_SCATTER, count * es, comm->size);
+        algo = coll_algo_ordered(COLL_REDUCE_SCATTER,
+                                 coll_select_flat(COLL_REDUCE_SCATTER, count * es, comm->size),
+                                 op, -1);
     }
     int tag = coll_next_tag(comm);
     if (comm->size == 1) {

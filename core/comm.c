@@ -155,3 +155,23 @@ RMP_EXPORT int rmp_comm_free(rmp_comm_t *comm)
     *comm = RMP_COMM_NULL;
     return RMP_SUCCESS;
 }
+
+RMP_EXPORT int rmp_comm_world_rank(rmp_comm_t comm, int rank)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (rank < 0 || rank >= comm->size)
+        return RMP_ERR_ARG;
+    return rmpi_comm_world_rank(comm, rank);
+}
+
+RMP_EXPORT int rmp_node_id(void)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    int id = rmpi_g.node_of[rmpi_g.rank];
+    /* bootstrap numbers a node it could not identify below zero */
+    return id >= 0 ? id : 2000000 + rmpi_g.rank;
+}

@@ -48,6 +48,11 @@ int rmp_comm_size(rmp_comm_t comm);
 int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *newcomm);
 int rmp_comm_dup(rmp_comm_t comm, rmp_comm_t *newcomm);
 int rmp_comm_free(rmp_comm_t *comm);
+/* World rank of member `rank` of comm (negative status if either is invalid). */
+int rmp_comm_world_rank(rmp_comm_t comm, int rank);
+/* Id (>= 0) of the node this process runs on: equal for processes that share
+ * memory, for a split by node (MPI_COMM_TYPE_SHARED); negative before rmp_init. */
+int rmp_node_id(void);
 double rmp_wtime(void);
 void rmp_abort(rmp_comm_t comm, int exit_code);
 
@@ -103,13 +108,44 @@ int rmp_atomic_cswap(uint64_t compare, uint64_t swap, uint64_t *old, int target,
 typedef enum {
     RMP_INT8, RMP_UINT8, RMP_INT16, RMP_UINT16, RMP_INT32, RMP_UINT32,
     RMP_INT64, RMP_UINT64, RMP_FLOAT16, RMP_BFLOAT16, RMP_FLOAT, RMP_DOUBLE,
-    RMP_DATATYPE_COUNT /* not a datatype */
+    RMP_DATATYPE_COUNT, /* not a datatype: one past the core types */
+    /* Extended types (the C types MPI reduces; docs/collectives.md lists their ops). The
+     * pair types are the C structs {value; int index} MINLOC/MAXLOC work on. */
+    RMP_LONG_DOUBLE = 64, RMP_C_FLOAT_COMPLEX, RMP_C_DOUBLE_COMPLEX,
+    RMP_C_LONG_DOUBLE_COMPLEX, RMP_C_BOOL, RMP_FLOAT_INT, RMP_DOUBLE_INT, RMP_LONG_INT,
+    RMP_2INT, RMP_SHORT_INT, RMP_LONG_DOUBLE_INT,
+    RMP_DATATYPE_EXT_END, /* not a datatype */
+    /* RMP_OPAQUE(n): an element of n bytes (1 <= n < 2^30), reducible by user ops only. */
+    RMP_DATATYPE_OPAQUE = 0x40000000
 } rmp_datatype_t;
+#define RMP_OPAQUE(n) ((rmp_datatype_t)(RMP_DATATYPE_OPAQUE + (int)(n)))
 
 typedef enum {
     RMP_SUM, RMP_PROD, RMP_MIN, RMP_MAX, RMP_BAND, RMP_BOR, RMP_BXOR, RMP_LAND, RMP_LOR,
-    RMP_OP_COUNT /* not an op */
+    RMP_OP_COUNT, /* not an op: one past the core ops */
+    /* Extended ops: logical xor (integers, C_BOOL, LONG_DOUBLE), and MINLOC/MAXLOC on
+     * the pair types: the extreme value with the lowest index among its holders. */
+    RMP_LXOR = 64, RMP_MINLOC, RMP_MAXLOC,
+    RMP_OP_EXT_END, /* not an op */
+    RMP_OP_USER = 0x10000 /* rmp_op_create's ops are RMP_OP_USER + k */
 } rmp_op_t;
+
+/* User-defined reduction: inout[i] = in[i] op inout[i] for i < count (in is the left
+ * operand, as in MPI). dt is the datatype the collective was called with; ctx is the
+ * pointer given to rmp_op_create. A non-commutative op (commute == 0) is applied in rank
+ * order, ((x0 op x1) op x2) ..., by every collective (they then use order-preserving
+ * algorithms). The op may be used with any datatype, RMP_OPAQUE(n) included. */
+typedef void (*rmp_op_fn_t)(const void *in, void *inout, size_t count, rmp_datatype_t dt,
+                            void *ctx);
+int rmp_op_create(rmp_op_fn_t fn, void *ctx, int commute, rmp_op_t *op);
+/* Frees *op (collectives still using it must have completed) and sets it to RMP_OP_COUNT. */
+int rmp_op_free(rmp_op_t *op);
+/* RMP_SUCCESS when op can reduce dt, else RMP_ERR_ARG (unknown type or op, or a pair the
+ * op is not defined on: bitwise ops on floats, MINLOC on a non-pair type, ...). */
+int rmp_op_check(rmp_datatype_t dt, rmp_op_t op);
+/* inout[i] = in[i] op inout[i], locally (MPI_Reduce_local). */
+int rmp_reduce_local(const void *in, void *inout, size_t count, rmp_datatype_t dt,
+                     rmp_op_t op);
 
 /* Size in bytes of one element of dt, 0 for an unknown datatype. */
 size_t rmp_datatype_size(rmp_datatype_t dt);
@@ -136,6 +172,60 @@ int rmp_iallreduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt
 int rmp_ibcast(void *buf, size_t count, rmp_datatype_t dt, int root, rmp_comm_t comm,
                rmp_request_t *req);
 int rmp_ibarrier(rmp_comm_t comm, rmp_request_t *req);
+
+/* Prefix reductions in rank order: rank r gets x0 op .. op xr (scan) or x0 op .. op xr-1
+ * (exscan; rbuf of rank 0 is not written). sbuf may be RMP_IN_PLACE. */
+int rmp_scan(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, rmp_op_t op,
+             rmp_comm_t comm);
+int rmp_exscan(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, rmp_op_t op,
+               rmp_comm_t comm);
+
+/* The v-collectives: counts and displacements in bytes, one per rank (the arrays matter
+ * where MPI says they do: at the root for gatherv/scatterv). RMP_IN_PLACE as in MPI:
+ * gatherv sbuf / scatterv rbuf at the root, allgatherv sbuf (own block already at
+ * rdispls[rank]), alltoallv sbuf (data in rbuf, laid out by rbytes/rdispls). */
+int rmp_gatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t *rbytes,
+                const size_t *rdispls, int root, rmp_comm_t comm);
+int rmp_scatterv(const void *sbuf, const size_t *sbytes, const size_t *sdispls, void *rbuf,
+                 size_t rbytes, int root, rmp_comm_t comm);
+int rmp_allgatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t *rbytes,
+                   const size_t *rdispls, rmp_comm_t comm);
+int rmp_alltoallv(const void *sbuf, const size_t *sbytes, const size_t *sdispls, void *rbuf,
+                  const size_t *rbytes, const size_t *rdispls, rmp_comm_t comm);
+/* Reduce, then rank i gets counts[i] elements (packed in rank order in the vector). sbuf
+ * may be RMP_IN_PLACE (the vector in rbuf). */
+int rmp_reduce_scatter_v(const void *sbuf, void *rbuf, const size_t *counts,
+                         rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm);
+
+/* Nonblocking forms of the collectives above (same arguments and RMP_IN_PLACE rules; the
+ * count/displacement arrays may be reused as soon as the call returns). */
+int rmp_igather(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, int root,
+                rmp_comm_t comm, rmp_request_t *req);
+int rmp_iscatter(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, int root,
+                 rmp_comm_t comm, rmp_request_t *req);
+int rmp_iallgather(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                   rmp_comm_t comm, rmp_request_t *req);
+int rmp_ialltoall(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                  rmp_comm_t comm, rmp_request_t *req);
+int rmp_ireduce(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, rmp_op_t op,
+                int root, rmp_comm_t comm, rmp_request_t *req);
+int rmp_ireduce_scatter(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
+                        rmp_op_t op, rmp_comm_t comm, rmp_request_t *req);
+int rmp_iscan(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, rmp_op_t op,
+              rmp_comm_t comm, rmp_request_t *req);
+int rmp_iexscan(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt, rmp_op_t op,
+                rmp_comm_t comm, rmp_request_t *req);
+int rmp_igatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t *rbytes,
+                 const size_t *rdispls, int root, rmp_comm_t comm, rmp_request_t *req);
+int rmp_iscatterv(const void *sbuf, const size_t *sbytes, const size_t *sdispls, void *rbuf,
+                  size_t rbytes, int root, rmp_comm_t comm, rmp_request_t *req);
+int rmp_iallgatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t *rbytes,
+                    const size_t *rdispls, rmp_comm_t comm, rmp_request_t *req);
+int rmp_ialltoallv(const void *sbuf, const size_t *sbytes, const size_t *sdispls, void *rbuf,
+                   const size_t *rbytes, const size_t *rdispls, rmp_comm_t comm,
+                   rmp_request_t *req);
+int rmp_ireduce_scatter_v(const void *sbuf, void *rbuf, const size_t *counts,
+                          rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm, rmp_request_t *req);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,263 @@
+/* Blocking collectives over rmp's: contiguous buffers go straight through (no copy),
+ * derived types through a packed copy; reductions resolved by mpii_red_resolve. */
+#include "mpii.h"
+
+/* ---- Shared helpers ---- */
+
+int mpii_coll_comm(MPI_Comm comm, const char *fn, mpii_comm_t **c)
+{
+    mpii_check_init(fn);
+    if (MPII_UNLIKELY(!(*c = mpii_comm(comm))))
+        return mpii_err_comm(NULL, MPI_ERR_COMM, fn, "invalid communicator");
+    return MPI_SUCCESS;
+}
+
+int mpii_coll_type(mpii_comm_t *c, MPI_Datatype dt, MPI_Count count, const char *fn,
+                   mpii_dtype_t **d)
+{
+    *d = mpii_dtype(dt);
+    if (MPII_UNLIKELY(!mpii_dtype_ok(*d)))
+        return mpii_err_comm(c, MPI_ERR_TYPE, fn, "%s datatype",
+                             *d ? "uncommitted" : "invalid");
+    if (MPII_UNLIKELY(count < 0))
+        return mpii_err_comm(c, MPI_ERR_COUNT, fn, "negative count %lld", (long long)count);
+    return MPI_SUCCESS;
+}
+
+int mpii_coll_root(mpii_comm_t *c, int root, const char *fn)
+{
+    if (MPII_UNLIKELY(root < 0 || root >= c->size))
+        return mpii_err_comm(c, MPI_ERR_ROOT, fn, "invalid root %d (size %d)", root, c->size);
+    return MPI_SUCCESS;
+}
+
+int mpii_coll_err(mpii_comm_t *c, int rmp_rc, const char *fn)
+{
+    return mpii_err_comm(c, mpii_err_from_rmp(rmp_rc), fn, "%s", rmp_strerror(rmp_rc));
+}
+
+static size_t view_bytes(MPI_Count count, const mpii_dtype_t *d)
+{
+    return (size_t)count * d->size;
+}
+
+int mpii_view_in(const void *buf, MPI_Count count, mpii_dtype_t *d, mpii_view_t *v)
+{
+    v->bytes = view_bytes(count, d);
+    v->tmp = NULL;
+    if (d->contig || v->bytes == 0) {
+        v->p = mpii_buf_at(buf, d->true_lb);
+        return MPI_SUCCESS;
+    }
+    if (!(v->tmp = malloc(v->bytes)))
+        return MPI_ERR_NO_MEM;
+    mpii_dtype_pack(d, buf, count, 0, v->tmp, v->bytes);
+    v->p = v->tmp;
+    return MPI_SUCCESS;
+}
+
+int mpii_view_out(void *buf, MPI_Count count, mpii_dtype_t *d, mpii_view_t *v)
+{
+    v->bytes = view_bytes(count, d);
+    v->tmp = NULL;
+    if (d->contig || v->bytes == 0) {
+        v->p = mpii_buf_at(buf, d->true_lb);
+        return MPI_SUCCESS;
+    }
+    if (!(v->tmp = malloc(v->bytes)))
+        return MPI_ERR_NO_MEM;
+    v->p = v->tmp;
+    return MPI_SUCCESS;
+}
+
+void mpii_view_done(mpii_view_t *v, void *buf, MPI_Count count, mpii_dtype_t *d)
+{
+    if (!v->tmp)
+        return;
+    if (buf)
+        mpii_dtype_unpack(d, buf, count, 0, v->tmp, v->bytes);
+    free(v->tmp);
+    v->tmp = NULL;
+}
+
+static int coll_nomem(mpii_comm_t *c, const char *fn)
+{
+    return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory for a packed copy");
+}
+
+/* ---- Barrier, Bcast ---- */
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    mpii_comm_t *c;
+    int rc = mpii_coll_comm(comm, "MPI_Barrier", &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = rmp_barrier(c->rc);
+    return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_coll_err(c, rc, "MPI_Barrier");
+}
+MPII_WEAK(Barrier)
+
+int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    const char *fn = "MPI_Bcast";
+    mpii_comm_t *c;
+    mpii_dtype_t *d;
+    mpii_view_t v;
+    int rc;
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+        (rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
+        (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
+        return rc;
+    if (count == 0 || d->size == 0)
+        return MPI_SUCCESS;
+    if ((rc = (c->rank == root ? mpii_view_in(buf, count, d, &v)
+                               : mpii_view_out(buf, count, d, &v))) != MPI_SUCCESS)
+        return coll_nomem(c, fn);
+    rc = rmp_bcast(v.p, v.bytes, RMP_UINT8, root, c->rc);
+    mpii_view_done(&v, c->rank == root ? NULL : buf, count, d);
+    return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
+}
+MPII_WEAK(Bcast_c)
+
+int PMPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return PMPI_Bcast_c(buf, count, datatype, root, comm);
+}
+MPII_WEAK(Bcast)
+
+/* ---- Reductions ---- */
+
+typedef enum { RED_REDUCE, RED_ALLREDUCE, RED_SCAN, RED_EXSCAN, RED_RS_BLOCK } red_kind_t;
+
+/* One body for the reductions whose send and receive vectors have the same shape (the
+ * receive vector of reduce_scatter_block is one block of it). */
+static int red_run(red_kind_t kind, const void *sbuf, void *rbuf, MPI_Count count,
+                   MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const char *fn)
+{
+    mpii_comm_t *c;
+    mpii_dtype_t *d;
+    mpii_red_t r;
+    int rc;
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+        (rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
+        (kind == RED_REDUCE && (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS))
+        return rc;
+    if (MPII_UNLIKELY((rc = mpii_red_resolve(mpii_op(op), d, datatype, count, &r)) !=
+                      MPI_SUCCESS))
+        return mpii_err_comm(c, rc, fn, "%s",
+                             rc == MPI_ERR_OP ? "invalid op, or op not defined on the datatype"
+                                              : "datatype not usable with this user op");
+    if (count == 0)
+        return MPI_SUCCESS;
+    int is_root = kind != RED_REDUCE || c->rank == root;
+    size_t n = kind == RED_RS_BLOCK ? (size_t)c->size : 1; /* send vector: n blocks */
+    if (MPII_UNLIKELY(sbuf == MPI_IN_PLACE && !is_root))
+        sbuf = NULL; /* MPI: IN_PLACE at the root only; a non-root's is ignored by rmp */
+    if (MPII_LIKELY(!r.packed)) {
+        const void *s = sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_buf_at(sbuf, r.shift);
+        void *out = is_root ? mpii_buf_at(rbuf, r.shift) : NULL;
+        switch (kind) {
+        case RED_REDUCE: rc = rmp_reduce(s, out, r.count, r.dt, r.op, root, c->rc); break;
+        case RED_ALLREDUCE: rc = rmp_allreduce(s, out, r.count, r.dt, r.op, c->rc); break;
+        case RED_SCAN: rc = rmp_scan(s, out, r.count, r.dt, r.op, c->rc); break;
+        case RED_EXSCAN: rc = rmp_exscan(s, out, r.count, r.dt, r.op, c->rc); break;
+        default:
+            if (sbuf == MPI_IN_PLACE) /* the vector is in rbuf; the block goes to its start */
+                s = RMP_IN_PLACE;
+            rc = rmp_reduce_scatter(s, out, r.count, r.dt, r.op, c->rc);
+            break;
+        }
+        return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
+    }
+    /* Non-contiguous: reduce the packed vector in a scratch buffer, in place. */
+    size_t bytes = (size_t)count * d->size, total = bytes * n;
+    char *tmp = malloc(total ? total : 1);
+    if (!tmp)
+        return coll_nomem(c, fn);
+    const void *src = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    if (src)
+        mpii_dtype_pack(d, src, count * (MPI_Count)n, 0, tmp, total);
+    switch (kind) {
+    case RED_REDUCE:
+        rc = rmp_reduce(is_root ? RMP_IN_PLACE : tmp, is_root ? tmp : NULL, r.count, r.dt,
+                        r.op, root, c->rc);
+        break;
+    case RED_ALLREDUCE: rc = rmp_allreduce(RMP_IN_PLACE, tmp, r.count, r.dt, r.op, c->rc); break;
+    case RED_SCAN: rc = rmp_scan(RMP_IN_PLACE, tmp, r.count, r.dt, r.op, c->rc); break;
+    case RED_EXSCAN: rc = rmp_exscan(RMP_IN_PLACE, tmp, r.count, r.dt, r.op, c->rc); break;
+    default: rc = rmp_reduce_scatter(RMP_IN_PLACE, tmp, r.count, r.dt, r.op, c->rc); break;
+    }
+    if (rc == RMP_SUCCESS && is_root && !(kind == RED_EXSCAN && c->rank == 0))
+        mpii_dtype_unpack(d, rbuf, count, 0, tmp, bytes);
+    free(tmp);
+    return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
+}
+
+#define RED_API(Name, kind, ...)                                                           \
+    int PMPI_##Name##_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,    \
+                        MPI_Op op, __VA_ARGS__)
+RED_API(Reduce, RED_REDUCE, int root, MPI_Comm comm)
+{
+    return red_run(RED_REDUCE, sbuf, rbuf, count, dt, op, root, comm, "MPI_Reduce");
+}
+MPII_WEAK(Reduce_c)
+RED_API(Allreduce, RED_ALLREDUCE, MPI_Comm comm)
+{
+    return red_run(RED_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Allreduce");
+}
+MPII_WEAK(Allreduce_c)
+RED_API(Scan, RED_SCAN, MPI_Comm comm)
+{
+    return red_run(RED_SCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Scan");
+}
+MPII_WEAK(Scan_c)
+RED_API(Exscan, RED_EXSCAN, MPI_Comm comm)
+{
+    return red_run(RED_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Exscan");
+}
+MPII_WEAK(Exscan_c)
+
+int PMPI_Reduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count count,
+                                MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    return red_run(RED_RS_BLOCK, sbuf, rbuf, count, dt, op, 0, comm,
+                   "MPI_Reduce_scatter_block");
+}
+MPII_WEAK(Reduce_scatter_block_c)
+
+int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                MPI_Comm comm)
+{
+    return red_run(RED_REDUCE, sbuf, rbuf, count, dt, op, root, comm, "MPI_Reduce");
+}
+MPII_WEAK(Reduce)
+
+int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm)
+{
+    return red_run(RED_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Allreduce");
+}
+MPII_WEAK(Allreduce)
+
+int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+              MPI_Comm comm)
+{
+    return red_run(RED_SCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Scan");
+}
+MPII_WEAK(Scan)
+
+int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                MPI_Comm comm)
+{
+    return red_run(RED_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Exscan");
+}
+MPII_WEAK(Exscan)
+
+int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                              MPI_Op op, MPI_Comm comm)
+{
+    return red_run(RED_RS_BLOCK, sbuf, rbuf, count, dt, op, 0, comm,
+                   "MPI_Reduce_scatter_block");
+}
+MPII_WEAK(Reduce_scatter_block)

@@ -1,0 +1,367 @@
+/* The data-moving collectives: gather, scatter, allgather, alltoall, their v and w
+ * variants, and reduce_scatter with counts. Blocks travel as bytes: a contiguous type is
+ * used in place (displacements in bytes), any other goes through a packed copy. */
+#include "mpii.h"
+
+/* ---- Per-rank byte arrays ---- */
+typedef struct mv_arr {
+    size_t *len, *off;
+    size_t stack[128];
+} mv_arr_t;
+
+static int arr_init(mv_arr_t *a, int n)
+{
+    a->len = 2 * (size_t)n <= sizeof(a->stack) / sizeof(size_t)
+                 ? a->stack
+                 : malloc(2 * (size_t)n * sizeof(size_t));
+    a->off = a->len ? a->len + n : NULL;
+    return a->len ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+static void arr_free(mv_arr_t *a)
+{
+    if (a->len != a->stack)
+        free(a->len);
+}
+
+/* Bytes and byte offsets of counts[i] elements of d at displs[i] (element units scaled by
+ * unit: d's extent, or 1 for alltoallw). Packed: offsets into the packed copy instead.
+ * Total bytes of the packed copy in *total. Negative counts: MPI_ERR_COUNT. */
+static int arr_fill(mv_arr_t *a, int n, const MPI_Count *counts, const int *icounts,
+                    const MPI_Aint *displs, const int *idispls, const mpii_dtype_t *d,
+                    int packed, size_t *total)
+{
+    size_t acc = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_Count c = counts ? counts[i] : icounts[i];
+        MPI_Aint disp = displs ? displs[i] : idispls[i];
+        if (c < 0)
+            return MPI_ERR_COUNT;
+        a->len[i] = (size_t)c * d->size;
+        a->off[i] = packed ? acc : (size_t)(disp * d->extent + d->true_lb);
+        acc += a->len[i];
+    }
+    *total = acc;
+    return MPI_SUCCESS;
+}
+
+static void unpack_blocks(char *buf, const mpii_dtype_t *d, int n, const MPI_Count *counts,
+                          const int *icounts, const MPI_Aint *displs, const int *idispls,
+                          const char *tmp, const mv_arr_t *a, int skip)
+{
+    for (int i = 0; i < n; i++) {
+        MPI_Count c = counts ? counts[i] : icounts[i];
+        MPI_Aint disp = displs ? displs[i] : idispls[i];
+        if (i != skip && c > 0)
+            mpii_dtype_unpack(d, buf + disp * d->extent, c, 0, tmp + a->off[i], a->len[i]);
+    }
+}
+
+static void pack_blocks(const char *buf, const mpii_dtype_t *d, int n, const MPI_Count *counts,
+                        const int *icounts, const MPI_Aint *displs, const int *idispls,
+                        char *tmp, const mv_arr_t *a)
+{
+    for (int i = 0; i < n; i++) {
+        MPI_Count c = counts ? counts[i] : icounts[i];
+        MPI_Aint disp = displs ? displs[i] : idispls[i];
+        if (c > 0)
+            mpii_dtype_pack(d, buf + disp * d->extent, c, 0, tmp + a->off[i], a->len[i]);
+    }
+}
+
+static int mv_done(mpii_comm_t *c, int rc, const char *fn)
+{
+    return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
+}
+
+/* ---- Gather, scatter, allgather, alltoall ---- */
+typedef enum { MV_GATHER, MV_SCATTER, MV_ALLGATHER, MV_ALLTOALL } mv_kind_t;
+
+/* The side that holds n blocks (gather/allgather/alltoall receive, scatter send) is
+ * "big"; the other holds one block (alltoall: n on both sides). */
+static int mv_run(mv_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                  void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                  const char *fn)
+{
+    mpii_comm_t *c;
+    mpii_dtype_t *sd = NULL, *rd = NULL;
+    int rc, rooted = kind == MV_GATHER || kind == MV_SCATTER;
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+        (rooted && (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS))
+        return rc;
+    int is_root = !rooted || c->rank == root, n = c->size;
+    /* The arguments that matter here (MPI ignores the others). */
+    int use_s = kind != MV_SCATTER || is_root, use_r = kind != MV_GATHER || is_root;
+    int s_in_place = sbuf == MPI_IN_PLACE && kind != MV_SCATTER;
+    int r_in_place = rbuf == MPI_IN_PLACE && kind == MV_SCATTER;
+    if (use_s && !s_in_place && (rc = mpii_coll_type(c, stype, scount, fn, &sd)) != MPI_SUCCESS)
+        return rc;
+    if (use_r && !r_in_place && (rc = mpii_coll_type(c, rtype, rcount, fn, &rd)) != MPI_SUCCESS)
+        return rc;
+    MPI_Count snum = kind == MV_SCATTER || kind == MV_ALLTOALL ? scount * n : scount;
+    MPI_Count rnum = kind == MV_SCATTER ? rcount : rcount * n;
+    mpii_view_t sv = {NULL, 0, NULL}, rv = {NULL, 0, NULL};
+    size_t blk = 0;
+    if (use_r && !r_in_place) {
+        /* In place, the receive buffer holds this rank's data: pack it all. */
+        rc = s_in_place ? mpii_view_in(rbuf, rnum, rd, &rv) : mpii_view_out(rbuf, rnum, rd, &rv);
+        blk = (size_t)rcount * rd->size;
+    }
+    if (rc == MPI_SUCCESS && use_s && !s_in_place) {
+        rc = mpii_view_in(sbuf, snum, sd, &sv);
+        if (!use_r || r_in_place || kind == MV_SCATTER)
+            blk = (size_t)scount * sd->size;
+    }
+    if (rc != MPI_SUCCESS) {
+        mpii_view_done(&rv, NULL, 0, rd);
+        return mpii_err_comm(c, rc, fn, "out of memory for a packed copy");
+    }
+    void *s = s_in_place ? RMP_IN_PLACE : sv.p, *r = r_in_place ? RMP_IN_PLACE : rv.p;
+    switch (kind) {
+    case MV_GATHER: rc = rmp_gather(s, r, blk, RMP_UINT8, root, c->rc); break;
+    case MV_SCATTER: rc = rmp_scatter(s, r, blk, RMP_UINT8, root, c->rc); break;
+    case MV_ALLGATHER: rc = rmp_allgather(s, r, blk, RMP_UINT8, c->rc); break;
+    default: rc = rmp_alltoall(s, r, blk, RMP_UINT8, c->rc); break;
+    }
+    mpii_view_done(&sv, NULL, 0, sd);
+    mpii_view_done(&rv, rc == RMP_SUCCESS ? rbuf : NULL, rnum, rd);
+    return mv_done(c, rc, fn);
+}
+
+#define MV_API(Name, kind, ...)                                                             \
+    int PMPI_##Name##_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, \
+                        MPI_Count rcount, MPI_Datatype rtype __VA_ARGS__)
+#define MV_API_INT(Name, kind, ...)                                                         \
+    int PMPI_##Name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,           \
+                    int rcount, MPI_Datatype rtype __VA_ARGS__)
+
+MV_API(Gather, MV_GATHER, , int root, MPI_Comm comm)
+{
+    return mv_run(MV_GATHER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, "MPI_Gather");
+}
+MPII_WEAK(Gather_c)
+MV_API_INT(Gather, MV_GATHER, , int root, MPI_Comm comm)
+{
+    return mv_run(MV_GATHER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, "MPI_Gather");
+}
+MPII_WEAK(Gather)
+MV_API(Scatter, MV_SCATTER, , int root, MPI_Comm comm)
+{
+    return mv_run(MV_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm,
+                  "MPI_Scatter");
+}
+MPII_WEAK(Scatter_c)
+MV_API_INT(Scatter, MV_SCATTER, , int root, MPI_Comm comm)
+{
+    return mv_run(MV_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm,
+                  "MPI_Scatter");
+}
+MPII_WEAK(Scatter)
+MV_API(Allgather, MV_ALLGATHER, , MPI_Comm comm)
+{
+    return mv_run(MV_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,
+                  "MPI_Allgather");
+}
+MPII_WEAK(Allgather_c)
+MV_API_INT(Allgather, MV_ALLGATHER, , MPI_Comm comm)
+{
+    return mv_run(MV_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,
+                  "MPI_Allgather");
+}
+MPII_WEAK(Allgather)
+MV_API(Alltoall, MV_ALLTOALL, , MPI_Comm comm)
+{
+    return mv_run(MV_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,
+                  "MPI_Alltoall");
+}
+MPII_WEAK(Alltoall_c)
+MV_API_INT(Alltoall, MV_ALLTOALL, , MPI_Comm comm)
+{
+    return mv_run(MV_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,
+                  "MPI_Alltoall");
+}
+MPII_WEAK(Alltoall)
+
+/* ---- The v variants ---- */
+
+/* counts/displs of one side, as int (icnt/idsp) or large-count (cnt/dsp) arrays. */
+typedef struct mv_side {
+    const MPI_Count *cnt;
+    const int *icnt;
+    const MPI_Aint *dsp;
+    const int *idsp;
+} mv_side_t;
+
+static int vside_fill(mpii_comm_t *c, const mv_side_t *v, mpii_dtype_t *d, mv_arr_t *a,
+                      size_t *total, const char *fn)
+{
+    int n = c->size, rc;
+    if ((!v->cnt && !v->icnt) || (!v->dsp && !v->idsp))
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "a count or displacement array is NULL");
+    if ((rc = arr_init(a, n)) != MPI_SUCCESS)
+        return mpii_err_comm(c, rc, fn, "out of memory");
+    if ((rc = arr_fill(a, n, v->cnt, v->icnt, v->dsp, v->idsp, d, !d->contig, total)) !=
+        MPI_SUCCESS) {
+        arr_free(a);
+        return mpii_err_comm(c, rc, fn, "negative count");
+    }
+    return MPI_SUCCESS;
+}
+
+static MPI_Count vside_count(const mv_side_t *v, int i)
+{
+    return v->cnt ? v->cnt[i] : v->icnt[i];
+}
+
+/* gatherv (is_gather) or scatterv: the root's side is v, the other one block. */
+static int gsv_run(int is_gather, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                   mv_side_t sv, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, mv_side_t rv,
+                   int root, MPI_Comm comm, const char *fn)
+{
+    mpii_comm_t *c;
+    mpii_dtype_t *bd = NULL, *od = NULL;
+    int rc;
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+        (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
+        return rc;
+    int is_root = c->rank == root;
+    const void *one_buf = is_gather ? sbuf : rbuf;
+    MPI_Count one_cnt = is_gather ? scount : rcount;
+    int in_place = is_root && one_buf == MPI_IN_PLACE;
+    mpii_view_t ov = {NULL, 0, NULL};
+    if (!in_place) {
+        if ((rc = mpii_coll_type(c, is_gather ? stype : rtype, one_cnt, fn, &od)) != MPI_SUCCESS)
+            return rc;
+        rc = is_gather ? mpii_view_in(sbuf, one_cnt, od, &ov) : mpii_view_out(rbuf, one_cnt, od, &ov);
+        if (rc != MPI_SUCCESS)
+            return mpii_err_comm(c, rc, fn, "out of memory");
+    }
+    void *one = in_place ? RMP_IN_PLACE : ov.p;
+    if (!is_root) {
+        rc = is_gather ? rmp_gatherv(one, ov.bytes, NULL, NULL, NULL, root, c->rc)
+                       : rmp_scatterv(NULL, NULL, NULL, one, ov.bytes, root, c->rc);
+        mpii_view_done(&ov, rc == RMP_SUCCESS && !is_gather ? rbuf : NULL, one_cnt, od);
+        return mv_done(c, rc, fn);
+    }
+    const mv_side_t *v = is_gather ? &rv : &sv;
+    char *big = is_gather ? rbuf : (char *)sbuf;
+    mv_arr_t a;
+    size_t total;
+    char *tmp = NULL;
+    if ((rc = mpii_coll_type(c, is_gather ? rtype : stype, 0, fn, &bd)) != MPI_SUCCESS ||
+        (rc = vside_fill(c, v, bd, &a, &total, fn)) != MPI_SUCCESS) {
+        mpii_view_done(&ov, NULL, 0, od);
+        return rc;
+    }
+    if (!bd->contig) {
+        if (!(tmp = malloc(total ? total : 1))) {
+            rc = RMP_ERR_NOMEM;
+            goto out;
+        }
+        /* Scatter sends all of it; a gather in place keeps the root's block in it. */
+        if (!is_gather || in_place)
+            pack_blocks(big, bd, c->size, v->cnt, v->icnt, v->dsp, v->idsp, tmp, &a);
+        big = tmp;
+    }
+    rc = is_gather ? rmp_gatherv(one, ov.bytes, big, a.len, a.off, root, c->rc)
+                   : rmp_scatterv(big, a.len, a.off, one, ov.bytes, root, c->rc);
+    if (rc == RMP_SUCCESS && tmp && is_gather)
+        unpack_blocks(rbuf, bd, c->size, v->cnt, v->icnt, v->dsp, v->idsp, tmp, &a, -1);
+out:
+    mpii_view_done(&ov, rc == RMP_SUCCESS && !is_gather ? rbuf : NULL, one_cnt, od);
+    free(tmp);
+    arr_free(&a);
+    return mv_done(c, rc, fn);
+}
+
+int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                 const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+                 MPI_Comm comm)
+{
+    mv_side_t none = {0}, r = {NULL, rcounts, NULL, displs};
+    return gsv_run(1, sbuf, scount, stype, none, rbuf, 0, rtype, r, root, comm, "MPI_Gatherv");
+}
+MPII_WEAK(Gatherv)
+
+int PMPI_Gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                   const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
+                   int root, MPI_Comm comm)
+{
+    mv_side_t none = {0}, r = {rcounts, NULL, displs, NULL};
+    return gsv_run(1, sbuf, scount, stype, none, rbuf, 0, rtype, r, root, comm, "MPI_Gatherv");
+}
+MPII_WEAK(Gatherv_c)
+
+int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
+                  MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                  MPI_Comm comm)
+{
+    mv_side_t none = {0}, s = {NULL, scounts, NULL, displs};
+    return gsv_run(0, sbuf, 0, stype, s, rbuf, rcount, rtype, none, root, comm, "MPI_Scatterv");
+}
+MPII_WEAK(Scatterv)
+
+int PMPI_Scatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
+                    MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                    int root, MPI_Comm comm)
+{
+    mv_side_t none = {0}, s = {scounts, NULL, displs, NULL};
+    return gsv_run(0, sbuf, 0, stype, s, rbuf, rcount, rtype, none, root, comm, "MPI_Scatterv");
+}
+MPII_WEAK(Scatterv_c)
+
+static int allgatherv_run(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                          mv_side_t rv, MPI_Datatype rtype, MPI_Comm comm, const char *fn)
+{
+    mpii_comm_t *c;
+    mpii_dtype_t *sd = NULL, *rd;
+    mv_arr_t a;
+    size_t total;
+    int rc, in_place = sbuf == MPI_IN_PLACE;
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+        (!in_place && (rc = mpii_coll_type(c, stype, scount, fn, &sd)) != MPI_SUCCESS) ||
+        (rc = mpii_coll_type(c, rtype, 0, fn, &rd)) != MPI_SUCCESS ||
+        (rc = vside_fill(c, &rv, rd, &a, &total, fn)) != MPI_SUCCESS)
+        return rc;
+    mpii_view_t sv = {NULL, 0, NULL};
+    char *tmp = NULL, *out = rbuf;
+    if (!in_place && (rc = mpii_view_in(sbuf, scount, sd, &sv)) != MPI_SUCCESS)
+        goto nomem;
+    if (!rd->contig) {
+        if (!(tmp = malloc(total ? total : 1)))
+            goto nomem;
+        if (in_place) /* this rank's block, from rbuf */
+            mpii_dtype_pack(rd, out + (rv.dsp ? rv.dsp[c->rank] : rv.idsp[c->rank]) * rd->extent,
+                            vside_count(&rv, c->rank), 0, tmp + a.off[c->rank],
+                            a.len[c->rank]);
+        out = tmp;
+    }
+    rc = rmp_allgatherv(in_place ? RMP_IN_PLACE : sv.p, sv.bytes, out, a.len, a.off, c->rc);
+    if (rc == RMP_SUCCESS && tmp)
+        unpack_blocks(rbuf, rd, c->size, rv.cnt, rv.icnt, rv.dsp, rv.idsp, tmp, &a, -1);
+    mpii_view_done(&sv, NULL, 0, sd);
+    free(tmp);
+    arr_free(&a);
+    return mv_done(c, rc, fn);
+nomem:
+    mpii_view_done(&sv, NULL, 0, sd);
+    arr_free(&a);
+    return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+}
+
+int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                    const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    mv_side_t r = {NULL, rcounts, NULL, displs};
+    return allgatherv_run(sbuf, scount, stype, rbuf, r, rtype, comm, "MPI_Allgatherv");
+}
+MPII_WEAK(Allgatherv)
+
+int PMPI_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                      const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
+                      MPI_Comm comm)
+{
+    mv_side_t r = {rcounts, NULL, displs, NULL};
+    return allgatherv_run(sbuf, scount, stype, rbuf, r, rtype, comm, "MPI_Allgatherv");
+}
+MPII_WEAK(Allgatherv_c)

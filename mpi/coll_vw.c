@@ -1,0 +1,237 @@
+/* Alltoallv, alltoallw and reduce_scatter with counts. */
+#include "mpii.h"
+
+/* Per-peer bytes and offsets of one side: types[i] (or d for all), counts, displacements
+ * (in extents of the type, or in bytes for alltoallw). A non-contiguous type puts the
+ * peer's data in a packed copy (tmp) instead. */
+typedef struct vw_side {
+    size_t *len, *off;
+    char *tmp;
+    size_t total;
+} vw_side_t;
+
+static void vw_free(vw_side_t *s)
+{
+    free(s->len);
+    free(s->tmp);
+}
+
+static int vw_prepare(vw_side_t *s, int n, char *buf, const MPI_Count *cnt, const int *icnt,
+                      const MPI_Aint *dsp, const int *idsp, mpii_dtype_t *const *types,
+                      int bytes_disp, int pack)
+{
+    s->tmp = NULL;
+    s->total = 0;
+    if (!(s->len = malloc(2 * (size_t)n * sizeof(size_t) + 1)))
+        return MPI_ERR_NO_MEM;
+    s->off = s->len + n;
+    int contig = 1;
+    for (int i = 0; i < n; i++) {
+        MPI_Count c = cnt ? cnt[i] : icnt[i];
+        if (c < 0)
+            return MPI_ERR_COUNT;
+        s->len[i] = (size_t)c * types[i]->size;
+        contig &= types[i]->contig || c == 0;
+        s->total += s->len[i];
+    }
+    size_t acc = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_Aint d = dsp ? dsp[i] : idsp[i];
+        MPI_Aint at = bytes_disp ? d : d * types[i]->extent;
+        s->off[i] = contig ? (size_t)(at + types[i]->true_lb) : acc;
+        acc += s->len[i];
+    }
+    if (contig)
+        return MPI_SUCCESS;
+    if (!(s->tmp = malloc(s->total + 1)))
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n && pack; i++) {
+        MPI_Aint d = dsp ? dsp[i] : idsp[i];
+        MPI_Aint at = bytes_disp ? d : d * types[i]->extent;
+        MPI_Count c = cnt ? cnt[i] : icnt[i];
+        if (c > 0)
+            mpii_dtype_pack(types[i], buf + at, c, 0, s->tmp + s->off[i], s->len[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+static void vw_unpack(vw_side_t *s, int n, char *buf, const MPI_Count *cnt, const int *icnt,
+                      const MPI_Aint *dsp, const int *idsp, mpii_dtype_t *const *types,
+                      int bytes_disp)
+{
+    for (int i = 0; s->tmp && i < n; i++) {
+        MPI_Aint d = dsp ? dsp[i] : idsp[i];
+        MPI_Aint at = bytes_disp ? d : d * types[i]->extent;
+        MPI_Count c = cnt ? cnt[i] : icnt[i];
+        if (c > 0)
+            mpii_dtype_unpack(types[i], buf + at, c, 0, s->tmp + s->off[i], s->len[i]);
+    }
+}
+
+typedef struct vw_args {
+    const MPI_Count *cnt;
+    const int *icnt;
+    const MPI_Aint *dsp;
+    const int *idsp;
+    const MPI_Datatype *types; /* alltoallw */
+    MPI_Datatype type;
+} vw_args_t;
+
+/* Resolve the side's types (one for all, or per peer) into t[0..n). */
+static int vw_types(mpii_comm_t *c, const vw_args_t *a, mpii_dtype_t **t, const char *fn)
+{
+    for (int i = 0; i < c->size; i++) {
+        t[i] = mpii_dtype(a->types ? a->types[i] : a->type);
+        if (!mpii_dtype_ok(t[i]))
+            return mpii_err_comm(c, MPI_ERR_TYPE, fn, "invalid datatype (peer %d)", i);
+    }
+    if ((!a->cnt && !a->icnt) || (!a->dsp && !a->idsp))
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "a count or displacement array is NULL");
+    return MPI_SUCCESS;
+}
+
+static int alltoallvw_run(const void *sbuf, vw_args_t sa, void *rbuf, vw_args_t ra,
+                          MPI_Comm comm, int w, const char *fn)
+{
+    mpii_comm_t *c;
+    int rc, in_place = sbuf == MPI_IN_PLACE;
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS)
+        return rc;
+    int n = c->size;
+    mpii_dtype_t **t = malloc(2 * (size_t)n * sizeof(*t));
+    vw_side_t s = {NULL, NULL, NULL, 0}, r = {NULL, NULL, NULL, 0};
+    if (!t)
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    if ((rc = vw_types(c, &ra, t + n, fn)) != MPI_SUCCESS ||
+        (!in_place && (rc = vw_types(c, &sa, t, fn)) != MPI_SUCCESS)) {
+        free(t);
+        return rc;
+    }
+    /* In place the data to send is in rbuf, laid out as the receive side. */
+    rc = vw_prepare(&r, n, rbuf, ra.cnt, ra.icnt, ra.dsp, ra.idsp, t + n, w, in_place);
+    if (rc == MPI_SUCCESS && !in_place)
+        rc = vw_prepare(&s, n, (char *)sbuf, sa.cnt, sa.icnt, sa.dsp, sa.idsp, t, w, 1);
+    if (rc == MPI_SUCCESS) {
+        char *rb = r.tmp ? r.tmp : rbuf;
+        const char *sb = in_place ? RMP_IN_PLACE : s.tmp ? s.tmp : sbuf;
+        rc = rmp_alltoallv(sb, s.len, s.off, rb, r.len, r.off, c->rc);
+        if (rc == RMP_SUCCESS)
+            vw_unpack(&r, n, rbuf, ra.cnt, ra.icnt, ra.dsp, ra.idsp, t + n, w);
+        rc = rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
+    } else {
+        rc = mpii_err_comm(c, rc, fn, "%s", rc == MPI_ERR_COUNT ? "negative count" : "out of memory");
+    }
+    vw_free(&s);
+    vw_free(&r);
+    free(t);
+    return rc;
+}
+
+int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                   MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+                   MPI_Datatype rtype, MPI_Comm comm)
+{
+    vw_args_t s = {NULL, scounts, NULL, sdispls, NULL, stype};
+    vw_args_t r = {NULL, rcounts, NULL, rdispls, NULL, rtype};
+    return alltoallvw_run(sbuf, s, rbuf, r, comm, 0, "MPI_Alltoallv");
+}
+MPII_WEAK(Alltoallv)
+
+int PMPI_Alltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype stype, void *rbuf, const MPI_Count rcounts[],
+                     const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    vw_args_t s = {scounts, NULL, sdispls, NULL, NULL, stype};
+    vw_args_t r = {rcounts, NULL, rdispls, NULL, NULL, rtype};
+    return alltoallvw_run(sbuf, s, rbuf, r, comm, 0, "MPI_Alltoallv");
+}
+MPII_WEAK(Alltoallv_c)
+
+int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+    vw_args_t s = {NULL, scounts, NULL, sdispls, stypes, MPI_DATATYPE_NULL};
+    vw_args_t r = {NULL, rcounts, NULL, rdispls, rtypes, MPI_DATATYPE_NULL};
+    if (!rtypes || (sbuf != MPI_IN_PLACE && !stypes))
+        s.types = r.types = NULL; /* reported as invalid datatypes */
+    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, "MPI_Alltoallw");
+}
+MPII_WEAK(Alltoallw)
+
+int PMPI_Alltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype stypes[], void *rbuf, const MPI_Count rcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+    vw_args_t s = {scounts, NULL, sdispls, NULL, stypes, MPI_DATATYPE_NULL};
+    vw_args_t r = {rcounts, NULL, rdispls, NULL, rtypes, MPI_DATATYPE_NULL};
+    if (!rtypes || (sbuf != MPI_IN_PLACE && !stypes))
+        s.types = r.types = NULL;
+    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, "MPI_Alltoallw");
+}
+MPII_WEAK(Alltoallw_c)
+
+/* ---- Reduce_scatter with counts ---- */
+static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int *icnt,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char *fn)
+{
+    mpii_comm_t *c;
+    mpii_dtype_t *d;
+    mpii_red_t r;
+    int rc;
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+        (rc = mpii_coll_type(c, datatype, 0, fn, &d)) != MPI_SUCCESS)
+        return rc;
+    if (!cnt && !icnt)
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "recvcounts is NULL");
+    int n = c->size;
+    MPI_Count total = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_Count k = cnt ? cnt[i] : icnt[i];
+        if (k < 0)
+            return mpii_err_comm(c, MPI_ERR_COUNT, fn, "negative count for rank %d", i);
+        total += k;
+    }
+    if ((rc = mpii_red_resolve(mpii_op(op), d, datatype, total > 0 ? total : 1, &r)) !=
+        MPI_SUCCESS)
+        return mpii_err_comm(c, rc, fn, "%s",
+                             rc == MPI_ERR_OP ? "invalid op, or op not defined on the datatype"
+                                              : "datatype not usable with this user op");
+    size_t per = total > 0 ? r.count / (size_t)total : 1; /* rmp elements per element */
+    size_t *counts = malloc((size_t)n * sizeof(size_t));
+    char *tmp = NULL;
+    if (!counts)
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    for (int i = 0; i < n; i++)
+        counts[i] = (size_t)(cnt ? cnt[i] : icnt[i]) * per;
+    MPI_Count mine = cnt ? cnt[c->rank] : icnt[c->rank];
+    if (!r.packed) {
+        rc = rmp_reduce_scatter_v(sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_buf_at(sbuf, r.shift),
+                                  mpii_buf_at(rbuf, r.shift), counts, r.dt, r.op, c->rc);
+    } else if (!(tmp = malloc((size_t)total * d->size + 1))) {
+        rc = RMP_ERR_NOMEM;
+    } else {
+        mpii_dtype_pack(d, sbuf == MPI_IN_PLACE ? rbuf : sbuf, total, 0, tmp,
+                        (size_t)total * d->size);
+        rc = rmp_reduce_scatter_v(RMP_IN_PLACE, tmp, counts, r.dt, r.op, c->rc);
+        if (rc == RMP_SUCCESS)
+            mpii_dtype_unpack(d, rbuf, mine, 0, tmp, (size_t)mine * d->size);
+    }
+    free(tmp);
+    free(counts);
+    return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
+}
+
+int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return rsv_run(sbuf, rbuf, NULL, rcounts, datatype, op, comm, "MPI_Reduce_scatter");
+}
+MPII_WEAK(Reduce_scatter)
+
+int PMPI_Reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return rsv_run(sbuf, rbuf, rcounts, NULL, datatype, op, comm, "MPI_Reduce_scatter");
+}
+MPII_WEAK(Reduce_scatter_c)

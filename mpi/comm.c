@@ -1,0 +1,279 @@
+/* Communicators: the predefined ones, rank/size, dup, split, create, free,
+ * compare, names. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpii.h"
+
+mpii_comm_t mpii_comm_world = {.magic = MPII_MAGIC_COMM, .name = "MPI_COMM_WORLD"};
+mpii_comm_t mpii_comm_self = {.magic = MPII_MAGIC_COMM, .name = "MPI_COMM_SELF"};
+static mpii_pool_t comm_pool = MPII_POOL_INIT(mpii_comm_t);
+
+mpii_comm_t *mpii_comm(MPI_Comm h)
+{
+    if (h == MPI_COMM_WORLD)
+        return mpii_state == 1 ? &mpii_comm_world : NULL;
+    if (h == MPI_COMM_SELF)
+        return mpii_state == 1 ? &mpii_comm_self : NULL;
+    return mpii_obj_valid(h, MPII_MAGIC_COMM) ? (mpii_comm_t *)h : NULL;
+}
+
+MPI_Comm mpii_comm_handle(mpii_comm_t *c)
+{
+    if (c == &mpii_comm_world)
+        return MPI_COMM_WORLD;
+    if (c == &mpii_comm_self)
+        return MPI_COMM_SELF;
+    return (MPI_Comm)c;
+}
+
+int mpii_comm_wrap(rmp_comm_t rc, const mpii_comm_t *parent, mpii_comm_t **out)
+{
+    mpii_comm_t *c = mpii_obj_new(&comm_pool, MPII_MAGIC_COMM);
+    if (!c) {
+        rmp_comm_free(&rc);
+        return MPI_ERR_NO_MEM;
+    }
+    c->rc = rc;
+    c->rank = rmp_comm_rank(rc);
+    c->size = rmp_comm_size(rc);
+    c->errh = parent->errh;
+    mpii_errh_retain(c->errh);
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+void mpii_comm_destroy(mpii_comm_t *c)
+{
+    if (c->coll_priv && c->coll_priv_free)
+        c->coll_priv_free(c->coll_priv);
+    mpii_topo_free(c->topo);
+    mpii_group_release(c->group);
+    mpii_errh_release(c->errh);
+    if (c->rc)
+        rmp_comm_free(&c->rc);
+    mpii_obj_free(&comm_pool, c);
+}
+
+int mpii_comm_world_rank(const mpii_comm_t *c, int rank)
+{
+    if (c == &mpii_comm_world)
+        return rank;
+    if (c == &mpii_comm_self)
+        return mpii_comm_world.rank;
+    return rmp_comm_world_rank(c->rc, rank);
+}
+
+#define COMM_GET(h, c, fn)                                                          \
+    mpii_check_init(fn);                                                            \
+    mpii_comm_t *c = mpii_comm(h);                                                  \
+    if (MPII_UNLIKELY(!c))                                                          \
+        return mpii_err_comm(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)(h));
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    COMM_GET(comm, c, "MPI_Comm_rank");
+    if (!rank)
+        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_rank", "rank is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Comm_rank)
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    COMM_GET(comm, c, "MPI_Comm_size");
+    if (!size)
+        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_size", "size is NULL");
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Comm_size)
+
+/* A new communicator from a split of c; *out is MPI_COMM_NULL for color UNDEFINED. */
+static int comm_split(mpii_comm_t *c, int color, int key, MPI_Comm *out, const char *fn)
+{
+    rmp_comm_t rc = RMP_COMM_NULL;
+    int st = rmp_comm_split(c->rc, color, key, &rc);
+    if (st != RMP_SUCCESS)
+        return mpii_err_comm(c, mpii_err_from_rmp(st), fn, "%s", rmp_strerror(st));
+    if (!rc) {
+        *out = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    mpii_comm_t *n;
+    int err = mpii_comm_wrap(rc, c, &n);
+    if (err != MPI_SUCCESS)
+        return mpii_err_comm(c, err, fn, "out of memory");
+    *out = mpii_comm_handle(n);
+    return MPI_SUCCESS;
+}
+
+static int comm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *fn)
+{
+    COMM_GET(comm, c, fn);
+    if (!newcomm)
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "newcomm is NULL");
+    MPI_Comm h;
+    int err = comm_split(c, 0, c->rank, &h, fn);
+    if (err != MPI_SUCCESS)
+        return err;
+    mpii_comm_t *n = (mpii_comm_t *)h;
+    if (c->topo && (err = mpii_topo_dup(c->topo, &n->topo)) != MPI_SUCCESS)
+        goto err_free;
+    err = mpii_attr_copy_all(c, n, fn);
+    if (err != MPI_SUCCESS)
+        goto err_free;
+    *newcomm = h;
+    return MPI_SUCCESS;
+err_free:
+    mpii_attr_delete_all(n, fn);
+    mpii_comm_destroy(n);
+    return mpii_err_comm(c, err, fn, "cannot copy the communicator's topology or attributes");
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return comm_dup(comm, newcomm, "MPI_Comm_dup");
+}
+MPII_WEAK(Comm_dup)
+
+/* No info key changes how rmp builds a communicator: the info is checked only. */
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    if (info != MPI_INFO_NULL && !mpii_info(info))
+        return mpii_err_comm(mpii_comm(comm), MPI_ERR_INFO, "MPI_Comm_dup_with_info",
+                             "invalid info");
+    return comm_dup(comm, newcomm, "MPI_Comm_dup_with_info");
+}
+MPII_WEAK(Comm_dup_with_info)
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    COMM_GET(comm, c, "MPI_Comm_split");
+    if (!newcomm)
+        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_split", "negative color %d", color);
+    return comm_split(c, color == MPI_UNDEFINED ? RMP_UNDEFINED : color, key, newcomm,
+                      "MPI_Comm_split");
+}
+MPII_WEAK(Comm_split)
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    COMM_GET(comm, c, "MPI_Comm_split_type");
+    if (!newcomm)
+        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_split_type", "newcomm is NULL");
+    if (info != MPI_INFO_NULL && !mpii_info(info))
+        return mpii_err_comm(c, MPI_ERR_INFO, "MPI_Comm_split_type", "invalid info");
+    int color;
+    if (split_type == MPI_UNDEFINED)
+        color = RMP_UNDEFINED;
+    else if (split_type == MPI_COMM_TYPE_SHARED || split_type == MPI_COMM_TYPE_HW_UNGUIDED ||
+             split_type == MPI_COMM_TYPE_HW_GUIDED)
+        /* the node is the only shared-memory domain rmp knows of */
+        color = rmp_node_id();
+    else
+        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_split_type", "unknown split type %d",
+                             split_type);
+    return comm_split(c, color, key, newcomm, "MPI_Comm_split_type");
+}
+MPII_WEAK(Comm_split_type)
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    COMM_GET(comm, c, "MPI_Comm_create");
+    mpii_group_t *g = mpii_group(group);
+    if (!g)
+        return mpii_err_comm(c, MPI_ERR_GROUP, "MPI_Comm_create", "invalid group");
+    if (!newcomm)
+        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_create", "newcomm is NULL");
+    /* Every member of comm takes part: a split where the group's members share
+     * one color and are ordered by their rank in the group. */
+    int me = mpii_comm_world_rank(c, c->rank), grank = -1;
+    for (int i = 0; i < g->size; i++)
+        if (g->world[i] == me)
+            grank = i;
+    return comm_split(c, grank < 0 ? RMP_UNDEFINED : 0, grank, newcomm, "MPI_Comm_create");
+}
+MPII_WEAK(Comm_create)
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    mpii_check_init("MPI_Comm_free");
+    mpii_comm_t *c = comm ? mpii_comm(*comm) : NULL;
+    if (!c)
+        return mpii_err_comm(NULL, MPI_ERR_COMM, "MPI_Comm_free", "invalid communicator");
+    if (c == &mpii_comm_world || c == &mpii_comm_self)
+        return mpii_err_comm(c, MPI_ERR_COMM, "MPI_Comm_free",
+                             "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+    int err = mpii_attr_delete_all(c, "MPI_Comm_free");
+    if (err != MPI_SUCCESS)
+        return err;
+    mpii_comm_destroy(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Comm_free)
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    COMM_GET(comm1, a, "MPI_Comm_compare");
+    mpii_comm_t *b = mpii_comm(comm2);
+    if (!b)
+        return mpii_err_comm(a, MPI_ERR_COMM, "MPI_Comm_compare", "invalid communicator");
+    if (!result)
+        return mpii_err_comm(a, MPI_ERR_ARG, "MPI_Comm_compare", "result is NULL");
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    if (a->size != b->size) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    int same_order = 1, same_set = 1;
+    for (int i = 0; i < a->size && same_set; i++) {
+        int w = mpii_comm_world_rank(a, i), found = 0;
+        if (w != mpii_comm_world_rank(b, i))
+            same_order = 0;
+        for (int j = 0; j < b->size && !found; j++)
+            found = mpii_comm_world_rank(b, j) == w;
+        same_set = found;
+    }
+    *result = !same_set ? MPI_UNEQUAL : same_order ? MPI_CONGRUENT : MPI_SIMILAR;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Comm_compare)
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    COMM_GET(comm, c, "MPI_Comm_test_inter");
+    if (!flag)
+        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
+    *flag = 0; /* rmp has no intercommunicators */
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Comm_test_inter)
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    COMM_GET(comm, c, "MPI_Comm_set_name");
+    if (!comm_name)
+        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_set_name", "name is NULL");
+    snprintf(c->name, sizeof(c->name), "%s", comm_name);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Comm_set_name)
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    COMM_GET(comm, c, "MPI_Comm_get_name");
+    if (!comm_name || !resultlen)
+        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_get_name", "NULL output argument");
+    memcpy(comm_name, c->name, sizeof(c->name));
+    *resultlen = (int)strlen(c->name);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Comm_get_name)

@@ -1,0 +1,80 @@
+/* MPI collectives, reduction ops and neighbourhood collectives (docs/mpi.md,
+ * "Collectives"). Every collective maps onto an rmp collective: contiguous data goes
+ * straight through, derived types are packed through mpii_dtype_pack, and reductions are
+ * resolved to an (rmp_datatype_t, rmp_op_t) pair, user ops included (rmp_op_create). */
+#ifndef MPII_COLL_H
+#define MPII_COLL_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpii.h"
+
+typedef struct mpii_dtype mpii_dtype_t; /* mpii_dtype.h (C11 allows the repeat) */
+
+/* ---- Ops (op.c) ---- */
+typedef struct mpii_op mpii_op_t;
+
+/* The rmp op made for a user op and one datatype: the callback needs the MPI datatype
+ * handle and the type's lower bound. */
+typedef struct mpii_op_dt {
+    struct mpii_op_dt *next;
+    mpii_op_t *op;
+    MPI_Datatype dt;
+    MPI_Aint lb, extent;
+    rmp_op_t rop;
+} mpii_op_dt_t;
+
+struct mpii_op {
+    uint32_t magic;
+    int predefined;
+    int commute;
+    int rma_only;    /* MPI_REPLACE, MPI_NO_OP */
+    rmp_op_t rop;    /* predefined ops */
+    MPI_User_function *fn;
+    MPI_User_function_c *fn_c;
+    mpii_op_dt_t *per_dt;
+};
+
+/* NULL for MPI_OP_NULL, a freed or a garbage handle. */
+mpii_op_t *mpii_op(MPI_Op h);
+MPI_Op mpii_op_handle(mpii_op_t *o);
+
+/* A reduction of count elements of d in rmp terms: rmp reduces `count` elements of `dt`
+ * starting `shift` bytes into the user buffer, or (packed) the packed stream of the
+ * buffer, which the caller packs and unpacks. */
+typedef struct mpii_red {
+    rmp_datatype_t dt;
+    rmp_op_t op;
+    size_t count;
+    MPI_Aint shift;
+    int packed;
+} mpii_red_t;
+
+/* MPI_SUCCESS, or MPI_ERR_OP / MPI_ERR_TYPE (not reported: the caller names its call). */
+int mpii_red_resolve(mpii_op_t *o, mpii_dtype_t *d, MPI_Datatype dh, MPI_Count count,
+                     mpii_red_t *r);
+
+/* ---- Typed buffers as contiguous bytes (coll.c) ----
+ * A view of count elements of d at buf: p points at the data itself when d is contiguous,
+ * else at a packed copy (tmp, freed by mpii_view_done, which unpacks an output view). */
+typedef struct mpii_view {
+    char *p;
+    size_t bytes;
+    void *tmp;
+} mpii_view_t;
+
+int mpii_view_in(const void *buf, MPI_Count count, mpii_dtype_t *d, mpii_view_t *v);
+int mpii_view_out(void *buf, MPI_Count count, mpii_dtype_t *d, mpii_view_t *v);
+/* Unpack an output view into buf (when it was packed) and free it; buf NULL: free only. */
+void mpii_view_done(mpii_view_t *v, void *buf, MPI_Count count, mpii_dtype_t *d);
+
+/* Argument checks shared by the collectives: MPI_SUCCESS or the reported error class. */
+int mpii_coll_comm(MPI_Comm comm, const char *fn, mpii_comm_t **c);
+int mpii_coll_type(mpii_comm_t *c, MPI_Datatype dt, MPI_Count count, const char *fn,
+                   mpii_dtype_t **d);
+int mpii_coll_root(mpii_comm_t *c, int root, const char *fn);
+/* Report a failed rmp call. */
+int mpii_coll_err(mpii_comm_t *c, int rmp_rc, const char *fn);
+
+#endif

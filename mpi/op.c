@@ -1,0 +1,249 @@
+/* Reduction ops: the predefined ones map to rmp ops; user ops become rmp user ops
+ * (rmp_op_create), one per (op, datatype) pair used, so that the callback gets the MPI
+ * datatype handle and rmp's algorithms (shm paths included) run them. */
+#include <limits.h>
+
+#include "mpii.h"
+
+static mpii_pool_t op_pool = MPII_POOL_INIT(mpii_op_t);
+
+#define OP_PREDEF(code, r) {MPII_MAGIC_OP, 1, 1, 0, r, NULL, NULL, NULL}
+static mpii_op_t op_sum = OP_PREDEF(0x21, RMP_SUM), op_min = OP_PREDEF(0x22, RMP_MIN),
+                 op_max = OP_PREDEF(0x23, RMP_MAX), op_prod = OP_PREDEF(0x24, RMP_PROD),
+                 op_band = OP_PREDEF(0x28, RMP_BAND), op_bor = OP_PREDEF(0x29, RMP_BOR),
+                 op_bxor = OP_PREDEF(0x2a, RMP_BXOR), op_land = OP_PREDEF(0x30, RMP_LAND),
+                 op_lor = OP_PREDEF(0x31, RMP_LOR), op_lxor = OP_PREDEF(0x32, RMP_LXOR),
+                 op_minloc = OP_PREDEF(0x38, RMP_MINLOC), op_maxloc = OP_PREDEF(0x39, RMP_MAXLOC),
+                 op_replace = {MPII_MAGIC_OP, 1, 1, 1, RMP_OP_COUNT, NULL, NULL, NULL},
+                 op_noop = {MPII_MAGIC_OP, 1, 1, 1, RMP_OP_COUNT, NULL, NULL, NULL};
+
+static mpii_op_t *const op_predef[0x40] = {
+    [0x21] = &op_sum,    [0x22] = &op_min,    [0x23] = &op_max,        [0x24] = &op_prod,
+    [0x28] = &op_band,   [0x29] = &op_bor,    [0x2a] = &op_bxor,       [0x30] = &op_land,
+    [0x31] = &op_lor,    [0x32] = &op_lxor,   [0x38] = &op_minloc,     [0x39] = &op_maxloc,
+    [0x3c] = &op_replace, [0x3d] = &op_noop,
+};
+
+mpii_op_t *mpii_op(MPI_Op h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (v < MPII_PREDEFINED_MAX)
+        return v < 0x40 ? op_predef[v] : NULL;
+    return mpii_obj_valid(h, MPII_MAGIC_OP) ? (mpii_op_t *)h : NULL;
+}
+
+static MPI_Op op_handle(mpii_op_t *o)
+{
+    for (unsigned i = 0; i < 0x40; i++)
+        if (op_predef[i] == o)
+            return (MPI_Op)(uintptr_t)i;
+    return (MPI_Op)o;
+}
+
+/* rmp type of a basic kind for a predefined op; -1 when MPI does not define op on it. */
+static int op_basic_rmp(int basic, rmp_op_t op)
+{
+    static const int map[MPII_B_COUNT] = {
+        [MPII_B_INT8] = RMP_INT8,     [MPII_B_UINT8] = RMP_UINT8,
+        [MPII_B_INT16] = RMP_INT16,   [MPII_B_UINT16] = RMP_UINT16,
+        [MPII_B_INT32] = RMP_INT32,   [MPII_B_UINT32] = RMP_UINT32,
+        [MPII_B_INT64] = RMP_INT64,   [MPII_B_UINT64] = RMP_UINT64,
+        [MPII_B_FLOAT] = RMP_FLOAT,   [MPII_B_DOUBLE] = RMP_DOUBLE,
+        [MPII_B_LONG_DOUBLE] = RMP_LONG_DOUBLE, [MPII_B_BOOL] = RMP_C_BOOL,
+        [MPII_B_CHAR] = -1,           [MPII_B_BYTE] = RMP_UINT8,
+        [MPII_B_FLOAT_COMPLEX] = RMP_C_FLOAT_COMPLEX,
+        [MPII_B_DOUBLE_COMPLEX] = RMP_C_DOUBLE_COMPLEX,
+        [MPII_B_LONG_DOUBLE_COMPLEX] = RMP_C_LONG_DOUBLE_COMPLEX,
+        [MPII_B_FLOAT_INT] = RMP_FLOAT_INT, [MPII_B_DOUBLE_INT] = RMP_DOUBLE_INT,
+        [MPII_B_LONG_INT] = RMP_LONG_INT,   [MPII_B_2INT] = RMP_2INT,
+        [MPII_B_SHORT_INT] = RMP_SHORT_INT, [MPII_B_LONG_DOUBLE_INT] = RMP_LONG_DOUBLE_INT,
+        [MPII_B_PACKED] = -1,
+    };
+    if (basic < 0 || basic >= MPII_B_COUNT)
+        return -1;
+    int logical = op == RMP_LAND || op == RMP_LOR || op == RMP_LXOR;
+    int bitwise = op == RMP_BAND || op == RMP_BOR || op == RMP_BXOR;
+    /* MPI: bytes take bitwise ops only; floating types no logical ones (rmp allows them). */
+    if (basic == MPII_B_BYTE && !bitwise)
+        return -1;
+    if (logical && (basic == MPII_B_FLOAT || basic == MPII_B_DOUBLE ||
+                    basic == MPII_B_LONG_DOUBLE))
+        return -1;
+    int dt = map[basic];
+    if (basic != MPII_B_INT8 && dt == 0)
+        return -1; /* a kind without an entry */
+    return dt >= 0 && rmp_op_check((rmp_datatype_t)dt, op) == RMP_SUCCESS ? dt : -1;
+}
+
+static void op_user_cb(const void *in, void *inout, size_t count, rmp_datatype_t dt, void *ctx)
+{
+    mpii_op_dt_t *e = ctx;
+    MPI_Datatype h = e->dt;
+    char *a = (char *)in - e->lb, *b = (char *)inout - e->lb;
+    (void)dt;
+    if (e->op->fn_c) {
+        MPI_Count len = (MPI_Count)count;
+        e->op->fn_c(a, b, &len, &h);
+        return;
+    }
+    while (count > 0) {
+        int len = count > INT_MAX ? INT_MAX : (int)count;
+        e->op->fn(a, b, &len, &h);
+        a += (size_t)len * (size_t)e->extent;
+        b += (size_t)len * (size_t)e->extent;
+        count -= (size_t)len;
+    }
+}
+
+int mpii_red_resolve(mpii_op_t *o, mpii_dtype_t *d, MPI_Datatype dh, MPI_Count count,
+                     mpii_red_t *r)
+{
+    if (!o || o->rma_only)
+        return MPI_ERR_OP;
+    if (!o->predefined) {
+        /* Elements of the type's extent, the callback's pointers moved back by lb. */
+        if (d->extent <= 0 || d->extent >= (1L << 30) || d->true_lb < d->lb ||
+            d->true_lb + d->true_extent > d->lb + d->extent)
+            return MPI_ERR_TYPE;
+        mpii_op_dt_t *e = o->per_dt;
+        while (e && e->dt != dh)
+            e = e->next;
+        if (!e) {
+            if (!(e = calloc(1, sizeof(*e))))
+                return MPI_ERR_NO_MEM;
+            e->op = o;
+            e->dt = dh;
+            e->lb = d->lb;
+            e->extent = d->extent;
+            if (rmp_op_create(op_user_cb, e, o->commute, &e->rop) != RMP_SUCCESS) {
+                free(e);
+                return MPI_ERR_NO_MEM;
+            }
+            e->next = o->per_dt;
+            o->per_dt = e;
+        }
+        r->dt = RMP_OPAQUE(d->extent);
+        r->op = e->rop;
+        r->count = (size_t)count;
+        r->shift = d->lb;
+        r->packed = 0;
+        return MPI_SUCCESS;
+    }
+    int dt = op_basic_rmp(d->basic, o->rop);
+    if (dt < 0)
+        return MPI_ERR_OP;
+    size_t es = rmp_datatype_size((rmp_datatype_t)dt);
+    r->dt = (rmp_datatype_t)dt;
+    r->op = o->rop;
+    r->count = (size_t)count * (d->size / es);
+    r->shift = d->true_lb;
+    r->packed = !d->contig;
+    return MPI_SUCCESS;
+}
+
+static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute,
+                     MPI_Op *op, const char *name)
+{
+    mpii_check_init(name);
+    if ((!fn && !fn_c) || !op)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, name, "%s is NULL", op ? "user_fn" : "op");
+    mpii_op_t *o = mpii_obj_new(&op_pool, MPII_MAGIC_OP);
+    if (!o)
+        return mpii_err_comm(NULL, MPI_ERR_NO_MEM, name, "out of memory");
+    o->commute = commute != 0;
+    o->fn = fn;
+    o->fn_c = fn_c;
+    o->rop = RMP_OP_COUNT;
+    *op = (MPI_Op)o;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    return op_create(user_fn, NULL, commute, op, "MPI_Op_create");
+}
+MPII_WEAK(Op_create)
+
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    return op_create(NULL, user_fn, commute, op, "MPI_Op_create_c");
+}
+MPII_WEAK(Op_create_c)
+
+int PMPI_Op_free(MPI_Op *op)
+{
+    mpii_check_init("MPI_Op_free");
+    mpii_op_t *o = op ? mpii_op(*op) : NULL;
+    if (!o || o->predefined)
+        return mpii_err_comm(NULL, MPI_ERR_OP, "MPI_Op_free", "%s",
+                             o ? "a predefined op cannot be freed" : "invalid op");
+    for (mpii_op_dt_t *e = o->per_dt, *next; e; e = next) {
+        next = e->next;
+        rmp_op_free(&e->rop);
+        free(e);
+    }
+    mpii_obj_free(&op_pool, o);
+    *op = MPI_OP_NULL;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Op_free)
+
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+    mpii_check_init("MPI_Op_commutative");
+    mpii_op_t *o = mpii_op(op);
+    if (!o || !commute)
+        return mpii_err_comm(NULL, o ? MPI_ERR_ARG : MPI_ERR_OP, "MPI_Op_commutative",
+                             "%s", o ? "commute is NULL" : "invalid op");
+    *commute = o->commute;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Op_commutative)
+
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Op op)
+{
+    const char *fn = "MPI_Reduce_local";
+    mpii_check_init(fn);
+    mpii_dtype_t *d = mpii_dtype(datatype);
+    mpii_red_t r;
+    if (!mpii_dtype_ok(d))
+        return mpii_err_comm(NULL, MPI_ERR_TYPE, fn, "invalid datatype");
+    if (count < 0)
+        return mpii_err_comm(NULL, MPI_ERR_COUNT, fn, "negative count %lld", (long long)count);
+    int rc = mpii_red_resolve(mpii_op(op), d, datatype, count, &r);
+    if (rc != MPI_SUCCESS)
+        return mpii_err_comm(NULL, rc, fn, "%s", rc == MPI_ERR_OP ? "invalid op for this datatype"
+                                                                : "datatype unsupported by user op");
+    if (count == 0)
+        return MPI_SUCCESS;
+    if (!inbuf || !inoutbuf || inbuf == MPI_IN_PLACE)
+        return mpii_err_comm(NULL, MPI_ERR_BUFFER, fn, "invalid buffer");
+    mpii_view_t a, b;
+    if ((rc = mpii_view_in(inbuf, count, d, &a)) != MPI_SUCCESS)
+        return mpii_err_comm(NULL, rc, fn, "out of memory");
+    if ((rc = mpii_view_in(inoutbuf, count, d, &b)) != MPI_SUCCESS) {
+        mpii_view_done(&a, NULL, 0, d);
+        return mpii_err_comm(NULL, rc, fn, "out of memory");
+    }
+    char *pa = r.packed ? a.p : (char *)inbuf + r.shift;
+    char *pb = r.packed ? b.p : (char *)inoutbuf + r.shift;
+    rc = rmp_reduce_local(pa, pb, r.count, r.dt, r.op);
+    mpii_view_done(&a, NULL, 0, d);
+    mpii_view_done(&b, r.packed ? inoutbuf : NULL, count, d);
+    return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_err_comm(NULL, MPI_ERR_OP, fn, "%s", rmp_strerror(rc));
+}
+MPII_WEAK(Reduce_local_c)
+
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op)
+{
+    return PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
+}
+MPII_WEAK(Reduce_local)
+
+/* MPI_Op_f2c / c2f equivalents live with mpi-a's converters; op_handle serves them. */
+MPI_Op mpii_op_handle(mpii_op_t *o)
+{
+    return op_handle(o);
+}

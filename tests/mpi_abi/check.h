@@ -1,0 +1,32 @@
+/* Shared by the MPI conformance programs: CHECK(cond, fmt, ...) reports the
+ * rank, the line and the message and aborts the job. */
+#ifndef MPI_ABI_CHECK_H
+#define MPI_ABI_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#define CHECK(cond, ...)                                                            \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            int r_ = -1, i_ = 0, f_ = 0;                                            \
+            MPI_Initialized(&i_);                                                   \
+            MPI_Finalized(&f_);                                                     \
+            i_ = i_ && !f_;                                                         \
+            if (i_)                                                                 \
+                MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                 \
+            fprintf(stderr, "FAIL rank %d %s:%d: ", r_, __FILE__, __LINE__);        \
+            fprintf(stderr, __VA_ARGS__);                                           \
+            fprintf(stderr, "\n");                                                  \
+            fflush(stderr);                                                         \
+            if (i_)                                                                 \
+                MPI_Abort(MPI_COMM_WORLD, 3);                                       \
+            exit(3);                                                                \
+        }                                                                           \
+    } while (0)
+
+#define CHECK_OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+
+#endif

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Every function of mpi.h is a symbol of libmpi_abi.so: PMPI_Name defined
+# (T) and MPI_Name a weak alias (W) that a profiler can interpose on.
+# usage: symbols.sh python3 gen_stubs.py mpi.h libmpi_abi.so
+set -eu
+py=$1 gen=$2 header=$3 lib=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$py" "$gen" --header "$header" --symbols | sort > "$tmp/want"
+nm -D --defined-only "$lib" | awk '$2 == "T" && $3 ~ /^PMPI_/ {print $3} $2 == "W" && $3 ~ /^MPI_/ {print $3}' |
+    sort > "$tmp/have"
+n=$(wc -l < "$tmp/want")
+if ! cmp -s "$tmp/want" "$tmp/have"; then
+    echo "symbols of $lib differ from $header (< missing or of the wrong kind, > extra):"
+    diff "$tmp/want" "$tmp/have" | head -40
+    exit 1
+fi
+# nothing but the MPI interface leaves the library
+extra=$(nm -D --defined-only "$lib" | awk '$3 !~ /^P?MPI_/ && $3 !~ /^_/ {print $3}')
+if [ -n "$extra" ]; then
+    echo "unexpected exported symbols: $extra"
+    exit 1
+fi
+echo "$n MPI_/PMPI_ symbols present"
