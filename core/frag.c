@@ -7,14 +7,7 @@
 
 int rmpi_frag_start(rmpi_peer_t *p, rmp_request_t req)
 {
-    rmpi_rts_t *r = &req->wire.rts;
-    r->h.type = RMPI_MSG_FRAG_FIRST;
-    r->size = req->bytes;
-    r->sreq = (uint64_t)(uintptr_t)req;
-    r->addr = (uint64_t)(uintptr_t)req->buf;
-    r->key = 0;
-    req->mr = NULL;
-    req->hlen = sizeof(rmpi_rts_t);
+    req->wire.h.type = RMPI_MSG_FRAG_FIRST;
     req->flags |= RMPI_REQF_FRAG;
     req->payload = req->buf;
     req->total = req->bytes;

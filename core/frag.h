@@ -8,7 +8,7 @@
 #include "recv.h"
 #include "request.h"
 
-/* req's matching header is filled: complete its wire as a fragmented send. */
+/* req's RTS is filled but for its type (core/send.c): make it a fragmented send. */
 int rmpi_frag_start(rmpi_peer_t *p, rmp_request_t req);
 /* Move as many chunks of req as the transport takes: RMP_SUCCESS when all
  * left, RMPI_AGAIN when it is full, or an error. */

@@ -11,12 +11,6 @@ int rmpi_rndv_start(rmpi_peer_t *p, rmp_request_t req)
 {
     rmpi_rts_t *r = &req->wire.rts;
     r->h.type = RMPI_MSG_RTS;
-    r->size = req->bytes;
-    r->sreq = (uint64_t)(uintptr_t)req;
-    r->addr = (uint64_t)(uintptr_t)req->buf;
-    r->key = 0;
-    req->mr = NULL;
-    req->hlen = sizeof(rmpi_rts_t);
     if (p->rndv_mode == RMPI_RNDV_GET && p->iface->mem_reg) {
         int rc = p->iface->mem_reg(p->tl, req->buf, req->bytes, &req->mr, &r->key);
         if (rc != RMP_SUCCESS)

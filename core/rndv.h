@@ -9,7 +9,7 @@
 #include "recv.h"
 #include "request.h"
 
-/* req's matching header is filled: complete its wire as an RTS (and
+/* req's RTS is filled but for its type (core/send.c): make it an RTS (and
  * register its buffer for RNDV_GET). */
 int rmpi_rndv_start(rmpi_peer_t *p, rmp_request_t req);
 /* A receive took an RTS that was unexpected. */

@@ -17,7 +17,6 @@
 #include "tuning.h"
 
 rmpi_global_t rmpi_g;
-void rmpi_diag_install(void);
 
 /* Compiled-in transports in default preference order (self is separate). */
 const rmpi_tl_iface_t *const rmpi_transports[] = {
@@ -312,7 +311,6 @@ err_boot:
 
 static void runtime_print_stats(void)
 {
-    extern size_t rmpi_p2p_unexpected_high_water(void);
     fprintf(stderr,
             "[rmp %d] stats: eager %llu msgs %llu B, rendezvous %llu msgs %llu B, fragmented "
             "%llu msgs %llu B, unexpected %llu (queue high water %zu)\n",

@@ -158,12 +158,22 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag)
     h->src = comm->rank;
     h->tag = tag;
     int rc;
-    if (rmpi_eager_fits(p, req->bytes))
+    if (rmpi_eager_fits(p, req->bytes)) {
         rc = rmpi_eager_start(p, req);
-    else if (p->rndv_mode == RMPI_RNDV_GET || p->rndv_mode == RMPI_RNDV_PUT)
-        rc = rmpi_rndv_start(p, req);
-    else
-        rc = rmpi_frag_start(p, req);
+    } else {
+        /* Rendezvous and fragmentation both open with an RTS header. */
+        rmpi_rts_t *r = &req->wire.rts;
+        r->size = req->bytes;
+        r->sreq = (uint64_t)(uintptr_t)req;
+        r->addr = (uint64_t)(uintptr_t)req->buf;
+        r->key = 0;
+        req->mr = NULL;
+        req->hlen = sizeof(rmpi_rts_t);
+        if (p->rndv_mode == RMPI_RNDV_GET || p->rndv_mode == RMPI_RNDV_PUT)
+            rc = rmpi_rndv_start(p, req);
+        else
+            rc = rmpi_frag_start(p, req);
+    }
     if (rc != RMP_SUCCESS)
         return rc;
     return send_post(req);
