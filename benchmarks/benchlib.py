@@ -1,10 +1,16 @@
 """Shared code of benchmarks/compare-p2p, compare-rma, compare-coll and startup.
 
-Builds the MPI reference programs and the floor programs into BUILD/benchmarks/{mpi,floor},
-runs rmp and MPI jobs interleaved round by round (the VM moves its two vCPUs between near
-and far placements minute to minute, so only side-by-side runs give meaningful ratios),
-parses the OSU-style output, keeps the best value per size, prints tables with ratios and
-writes the raw results as JSON or CSV.
+Builds the real OSU Micro-Benchmarks 7.4 (/work/shared/third_party, or $RMP_OSU_TARBALL)
+with each MPI's compiler wrapper into BUILD/benchmarks/osu/FLAVOR, and the floor programs
+into BUILD/benchmarks/floor; runs rmp and MPI jobs interleaved round by round (the VM
+moves its two vCPUs between near and far placements minute to minute, and other jobs
+share the machine, so only side-by-side runs give meaningful ratios), parses the OSU
+output, reports the median of the rounds per size with their min and max, prints tables
+with ratios of medians and writes the raw results as JSON or CSV.
+
+Hook for OSU built against rmp's MPI ABI layer: the `rmp-osu` column appears when
+$RMP_OSU_MPICC (a compiler wrapper, e.g. BUILD/.../mpicc_abi) is set; its binaries are
+launched with rrun.
 """
 
 import argparse
@@ -18,6 +24,8 @@ import signal
 import socket
 import subprocess
 import sys
+import statistics
+import tarfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,9 +37,21 @@ MPIS = {
     "ompi": ("mpicc.openmpi", "mpirun.openmpi"),
     "ompi-ucx": ("mpicc.openmpi", "mpirun.openmpi"),
     "mpich": ("mpicc.mpich", "mpirun.mpich"),
+    "rmp-osu": (os.environ.get("RMP_OSU_MPICC", ""), "rrun"),
 }
-FLAVOR_DIR = {"ompi": "openmpi", "ompi-ucx": "openmpi", "mpich": "mpich"}
-IMPLS = ("rmp", "ompi", "ompi-ucx", "mpich")
+FLAVOR_DIR = {"ompi": "openmpi", "ompi-ucx": "openmpi", "mpich": "mpich", "rmp-osu": "rmp"}
+IMPLS = ("rmp", "ompi", "ompi-ucx", "mpich", "rmp-osu")
+DEFAULT_IMPLS = ("rmp", "ompi", "ompi-ucx", "mpich") + (("rmp-osu",) if os.environ.get("RMP_OSU_MPICC") else ())
+OSU_TARBALL = os.environ.get("RMP_OSU_TARBALL",
+                             "/work/shared/third_party/osu-micro-benchmarks-7.4.tar.gz")
+# OSU program -> its directory under c/mpi
+OSU_DIRS = {"osu_latency": "pt2pt/standard", "osu_bw": "pt2pt/standard",
+            "osu_bibw": "pt2pt/standard", "osu_put_latency": "one-sided",
+            "osu_get_latency": "one-sided", "osu_put_bw": "one-sided", "osu_get_bw": "one-sided",
+            "osu_init": "startup"}
+for _c in ("allreduce", "allgather", "alltoall", "barrier", "bcast", "reduce_scatter",
+           "reduce", "gather", "scatter"):
+    OSU_DIRS["osu_" + _c] = "collective/blocking"
 # Open MPI's pml ucx accepts only RDMA transports by default; on a host without an HCA it
 # must be told to use UCX's shared-memory and cma transports too.
 OMPI_UCX = ["--mca", "pml", "ucx", "--mca", "pml_ucx_tls", "any", "--mca", "pml_ucx_devices", "any"]
@@ -49,11 +69,14 @@ def base_parser(description):
     p.add_argument("--build", default=os.path.join(SRC, "build"),
                    help="meson build directory (default: %(default)s)")
     p.add_argument("--rounds", type=int, default=None,
-                   help="interleaved rounds; the best value per size is kept (default 3, 1 with --quick)")
+                   help="interleaved rounds; the median per size is reported, with min and max "
+                        "(default 5, 1 with --quick)")
     p.add_argument("--quick", action="store_true",
                    help="fewer iterations and one round: a fast sanity run")
-    p.add_argument("--impl", default=",".join(IMPLS),
-                   help="comma-separated subset of rmp,ompi,ompi-ucx,mpich (default all)")
+    p.add_argument("--impl", default=",".join(DEFAULT_IMPLS),
+                   help="comma-separated subset of %s (default %%(default)s)" % ",".join(IMPLS))
+    p.add_argument("--no-cold", dest="cold", action="store_false",
+                   help="skip the cold single-size runs (-m S:S, one job per size)")
     p.add_argument("--out", default=None,
                    help="raw results file, .json or .csv (default BUILD/benchmarks/results/NAME-DATE.json)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per run (default 600)")
@@ -64,7 +87,7 @@ def base_parser(description):
 def finish_args(args):
     args.build = os.path.abspath(args.build)
     if args.rounds is None:
-        args.rounds = 1 if args.quick else 3
+        args.rounds = 1 if args.quick else 5
     args.impls = [i for i in args.impl.split(",") if i]
     for i in args.impls:
         if i not in IMPLS:
@@ -111,6 +134,43 @@ def mpi_program(build, impl, name):
     return target if _compile(compiler, target, src) else None
 
 
+def osu_program(build, impl, name):
+    """Path of the real OSU 7.4 benchmark NAME built with IMPL's compiler wrapper (configure
+    and make once per flavor, in BUILD/benchmarks/osu/FLAVOR), or None."""
+    compiler = MPIS[impl][0]
+    if not compiler or not shutil.which(compiler):
+        log("warning: %s not found, skipping %s" % (compiler or "RMP_OSU_MPICC", impl))
+        return None
+    top = os.path.join(build, "benchmarks", "osu", FLAVOR_DIR[impl])
+    src = os.path.join(top, "osu-micro-benchmarks-7.4")
+    target = os.path.join(src, "c", "mpi", OSU_DIRS[name], name)
+    if os.access(target, os.X_OK):
+        return target
+    if not os.path.isdir(src):
+        if not os.path.exists(OSU_TARBALL):
+            log("warning: %s missing: %s skipped" % (OSU_TARBALL, impl))
+            return None
+        os.makedirs(top, exist_ok=True)
+        with tarfile.open(OSU_TARBALL) as t:
+            t.extractall(top)
+    # A stamp, not the Makefile: an interrupted configure leaves a Makefile behind.
+    stamp = os.path.join(src, ".rmp-configured")
+    steps = []
+    if not os.path.exists(stamp):
+        steps.append(["./configure", "CC=" + compiler, "CXX=" + compiler])
+    steps.append(["make", "-j2", "-C", os.path.join("c", "mpi", OSU_DIRS[name])])
+    for cmd in steps:
+        log("building OSU for %s: %s" % (impl, " ".join(cmd)))
+        r = subprocess.run(cmd, cwd=src, capture_output=True, text=True)
+        if r.returncode != 0:
+            log((r.stdout + r.stderr)[-3000:])
+            log("warning: OSU build for %s failed" % impl)
+            return None
+        if cmd[0] == "./configure":
+            open(stamp, "w").close()
+    return target if os.access(target, os.X_OK) else None
+
+
 def floor_program(build, name):
     src = [os.path.join(HERE, "floor", name + ".c")]
     target = os.path.join(build, "benchmarks", "floor", name)
@@ -133,7 +193,7 @@ def launcher(build, impl, np):
     """Command prefix that starts NP ranks. Ranks are bound one per core; above the core
     count every launcher oversubscribes (rmp and Open MPI need to be told)."""
     over = np > NCPU
-    if impl == "rmp":
+    if impl in ("rmp", "rmp-osu"):
         cmd = [os.path.join(build, "launcher", "rrun"), "-n", str(np)]
         return cmd + (["--oversubscribe"] if over else [])
     if impl in ("ompi", "ompi-ucx"):
@@ -148,7 +208,9 @@ def launcher(build, impl, np):
     raise ValueError(impl)
 
 
-ROW = re.compile(r"^\s*(\d+)\s+([-+0-9.eE]+|inf|nan)\s*$")
+# Size, then the value (OSU -f adds min, max, iterations: the first value, the average over
+# ranks, is kept).
+ROW = re.compile(r"^\s*(\d+)\s+([-+0-9.eE]+|inf|nan)(\s+[-+0-9.eE]+)*\s*$")
 SECTION = re.compile(r"^#\s*(\w+)\s*$")
 
 
@@ -217,16 +279,26 @@ class Results:
             return
         self.raw.setdefault(metric, {}).setdefault(impl, []).append(rows)
 
-    def best(self, metric, impl, higher_better):
-        rounds = self.raw.get(metric, {}).get(impl, [])
-        best = {}
-        for rows in rounds:
+    def values(self, metric, impl):
+        """{size: [value per successful round]}"""
+        vals = {}
+        for rows in self.raw.get(metric, {}).get(impl, []):
             for size, v in rows.items():
-                if size not in best:
-                    best[size] = v
-                else:
-                    best[size] = max(best[size], v) if higher_better else min(best[size], v)
-        return best
+                vals.setdefault(size, []).append(v)
+        return vals
+
+    def median(self, metric, impl, higher_better=None):
+        """{size: median over the rounds} (what the tables compare)."""
+        return {s: statistics.median(v) for s, v in self.values(metric, impl).items()}
+
+    def spread(self, metric, impl):
+        """{size: (min, max) over the rounds}"""
+        return {s: (min(v), max(v)) for s, v in self.values(metric, impl).items()}
+
+    def best(self, metric, impl, higher_better):
+        """{size: best round} (kept in the JSON for comparison with older results)."""
+        return {s: (max(v) if higher_better else min(v))
+                for s, v in self.values(metric, impl).items()}
 
     def save(self, path, higher_better):
         if path is None:
@@ -254,6 +326,10 @@ class Results:
                 "failures": self.failures,
                 "raw": {m: {i: [{str(s): v for s, v in sorted(rows.items())} for rows in rs]
                             for i, rs in per.items()} for m, per in self.raw.items()},
+                "median": {m: {i: {str(s): v for s, v in sorted(self.median(m, i).items())}
+                               for i in per} for m, per in self.raw.items()},
+                "min_max": {m: {i: {str(s): v for s, v in sorted(self.spread(m, i).items())}
+                                for i in per} for m, per in self.raw.items()},
                 "best": {m: {i: {str(s): v for s, v in sorted(self.best(m, i, higher_better(m)).items())}
                              for i in per} for m, per in self.raw.items()},
             }
@@ -261,6 +337,28 @@ class Results:
                 json.dump(doc, f, indent=1)
         log("raw results written to %s" % path)
         return path
+
+
+def cold_sizes(lo, hi):
+    """Powers of two from lo to hi (0 counts as a size): the cold single-size runs."""
+    out, s = ([0] if lo == 0 else []), max(1, lo)
+    while s <= hi:
+        out.append(s)
+        s *= 2
+    return out
+
+
+def parse_range(spec, default):
+    """'[MIN:]MAX' with k/m suffixes -> (lo, hi)"""
+    if not spec:
+        return default
+
+    def num(t):
+        t = t.strip().lower()
+        mult = {"k": 1 << 10, "m": 1 << 20}.get(t[-1:], 1)
+        return int(t[:-1] if mult > 1 else t) * mult
+    parts = spec.split(":")
+    return (num(parts[0]), num(parts[1])) if len(parts) == 2 else (default[0], num(parts[0]))
 
 
 def interleave(results, jobs_by_round, rounds, timeout, verbose=False):
@@ -295,9 +393,11 @@ def ratio(a, b):
 
 def table(results, metric, title, higher_better, impls, ref=None, ref_label=None, ref_scale=1.0,
           unit=""):
-    """Prints size | each impl | rmp/best-peer | [rmp/ref, peer/ref]. ref is {size: v} or a
-    float applying to every size (the latency floor)."""
-    best = {i: results.best(metric, i, higher_better) for i in impls}
+    """Prints size | each impl's median [min-max] | rmp/best-peer | [rmp/ref, peer/ref], all
+    ratios of medians over the interleaved rounds. ref is {size: v} or a float applying to
+    every size (the latency floor)."""
+    best = {i: results.median(metric, i) for i in impls}
+    rng = {i: results.spread(metric, i) for i in impls}
     sizes = sorted(set(s for i in impls for s in best[i]))
     peers = [i for i in impls if i != "rmp"]
     cols = ["Size"] + impls
@@ -309,13 +409,18 @@ def table(results, metric, title, higher_better, impls, ref=None, ref_label=None
         if peers:
             cols.append("peer/" + ref_label)
     print()
-    print("%s  [%s is better; best of %d round(s)%s]" % (
+    print("%s  [%s is better; median [min-max] of %d interleaved round(s)%s]" % (
         title, "higher" if higher_better else "lower", results.args.rounds, unit))
-    widths = [10] + [11] * (len(cols) - 1)
+    widths = [10] + [24] * len(impls) + [11] * (len(cols) - 1 - len(impls))
     print("".join(c.rjust(w) if k else c.ljust(w) for k, (c, w) in enumerate(zip(cols, widths))))
     for s in sizes:
         vals = [best[i].get(s) for i in impls]
-        line = [str(s).ljust(10)] + [fmt(v).rjust(11) for v in vals]
+        line = [str(s).ljust(10)]
+        for i, v in zip(impls, vals):
+            lo, hi = rng[i].get(s, (None, None))
+            cell = fmt(v) + ("" if lo is None or results.args.rounds < 2
+                             else " [%s-%s]" % (fmt(lo), fmt(hi)))
+            line.append(cell.rjust(24))
         pv = [best[i].get(s) for i in peers if best[i].get(s) is not None]
         bp = (max(pv) if higher_better else min(pv)) if pv else None
         rmpv = best["rmp"].get(s) if "rmp" in impls else None

@@ -95,5 +95,7 @@ void rrun_bind_fini(void)
     bind_sets = NULL;
     bind_has = NULL;
     bind_np = 0;
-    hwloc_topology_destroy(bind_topo);
+    if (bind_topo)
+        hwloc_topology_destroy(bind_topo);
+    bind_topo = NULL;
 }

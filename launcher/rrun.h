@@ -1,10 +1,13 @@
-/* rrun: the single-node launcher. One process, four jobs: parse the command
- * line (rrun.c), serve PMIx to the ranks (server.c), bind them (bind.c),
- * forward their output (iofwd.c). */
+/* rrun: the single-node launcher. One process, one job per file: the command
+ * line and the job's life from start to exit status (rrun.c), starting the
+ * ranks (launch.c), the event loop that watches them (loop.c), what a
+ * failure, an abort, a signal or the time limit does to the job (policy.c),
+ * PMIx for the ranks (server.c), binding (bind.c), output (iofwd.c). */
 #ifndef RRUN_H
 #define RRUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 enum { RRUN_BIND_DEFAULT, RRUN_BIND_CORE, RRUN_BIND_NUMA, RRUN_BIND_NONE };
@@ -31,15 +34,71 @@ typedef struct rrun_rank {
     char binding[128];       /* human description */
 } rrun_rank_t;
 
-/* server.c */
+/* Why the job is ending: the first cause wins and sets the exit status. */
+typedef enum rrun_end {
+    RRUN_END_NONE,    /* running: every rank so far exited 0 after rmp_finalize */
+    RRUN_END_RANK,    /* rank failed_rank failed, aborted or left unfinalized */
+    RRUN_END_LAUNCH,  /* a rank could not be started */
+    RRUN_END_SIGNAL,  /* rrun received SIGINT, SIGTERM or SIGHUP */
+    RRUN_END_TIMEOUT, /* --timeout passed first */
+} rrun_end_t;
+
+/* The job as the event loop and the failure policy see it. Times are
+ * rrun_now() seconds; 0 means "not armed". */
+typedef struct rrun_job {
+    const rrun_opts_t *o;
+    rrun_rank_t *ranks;
+    int launched;      /* ranks[0..launched) were started */
+    int alive;         /* started and not yet reaped */
+    rrun_end_t end;
+    int failed_rank;   /* when end == RRUN_END_RANK */
+    int exit_code;
+    bool timed_out;    /* the time limit passed while ranks were alive: 124 */
+    double deadline;   /* --timeout */
+    double notice_at;  /* survivors have seen the failure: SIGTERM them */
+    double term_at;    /* SIGTERM sent (or last rank gone): output drain starts */
+    double kill_at;    /* SIGKILL whoever is left */
+    char host[256];
+} rrun_job_t;
+
+double rrun_now(void);
+void rrun_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* launch.c: start ranks [0, np) of job->o; sets job->launched and alive.
+ * Returns 0, or -1 (logged) when a rank could not be started. */
+int rrun_launch(rrun_job_t *job);
+
+/* loop.c */
+/* Catch SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1 into a self-pipe; returns
+ * the pipe's write end (others may wake the loop through it) or -1. */
+int rrun_loop_init(void);
+/* In a child before exec: default dispositions for what rrun_loop_init caught. */
+void rrun_loop_child_signals(void);
+/* Forward output, reap ranks and apply the policy until every rank is gone
+ * and its output drained. */
+int rrun_loop_run(rrun_job_t *job);
+void rrun_loop_fini(void);
+
+/* policy.c: each returns with the job's state and timers updated. */
+void rrun_policy_launch_failed(rrun_job_t *job);
+void rrun_policy_rank_exited(rrun_job_t *job, int rank, int status);
+/* After each wake: an abort, sig (a signal rrun received, not SIGCHLD; 0 for
+ * none), the time limit, and the notice -> SIGTERM -> SIGKILL escalation. */
+void rrun_policy_tick(rrun_job_t *job, int sig);
+/* The earliest armed timer, or 0 when none. */
+double rrun_policy_next_wake(const rrun_job_t *job);
+void rrun_policy_kill_all(rrun_job_t *job, int sig);
+
+/* server.c. Upcalls run on the PMIx server thread; what they record is read
+ * here through these functions (C11 atomics inside). */
 int rrun_server_start(const rrun_opts_t *o, int notify_fd);
 int rrun_server_register_rank(int rank, char ***env);
 void rrun_server_stop(void);
 void rrun_server_notify_failure(int rank);
-/* Set by the abort upcall (read in the main loop after notify_fd wakes it). */
-extern volatile int rrun_abort_rank, rrun_abort_status;
-/* Per rank: connected to the PMIx server / called PMIx_Finalize. */
-extern volatile unsigned char *rrun_connected, *rrun_finalized;
+/* The first rmp_abort: true with its rank and status. */
+bool rrun_server_aborted(int *rank, int *status);
+/* Rank connected to the PMIx server and has not called PMIx_Finalize. */
+bool rrun_server_unfinalized(int rank);
 
 /* bind.c */
 int rrun_bind_init(void);
@@ -58,7 +117,5 @@ int rrun_io_read(int rank, int stream, int fd);
 /* Flush any partial line of rank's stream at EOF. */
 void rrun_io_flush(int rank, int stream);
 void rrun_io_fini(void);
-
-void rrun_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

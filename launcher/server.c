@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <sys/wait.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,12 @@
 
 #include "rrun.h"
 
-volatile int rrun_abort_rank = -1, rrun_abort_status;
-volatile unsigned char *rrun_connected, *rrun_finalized;
+/* Written by upcalls on the PMIx thread, read by the main loop. The abort
+ * status is stored before srv_aborted is released, so a reader that sees
+ * srv_aborted sees the status too. */
+static atomic_bool srv_aborted;
+static atomic_int srv_abort_rank, srv_abort_status;
+static atomic_uchar *srv_connected, *srv_finalized; /* per rank */
 
 static char srv_nspace[PMIX_MAX_NSLEN + 1];
 static char srv_tmpdir[256];
@@ -65,8 +70,8 @@ static pmix_status_t srv_wait(srv_wait_t *w, pmix_status_t rc)
 static pmix_status_t srv_client_connected(const pmix_proc_t *proc, void *server_object,
                                           pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (proc->rank < (pmix_rank_t)srv_np && rrun_connected)
-        rrun_connected[proc->rank] = 1;
+    if (proc->rank < (pmix_rank_t)srv_np && srv_connected)
+        atomic_store(&srv_connected[proc->rank], 1);
     (void)server_object;
     (void)cbfunc;
     (void)cbdata;
@@ -76,8 +81,8 @@ static pmix_status_t srv_client_connected(const pmix_proc_t *proc, void *server_
 static pmix_status_t srv_client_finalized(const pmix_proc_t *proc, void *server_object,
                                           pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (proc->rank < (pmix_rank_t)srv_np && rrun_finalized)
-        rrun_finalized[proc->rank] = 1;
+    if (proc->rank < (pmix_rank_t)srv_np && srv_finalized)
+        atomic_store(&srv_finalized[proc->rank], 1);
     (void)server_object;
     (void)cbfunc;
     (void)cbdata;
@@ -94,9 +99,11 @@ static pmix_status_t srv_abort(const pmix_proc_t *proc, void *server_object, int
     (void)nprocs;
     (void)cbfunc;
     (void)cbdata;
-    if (rrun_abort_rank < 0) {
-        rrun_abort_status = status;
-        rrun_abort_rank = (int)proc->rank;
+    /* Upcalls are serialised on the one PMIx thread: the first abort stays. */
+    if (!atomic_load(&srv_aborted)) {
+        atomic_store(&srv_abort_status, status);
+        atomic_store(&srv_abort_rank, (int)proc->rank);
+        atomic_store(&srv_aborted, true);
     }
     char b = 'A';
     ssize_t w = write(srv_notify_fd, &b, 1);
@@ -219,9 +226,9 @@ int rrun_server_start(const rrun_opts_t *o, int notify_fd)
 {
     srv_notify_fd = notify_fd;
     srv_np = o->np;
-    rrun_connected = calloc((size_t)o->np, 1);
-    rrun_finalized = calloc((size_t)o->np, 1);
-    if (!rrun_connected || !rrun_finalized)
+    srv_connected = calloc((size_t)o->np, sizeof(*srv_connected));
+    srv_finalized = calloc((size_t)o->np, sizeof(*srv_finalized));
+    if (!srv_connected || !srv_finalized)
         return -1;
     snprintf(srv_tmpdir, sizeof(srv_tmpdir), "%s/rrun.XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -271,6 +278,21 @@ int rrun_server_register_rank(int rank, char ***env)
     return 0;
 }
 
+bool rrun_server_aborted(int *rank, int *status)
+{
+    if (!atomic_load(&srv_aborted))
+        return false;
+    *rank = atomic_load(&srv_abort_rank);
+    *status = atomic_load(&srv_abort_status);
+    return true;
+}
+
+bool rrun_server_unfinalized(int rank)
+{
+    return srv_connected && atomic_load(&srv_connected[rank]) &&
+           !atomic_load(&srv_finalized[rank]);
+}
+
 /* Tell the surviving ranks that rank failed (their operations towards it
  * then fail instead of waiting). */
 void rrun_server_notify_failure(int rank)
@@ -313,4 +335,8 @@ void rrun_server_stop(void)
         PMIx_server_finalize();
         srv_up = 0;
     }
+    /* Only now: upcalls may run until PMIx_server_finalize returns. */
+    free(srv_connected);
+    free(srv_finalized);
+    srv_connected = srv_finalized = NULL;
 }

@@ -58,6 +58,7 @@ static int env_init(int *argc, char ***argv, const char *fn)
         fprintf(stderr, "rmp MPI: %s called twice (or after MPI_Finalize)\n", fn);
         _exit(1);
     }
+    mpii_dtype_init();
     int rc = rmp_init(argc, argv);
     if (rc != RMP_SUCCESS) {
         fprintf(stderr, "rmp MPI: %s: rmp_init failed: %s\n", fn, rmp_strerror(rc));

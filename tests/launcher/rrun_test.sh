@@ -117,6 +117,12 @@ done
 out=$("$RRUN" -n 2 "$HELLO" 2>&1)
 check "! grep -q 'init [0-9.]* ms' <<<\"\$out\"" "set-up steps printed without --verbose: $out"
 
+# a rank gets the descriptors rrun was given (here also the caller's own
+# extras, e.g. a CI runner's pipe) and none of rrun's: no pipe, socket or file
+want=$(sh -c 'ls /proc/$$/fd | sort -n | tr "\n" " "')
+got=$("$RRUN" -n 2 sh -c 'ls /proc/$$/fd | sort -n | tr "\n" " "; echo' 2>&1 | sort -u)
+check "[ \"\$got\" = \"\$want\" ]" "rank descriptors '$got', rrun's caller had '$want'"
+
 # bad invocations: status 2 and a message
 for args in "" "-n 2" "-n 0 $BEH ok" "-n -1 $BEH ok" "-n 2 /nonexistent/prog" "-n 2 $TMP" \
             "--frobnicate -n 2 $BEH ok" "-n 2 --bind-to socket $BEH ok" "-n 999 $BEH ok" \

@@ -1,0 +1,164 @@
+/* Starting the ranks: each gets its binding, its environment (PMIx's
+ * client settings from setup_fork) and two pipes for its output, and runs in
+ * its own process group so that rrun can signal it with its children. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "rrun.h"
+
+extern char **environ;
+
+static void launch_set_nonblock_cloexec(int fd)
+{
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+static void launch_free_env(char **env)
+{
+    for (size_t i = 0; env && env[i]; i++)
+        free(env[i]);
+    free(env);
+}
+
+/* Add "NAME=VALUE" to env[0..*k), replacing NAME if present. */
+static void launch_env_put(char **env, size_t *k, char *item)
+{
+    size_t nl = strcspn(item, "=");
+    for (size_t j = 0; j < *k; j++) {
+        if (strncmp(env[j], item, nl + 1) == 0) {
+            free(env[j]);
+            env[j] = item;
+            return;
+        }
+    }
+    env[(*k)++] = item;
+}
+
+/* The rank's environment: ours, minus an outer launcher's PMIx variables,
+ * plus -x settings and rrun's notes, as a heap array setup_fork may grow. */
+static char **launch_env(const rrun_opts_t *o, int rank, const char *binding)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + (size_t)o->nxvars + 5, sizeof(char *));
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "PMIX_", 5) != 0 || strncmp(environ[i], "PMIX_MCA_", 9) == 0)
+            env[k++] = strdup(environ[i]);
+    for (int x = 0; x < o->nxvars; x++) {
+        const char *v = o->xvars[x];
+        char *item;
+        if (strchr(v, '=')) {
+            item = strdup(v);
+        } else {
+            const char *cur = getenv(v);
+            if (!cur)
+                continue;
+            if (asprintf(&item, "%s=%s", v, cur) < 0)
+                continue;
+        }
+        launch_env_put(env, &k, item);
+    }
+    char *b;
+    if (asprintf(&b, "RMP_RRUN_BINDING=%s", binding) >= 0)
+        env[k++] = b;
+    if (asprintf(&b, "RMP_RRUN_RANK=%d", rank) >= 0)
+        env[k++] = b;
+    if (o->verbose && (b = strdup("RMP_RRUN_VERBOSE=1")))
+        env[k++] = b; /* the ranks report their set-up steps too */
+    env[k] = NULL;
+    return env;
+}
+
+/* In the child: only async-signal-safe calls until exec. */
+static void launch_exec(const rrun_opts_t *o, int rank, pid_t rrun_pid, int outp[2],
+                        int errp[2], char **env)
+{
+    /* rrun killed outright (SIGKILL) cannot clean up: its ranks go with
+     * it instead of running on unsupervised. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != rrun_pid)
+        _exit(127);
+    setpgid(0, 0);
+    dup2(outp[1], STDOUT_FILENO);
+    dup2(errp[1], STDERR_FILENO);
+    close(outp[0]);
+    close(outp[1]);
+    close(errp[0]);
+    close(errp[1]);
+    rrun_bind_apply(rank);
+    rrun_loop_child_signals();
+    execve(o->program, o->argv, env);
+    dprintf(STDERR_FILENO, "rrun: cannot execute %s: %s\n", o->program, strerror(errno));
+    _exit(127);
+}
+
+static int launch_one(rrun_job_t *job, int r)
+{
+    const rrun_opts_t *o = job->o;
+    rrun_rank_t *rk = &job->ranks[r];
+    int outp[2] = {-1, -1}, errp[2] = {-1, -1};
+    int rc = -1;
+    if (rrun_bind_plan(r, o->bind, rk->binding, sizeof(rk->binding)) != 0)
+        return -1;
+    if (o->report_bindings)
+        rrun_log("rank %d bound to %s", r, rk->binding);
+    char **env = launch_env(o, r, rk->binding);
+    if (!env || rrun_server_register_rank(r, &env) != 0)
+        goto out;
+    if (pipe(outp) != 0 || pipe(errp) != 0) {
+        rrun_log("pipe: %s", strerror(errno));
+        goto out_close;
+    }
+    pid_t rrun_pid = getpid();
+    pid_t pid = fork();
+    if (pid == 0)
+        launch_exec(o, r, rrun_pid, outp, errp, env);
+    if (pid < 0) {
+        rrun_log("fork: %s", strerror(errno));
+        goto out_close;
+    }
+    setpgid(pid, pid); /* also here: no race with the first kill */
+    close(outp[1]);
+    close(errp[1]);
+    launch_set_nonblock_cloexec(outp[0]);
+    launch_set_nonblock_cloexec(errp[0]);
+    rk->pid = pid;
+    rk->out_fd = outp[0];
+    rk->err_fd = errp[0];
+    rc = 0;
+    goto out;
+out_close:
+    for (int i = 0; i < 2; i++) {
+        if (outp[i] >= 0)
+            close(outp[i]);
+        if (errp[i] >= 0)
+            close(errp[i]);
+    }
+out:
+    launch_free_env(env);
+    return rc;
+}
+
+int rrun_launch(rrun_job_t *job)
+{
+    for (int r = 0; r < job->o->np; r++)
+        job->ranks[r].out_fd = job->ranks[r].err_fd = -1;
+    for (int r = 0; r < job->o->np; r++) {
+        if (launch_one(job, r) != 0)
+            return -1;
+        job->launched++;
+        job->alive++;
+    }
+    return 0;
+}

@@ -1,0 +1,132 @@
+/* MPI datatypes: the object behind an MPI_Datatype handle, and packing of
+ * typed buffers to and from the packed byte stream (docs/mpi.md, "Datatypes").
+ *
+ * A datatype's layout is a small tree of "dataloop" nodes (runs, vectors,
+ * indexed blocks), built once by the constructor, so that packing a large
+ * vector is one tight loop and any byte range of the packed stream can be
+ * reached without walking what precedes it (pipelined sends, collectives and
+ * one-sided operations work on chunks). */
+#ifndef MPII_DTYPE_H
+#define MPII_DTYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpii.h"
+
+/* Basic element kinds (what a reduction needs to know): one per predefined C
+ * type family. A derived type made of a single basic kind has that kind in
+ * ->basic (so reductions run over size / mpii_basic_size(basic) elements). */
+enum mpii_basic {
+    MPII_B_NONE = -1,
+    MPII_B_INT8 = 0, MPII_B_UINT8, MPII_B_INT16, MPII_B_UINT16, MPII_B_INT32, MPII_B_UINT32,
+    MPII_B_INT64, MPII_B_UINT64,
+    MPII_B_FLOAT, MPII_B_DOUBLE, MPII_B_LONG_DOUBLE,
+    MPII_B_BOOL,        /* C _Bool / C++ bool: 1 byte, logical ops */
+    MPII_B_CHAR,        /* MPI_CHAR, MPI_WCHAR-free text: no arithmetic (only REPLACE/NO_OP) */
+    MPII_B_BYTE,        /* MPI_BYTE: bitwise ops only */
+    MPII_B_FLOAT_COMPLEX, MPII_B_DOUBLE_COMPLEX, MPII_B_LONG_DOUBLE_COMPLEX,
+    /* Pair types for MINLOC/MAXLOC, laid out as the C structs {value; int index}. */
+    MPII_B_FLOAT_INT, MPII_B_DOUBLE_INT, MPII_B_LONG_INT, MPII_B_2INT, MPII_B_SHORT_INT,
+    MPII_B_LONG_DOUBLE_INT,
+    MPII_B_PACKED,      /* MPI_PACKED: bytes, no arithmetic */
+    MPII_B_COUNT        /* not a kind */
+};
+
+/* Layout node. Offsets are bytes relative to the start of one element of the
+ * type the node describes; `extent` is the distance between consecutive
+ * elements when the node is repeated. */
+enum { MPII_DL_RUN = 1, MPII_DL_VEC, MPII_DL_IDX };
+
+typedef struct mpii_dl {
+    uint8_t kind;
+    size_t size;      /* packed bytes of one element */
+    MPI_Aint extent;
+    MPI_Count nbasic; /* basic elements in one element (MPI_Get_elements) */
+    union {
+        struct {
+            MPI_Aint off;
+            size_t len;
+            size_t esize; /* bytes of one basic element of the run; 0: mixed */
+        } run;
+        struct { /* count blocks at i*stride, each blocklen children at j*child->extent */
+            MPI_Count count, blocklen;
+            MPI_Aint stride;
+            const struct mpii_dl *child;
+        } vec;
+        struct { /* n blocks of blocklen[i] children[i] at disp[i] */
+            MPI_Count n;
+            MPI_Count *blocklen;
+            MPI_Aint *disp;
+            const struct mpii_dl **child;
+            size_t *psum; /* packed bytes before block i (n + 1 entries) */
+        } idx;
+    } u;
+} mpii_dl_t;
+
+typedef struct mpii_dtype {
+    uint32_t magic;
+    int refs;       /* the handle and every derived type built on it */
+    int committed;  /* predefined types: 1 */
+    int predefined;
+    int contig;     /* count elements are one run of count*size bytes at buf + true_lb */
+    int basic;      /* enum mpii_basic when made of one basic kind, else MPII_B_NONE */
+    int rmp;        /* rmp_datatype_t of a predefined type rmp reduces, else -1 */
+    int align;      /* alignment of the most aligned basic element (struct padding) */
+    size_t size;    /* MPI_Type_size */
+    MPI_Aint lb, extent, true_lb, true_extent;
+    const mpii_dl_t *dl; /* layout of one element */
+    mpii_dl_t *own;      /* nodes this type allocated (freed with it) */
+    void *own_arrays;    /* and the arrays of its indexed node */
+    int combiner;        /* MPI_COMBINER_* */
+    int ntypes;          /* the types it was built from (referenced while it lives) */
+    struct mpii_dtype **types;
+    char name[MPI_MAX_OBJECT_NAME];
+} mpii_dtype_t;
+
+#define MPII_DTYPE_BASE 0x200u
+#define MPII_DTYPE_SLOTS 0x100u
+extern mpii_dtype_t *mpii_dtype_predef[MPII_DTYPE_SLOTS];
+
+/* The object of a handle, or NULL when it is MPI_DATATYPE_NULL, freed or garbage
+ * (told apart where possible: a freed handle's magic is cleared). */
+static inline mpii_dtype_t *mpii_dtype(MPI_Datatype h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (v < MPII_PREDEFINED_MAX)
+        return v >= MPII_DTYPE_BASE && v < MPII_DTYPE_BASE + MPII_DTYPE_SLOTS
+                   ? mpii_dtype_predef[v - MPII_DTYPE_BASE]
+                   : NULL;
+    return mpii_obj_valid(h, MPII_MAGIC_DTYPE) ? (mpii_dtype_t *)h : NULL;
+}
+
+/* Usable in communication: valid and committed. */
+static inline int mpii_dtype_ok(const mpii_dtype_t *d)
+{
+    return d && d->committed;
+}
+
+/* Objects of derived types (never returned to malloc: freed handles stay readable). */
+extern mpii_pool_t mpii_dtype_pool;
+
+/* Fill the predefined table (MPI_Init; idempotent). */
+void mpii_dtype_init(void);
+/* Bytes of one element of a basic kind. */
+size_t mpii_basic_size(int basic);
+/* The handle of a type object (predefined: its constant). */
+MPI_Datatype mpii_dtype_handle(const mpii_dtype_t *d);
+/* Drop a reference (handle freed, or a type built on it freed). */
+void mpii_dtype_release(mpii_dtype_t *d);
+
+/* Packed stream of count elements of d at buf: copy bytes [offset, offset + max)
+ * of it to out (pack) or from in (unpack). Return the bytes moved (less than
+ * max only at the end of the stream). */
+size_t mpii_dtype_pack(const mpii_dtype_t *d, const void *buf, MPI_Count count, size_t offset,
+                       void *out, size_t max);
+size_t mpii_dtype_unpack(const mpii_dtype_t *d, void *buf, MPI_Count count, size_t offset,
+                         const void *in, size_t max);
+/* Basic elements in the first `bytes` bytes of the packed stream of d
+ * (MPI_Get_elements: only whole basic elements count). */
+MPI_Count mpii_dtype_elements(const mpii_dtype_t *d, size_t bytes);
+
+#endif

@@ -1,0 +1,310 @@
+/* Packing typed buffers by walking a datatype's layout tree over a byte range
+ * of the packed stream; MPI_Pack, MPI_Unpack, MPI_Pack_size. */
+#include <string.h>
+
+#include "mpii.h"
+
+/* Addresses are computed as integers: a displacement may point before the
+ * buffer (negative lb), which is valid MPI but not valid pointer arithmetic. */
+static inline void pack_mv(uintptr_t typed, char *pk, size_t n, int unpack)
+{
+    if (unpack)
+        memcpy((void *)typed, pk, n);
+    else
+        memcpy(pk, (const void *)typed, n);
+}
+
+static size_t pack_min(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Move bytes [skip, skip + avail) of one element of d at base (skip < d->size);
+ * returns the bytes moved. */
+static size_t pack_walk(const mpii_dl_t *d, uintptr_t base, size_t skip, char *pk, size_t avail,
+                        int unpack)
+{
+    size_t moved = 0;
+    switch (d->kind) {
+    case MPII_DL_RUN: {
+        size_t n = pack_min(d->u.run.len - skip, avail);
+        pack_mv(base + (uintptr_t)d->u.run.off + skip, pk, n, unpack);
+        return n;
+    }
+    case MPII_DL_VEC: {
+        const mpii_dl_t *c = d->u.vec.child;
+        size_t csz = c->size;
+        MPI_Count count = d->u.vec.count;
+        MPI_Aint stride = d->u.vec.stride;
+        if (c->kind == MPII_DL_RUN && d->u.vec.blocklen == 1) {
+            /* The common strided case: one run per block, a tight loop. */
+            MPI_Count i = (MPI_Count)(skip / csz);
+            size_t r = skip % csz;
+            uintptr_t p = base + (uintptr_t)c->u.run.off + (uintptr_t)(i * stride);
+            if (r) {
+                size_t n = pack_min(csz - r, avail);
+                pack_mv(p + r, pk, n, unpack);
+                moved = n;
+                i++;
+                p += (uintptr_t)stride;
+            }
+            for (; i < count && avail - moved >= csz; i++, p += (uintptr_t)stride) {
+                pack_mv(p, pk + moved, csz, unpack);
+                moved += csz;
+            }
+            if (i < count && moved < avail) {
+                pack_mv(p, pk + moved, avail - moved, unpack);
+                moved = avail;
+            }
+            return moved;
+        }
+        size_t bsz = (size_t)d->u.vec.blocklen * csz;
+        MPI_Count i = (MPI_Count)(skip / bsz);
+        size_t r = skip % bsz;
+        for (; i < count && moved < avail; i++) {
+            uintptr_t b = base + (uintptr_t)(i * stride);
+            MPI_Count j = (MPI_Count)(r / csz);
+            size_t r2 = r % csz;
+            for (; j < d->u.vec.blocklen && moved < avail; j++, r2 = 0)
+                moved += pack_walk(c, b + (uintptr_t)(j * c->extent), r2, pk + moved,
+                                   avail - moved, unpack);
+            r = 0;
+        }
+        return moved;
+    }
+    default: { /* MPII_DL_IDX */
+        const size_t *ps = d->u.idx.psum;
+        MPI_Count lo = 0, hi = d->u.idx.n - 1;
+        while (lo < hi) { /* last block starting at or before skip */
+            MPI_Count mid = (lo + hi + 1) / 2;
+            if (ps[mid] <= skip)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        size_t r = skip - ps[lo];
+        for (MPI_Count k = lo; k < d->u.idx.n && moved < avail; k++, r = 0) {
+            const mpii_dl_t *c = d->u.idx.child[k];
+            if (c->size == 0)
+                continue;
+            uintptr_t b = base + (uintptr_t)d->u.idx.disp[k];
+            MPI_Count j = (MPI_Count)(r / c->size);
+            size_t r2 = r % c->size;
+            for (; j < d->u.idx.blocklen[k] && moved < avail; j++, r2 = 0)
+                moved += pack_walk(c, b + (uintptr_t)(j * c->extent), r2, pk + moved,
+                                   avail - moved, unpack);
+        }
+        return moved;
+    }
+    }
+}
+
+static size_t pack_range(const mpii_dtype_t *d, uintptr_t buf, MPI_Count count, size_t offset,
+                         char *pk, size_t max, int unpack)
+{
+    if (d->size == 0 || count <= 0)
+        return 0;
+    size_t total = (size_t)count * d->size;
+    if (offset >= total)
+        return 0;
+    if (max > total - offset)
+        max = total - offset;
+    if (d->contig) {
+        pack_mv(buf + (uintptr_t)d->true_lb + offset, pk, max, unpack);
+        return max;
+    }
+    MPI_Count e = (MPI_Count)(offset / d->size);
+    size_t r = offset % d->size;
+    size_t moved = 0;
+    for (; e < count && moved < max; e++, r = 0)
+        moved += pack_walk(d->dl, buf + (uintptr_t)(e * d->extent), r, pk + moved, max - moved,
+                           unpack);
+    return moved;
+}
+
+size_t mpii_dtype_pack(const mpii_dtype_t *d, const void *buf, MPI_Count count, size_t offset,
+                       void *out, size_t max)
+{
+    return pack_range(d, (uintptr_t)buf, count, offset, out, max, 0);
+}
+
+size_t mpii_dtype_unpack(const mpii_dtype_t *d, void *buf, MPI_Count count, size_t offset,
+                         const void *in, size_t max)
+{
+    return pack_range(d, (uintptr_t)buf, count, offset, (char *)(uintptr_t)in, max, 1);
+}
+
+/* Whole basic elements in the first `bytes` bytes of one element of d. */
+static MPI_Count pack_count(const mpii_dl_t *d, size_t bytes)
+{
+    if (bytes >= d->size)
+        return d->nbasic;
+    switch (d->kind) {
+    case MPII_DL_RUN:
+        return d->u.run.esize ? (MPI_Count)(bytes / d->u.run.esize) : 0;
+    case MPII_DL_VEC: {
+        const mpii_dl_t *c = d->u.vec.child;
+        size_t bsz = (size_t)d->u.vec.blocklen * c->size;
+        MPI_Count n = (MPI_Count)(bytes / bsz) * d->u.vec.blocklen * c->nbasic;
+        size_t r = bytes % bsz;
+        n += (MPI_Count)(r / c->size) * c->nbasic;
+        return n + pack_count(c, r % c->size);
+    }
+    default: {
+        MPI_Count n = 0;
+        for (MPI_Count k = 0; k < d->u.idx.n; k++) {
+            const mpii_dl_t *c = d->u.idx.child[k];
+            size_t bsz = (size_t)d->u.idx.blocklen[k] * c->size;
+            if (bytes >= bsz) {
+                n += d->u.idx.blocklen[k] * c->nbasic;
+                bytes -= bsz;
+                continue;
+            }
+            n += (MPI_Count)(bytes / c->size) * c->nbasic;
+            return n + pack_count(c, bytes % c->size);
+        }
+        return n;
+    }
+    }
+}
+
+MPI_Count mpii_dtype_elements(const mpii_dtype_t *d, size_t bytes)
+{
+    if (d->size == 0)
+        return 0;
+    return (MPI_Count)(bytes / d->size) * d->dl->nbasic + pack_count(d->dl, bytes % d->size);
+}
+
+/* ---- MPI_Pack / MPI_Unpack / MPI_Pack_size ---- */
+
+static int pack_check(mpii_comm_t *c, const char *fn, MPI_Count count, const mpii_dtype_t *d,
+                      MPI_Count outsize, const MPI_Count *pos)
+{
+    if (!c)
+        return mpii_err_comm(NULL, MPI_ERR_COMM, fn, "invalid communicator");
+    if (count < 0)
+        return mpii_err_comm(c, MPI_ERR_COUNT, fn, "negative count %lld", (long long)count);
+    if (!mpii_dtype_ok(d))
+        return mpii_err_comm(c, MPI_ERR_TYPE, fn, d ? "datatype not committed"
+                                                    : "invalid datatype");
+    if (!pos || *pos < 0 || outsize < 0 || *pos > outsize)
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "invalid position %lld (buffer %lld bytes)",
+                             pos ? (long long)*pos : -1LL, (long long)outsize);
+    return MPI_SUCCESS;
+}
+
+static int pack_do(const void *inbuf, MPI_Count incount, MPI_Datatype dt, void *outbuf,
+                   MPI_Count outsize, MPI_Count *position, MPI_Comm comm, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    int rc = pack_check(c, fn, incount, d, outsize, position);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    size_t need = (size_t)incount * d->size;
+    if (need > (size_t)(outsize - *position))
+        return mpii_err_comm(c, MPI_ERR_TRUNCATE, fn,
+                             "%zu bytes to pack, %lld left in the buffer", need,
+                             (long long)(outsize - *position));
+    if (need && (!inbuf || !outbuf))
+        return mpii_err_comm(c, MPI_ERR_BUFFER, fn, "NULL buffer");
+    mpii_dtype_pack(d, inbuf, incount, 0, (char *)outbuf + *position, need);
+    *position += (MPI_Count)need;
+    return MPI_SUCCESS;
+}
+
+static int unpack_do(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                     MPI_Count outcount, MPI_Datatype dt, MPI_Comm comm, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    int rc = pack_check(c, fn, outcount, d, insize, position);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    size_t need = (size_t)outcount * d->size;
+    if (need > (size_t)(insize - *position))
+        return mpii_err_comm(c, MPI_ERR_TRUNCATE, fn,
+                             "%zu bytes to unpack, %lld left in the buffer", need,
+                             (long long)(insize - *position));
+    if (need && (!inbuf || !outbuf))
+        return mpii_err_comm(c, MPI_ERR_BUFFER, fn, "NULL buffer");
+    mpii_dtype_unpack(d, outbuf, outcount, 0, (const char *)inbuf + *position, need);
+    *position += (MPI_Count)need;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+              int *position, MPI_Comm comm)
+{
+    MPI_Count pos = position ? *position : -1;
+    int rc = pack_do(inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL, comm,
+                     "MPI_Pack");
+    if (rc == MPI_SUCCESS)
+        *position = (int)pos;
+    return rc;
+}
+MPII_WEAK(Pack)
+
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+    return pack_do(inbuf, incount, datatype, outbuf, outsize, position, comm, "MPI_Pack_c");
+}
+MPII_WEAK(Pack_c)
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                MPI_Datatype datatype, MPI_Comm comm)
+{
+    MPI_Count pos = position ? *position : -1;
+    int rc = unpack_do(inbuf, insize, position ? &pos : NULL, outbuf, outcount, datatype, comm,
+                       "MPI_Unpack");
+    if (rc == MPI_SUCCESS)
+        *position = (int)pos;
+    return rc;
+}
+MPII_WEAK(Unpack)
+
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    return unpack_do(inbuf, insize, position, outbuf, outcount, datatype, comm, "MPI_Unpack_c");
+}
+MPII_WEAK(Unpack_c)
+
+static int pack_size(MPI_Count incount, MPI_Datatype dt, MPI_Comm comm, MPI_Count *size,
+                     const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    if (!c)
+        return mpii_err_comm(NULL, MPI_ERR_COMM, fn, "invalid communicator");
+    if (incount < 0)
+        return mpii_err_comm(c, MPI_ERR_COUNT, fn, "negative count %lld", (long long)incount);
+    if (!mpii_dtype_ok(d))
+        return mpii_err_comm(c, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
+    if (!size)
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "size is NULL");
+    *size = incount * (MPI_Count)d->size;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+    MPI_Count s;
+    int rc = pack_size(incount, datatype, comm, size ? &s : NULL, "MPI_Pack_size");
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (s > INT32_MAX)
+        return mpii_err_comm(mpii_comm(comm), MPI_ERR_VALUE_TOO_LARGE, "MPI_Pack_size",
+                             "%lld bytes do not fit an int (use MPI_Pack_size_c)",
+                             (long long)s);
+    *size = (int)s;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Pack_size)
+
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+{
+    return pack_size(incount, datatype, comm, size, "MPI_Pack_size_c");
+}
+MPII_WEAK(Pack_size_c)
