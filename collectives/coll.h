@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collective algorithms (internal). Every collective runs over point-to-point messages on
  * the communicator's collective context, so it never matches a user receive. Context id and
  * tag layout belong to core/coll_id.h: each collective call takes a tag base from
@@ -262,6 +263,8 @@ void coll_algo_list(coll_kind_t kind, char *buf, size_t len);
  * with a sentence in err when there are too many, RMP_ERR_INTERNAL when a built-in
  * row names an unknown algorithm. */
 int coll_tune_install(const coll_row_t *rows, size_t n, char *err, size_t errlen);
+/* The rows of the last tuning file parsed (rmpi_tuning_parse), for tests and rmp_info. */
+const coll_row_t *coll_tune_file_rows(size_t *n);
 /* The table in force (installing the built-in one if nothing was installed yet). */
 const coll_row_t *coll_tune_rows(size_t *n);
 /* The table's first matching row for the layout (RMP_<KIND>_ALGO not considered). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Algorithm selection: the RMP_<KIND>_ALGO override, else the first matching row of the
  * table for the communicator's layout (ranks, nodes, ranks per node). The table is data: the built-in rows are generated at build time from
  * tools/tuning/default.tune (a sweep's output, docs/tuning.md), and a tuning file's rows
@@ -5,12 +6,16 @@
  * The choice depends only on (kind, bytes, layout), which every rank of a call agrees on:
  * that keeps the ranks in step and the reductions bitwise identical. */
 #include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "coll.h"
 #include "config.h"
 #include "log.h"
 #include "tune_default.h"
+#include "tuning.h"
 
 #define COLL_TABLE_MAX 512
 
@@ -242,4 +247,182 @@ int coll_select(coll_kind_t kind, size_t bytes, int n, int nodes, int *algo)
         }
     }
     return coll_unknown(kind, v);
+}
+
+/* ---- Tuning files: the collective rows ("allreduce ranks<=4 bytes<=256k ring"),
+ * a section of core/tuning.c's grammar registered at load time (the core knows no
+ * collective). ---- */
+
+#define COLL_FILE_MAX_ROWS 256
+
+static coll_row_t coll_file_rows[COLL_FILE_MAX_ROWS]; /* the last file parsed */
+static size_t coll_file_nrows;
+static int coll_file_catch_all[COLL_NKINDS];
+
+__attribute__((format(printf, 3, 4))) static int coll_file_fail(char *err, size_t errlen,
+                                                                const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return RMP_ERR_ARG;
+}
+
+enum { SEEN_RANKS = 1, SEEN_BYTES = 2, SEEN_PPN = 4, SEEN_NODES_MIN = 8, SEEN_NODES_MAX = 16 };
+
+/* One condition of a row: ranks<=N, bytes<=SIZE, ppn<=N, nodes=N, nodes<=N, nodes>=N. */
+static int coll_file_cond(const char *w, coll_row_t *r, unsigned *seen, char *err, size_t errlen)
+{
+    size_t klen = strcspn(w, "<>=");
+    const char *op = w + klen;
+    int oplen = op[0] == '=' ? 1 : (op[0] && op[1] == '=') ? 2 : 0;
+    const char *val = op + oplen;
+    int ge = op[0] == '>', eq = op[0] == '=';
+    if (klen == 0 || oplen == 0)
+        return coll_file_fail(err, errlen,
+                           "'%s' is not a condition (ranks<=N, bytes<=SIZE, ppn<=N, nodes=N, "
+                           "nodes<=N, nodes>=N); the algorithm comes last",
+                           w);
+    unsigned bit;
+    int n = 0;
+    size_t b = 0;
+    if (klen == 5 && strncmp(w, "nodes", 5) == 0)
+        bit = eq ? SEEN_NODES_MIN | SEEN_NODES_MAX : ge ? SEEN_NODES_MIN : SEEN_NODES_MAX;
+    else if (klen == 5 && strncmp(w, "ranks", 5) == 0)
+        bit = SEEN_RANKS;
+    else if (klen == 5 && strncmp(w, "bytes", 5) == 0)
+        bit = SEEN_BYTES;
+    else if (klen == 3 && strncmp(w, "ppn", 3) == 0)
+        bit = SEEN_PPN;
+    else
+        return coll_file_fail(err, errlen, "'%s': unknown condition '%.*s' (ranks, "
+                           "bytes, ppn, nodes)", w, (int)klen, w);
+    if ((ge || eq) && !(bit & (SEEN_NODES_MIN | SEEN_NODES_MAX)))
+        return coll_file_fail(err, errlen, "'%s': only nodes takes = and >=; "
+                           "ranks, bytes and ppn take <=", w);
+    if (*seen & bit)
+        return coll_file_fail(err, errlen, "'%s': %.*s is limited twice", w, (int)klen, w);
+    *seen |= bit;
+    if (bit == SEEN_BYTES ? rmpi_parse_size(val, &b) != RMP_SUCCESS
+                          : rmpi_parse_int(val, &n) != RMP_SUCCESS || n < 1)
+        return coll_file_fail(err, errlen, "'%s': '%s' is not %s", w, val,
+                           bit == SEEN_BYTES ? "a size (bytes, optionally with k, m or g)"
+                                             : "a whole number of at least 1");
+    if (bit == SEEN_RANKS)
+        r->max_ranks = n;
+    else if (bit == SEEN_BYTES)
+        r->max_bytes = b;
+    else if (bit == SEEN_PPN)
+        r->max_ppn = n;
+    if (bit & SEEN_NODES_MIN)
+        r->min_nodes = n;
+    if (bit & SEEN_NODES_MAX)
+        r->max_nodes = n;
+    return RMP_SUCCESS;
+}
+
+/* "KIND [conditions...] ALGO". coll_file_catch_all[kind]: line of the kind's row without
+ * conditions, after which no row of that kind can ever apply. */
+static int coll_file_row(int line, coll_kind_t kind, char **w, int nw, char *err,
+                         size_t errlen)
+{
+    coll_row_t r = {kind, INT_MAX, 1, INT_MAX, INT_MAX, SIZE_MAX, 0};
+    unsigned seen = 0;
+    const char *algo = w[nw - 1];
+    char valid[160];
+    if (nw < 2)
+        return coll_file_fail(err, errlen, "%s row without an algorithm", w[0]);
+    if (strpbrk(algo, "<>="))
+        return coll_file_fail(err, errlen,
+                           "%s row ends with the condition '%s'; the last word names the "
+                           "algorithm", w[0], algo);
+    for (int i = 1; i < nw - 1; i++) {
+        int rc = coll_file_cond(w[i], &r, &seen, err, errlen);
+        if (rc != RMP_SUCCESS)
+            return rc;
+    }
+    if (r.min_nodes > r.max_nodes)
+        return coll_file_fail(err, errlen, "nodes>=%d and nodes<=%d never both hold",
+                           r.min_nodes, r.max_nodes);
+    if (coll_algo_by_name(kind, algo, &r.algo) != RMP_SUCCESS) {
+        coll_algo_list(kind, valid, sizeof(valid));
+        return coll_file_fail(err, errlen, "unknown %s algorithm '%s' (valid: %s)",
+                           w[0], algo, valid);
+    }
+    if (coll_file_catch_all[kind])
+        return coll_file_fail(err, errlen,
+                           "this %s row never applies: the row on line %d has no conditions "
+                           "and matches every call first", w[0], coll_file_catch_all[kind]);
+    if (seen == 0)
+        coll_file_catch_all[kind] = line;
+    if (coll_file_nrows == COLL_FILE_MAX_ROWS)
+        return coll_file_fail(err, errlen, "more than %d collective rows", COLL_FILE_MAX_ROWS);
+    coll_file_rows[coll_file_nrows++] = r;
+    return RMP_SUCCESS;
+}
+
+static int coll_file_claims(const char *word)
+{
+    coll_kind_t kind;
+    return coll_kind_by_name(word, &kind) == RMP_SUCCESS;
+}
+
+static void coll_file_begin(void)
+{
+    coll_file_nrows = 0;
+    memset(coll_file_catch_all, 0, sizeof(coll_file_catch_all));
+}
+
+static int coll_file_line(int line, char **w, int nw, char *err, size_t errlen)
+{
+    coll_kind_t kind;
+    if (coll_kind_by_name(w[0], &kind) != RMP_SUCCESS)
+        return coll_file_fail(err, errlen, "'%s' is not a collective", w[0]);
+    return coll_file_row(line, kind, w, nw, err, errlen);
+}
+
+static int coll_file_install(char *err, size_t errlen)
+{
+    return coll_tune_install(coll_file_rows, coll_file_nrows, err, errlen);
+}
+
+/* FNV-1a over the rows in force, field by field (no padding bytes). */
+static uint64_t coll_file_hash(uint64_t h)
+{
+    size_t n;
+    const coll_row_t *r = coll_tune_rows(&n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t f[7] = {(uint64_t)r[i].kind,      (uint64_t)r[i].max_ranks,
+                         (uint64_t)r[i].min_nodes, (uint64_t)r[i].max_nodes,
+                         (uint64_t)r[i].max_ppn,   (uint64_t)r[i].max_bytes,
+                         (uint64_t)r[i].algo};
+        for (int k = 0; k < 7; k++)
+            for (int byte = 0; byte < 8; byte++)
+                h = (h ^ ((f[k] >> (8 * byte)) & 0xff)) * 1099511628211ull;
+    }
+    return h;
+}
+
+const coll_row_t *coll_tune_file_rows(size_t *n)
+{
+    *n = coll_file_nrows;
+    return coll_file_rows;
+}
+
+static const rmpi_tune_section_t coll_file_section = {
+    .what = "a collective: barrier, bcast, reduce, allreduce, allgather, reduce_scatter, "
+            "alltoall",
+    .claims = coll_file_claims,
+    .begin = coll_file_begin,
+    .line = coll_file_line,
+    .install = coll_file_install,
+    .hash = coll_file_hash,
+};
+
+/* Before main (and rmp_init): a tuning file can name collectives whenever the
+ * library is loaded. */
+__attribute__((constructor)) static void coll_file_register(void)
+{
+    (void)rmpi_tuning_register(&coll_file_section);
 }

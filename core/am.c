@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Active-message dispatch (core/am.h): one table of handlers keyed by the
  * message id, filled by the protocol modules themselves. */
 #include "am.h"

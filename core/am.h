@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Active-message dispatch: the transports' single upcall (rmpi_am_handler)
  * validates what a peer sent (core/proto.c) and hands it to the handler
  * registered for its message id (RMPI_MSG_* in core/proto.h). Each protocol

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Context ids and tags of collective traffic: the one owner of their layout.
  *
  * A communicator's point-to-point context id is even (comm->cid); cid + 1 is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The RMP_* parameter table and its parser. */
 #include <ctype.h>
 #include <errno.h>
@@ -9,13 +10,14 @@
 #include "config.h"
 #include "log.h"
 #include "rmpi.h"
+#include "tl_registry.h"
 
 extern char **environ;
 
 rmpi_config_t rmpi_cfg;
 
 #define OFF(f) offsetof(rmpi_config_t, f)
-#define STR(f) OFF(f), sizeof(((rmpi_config_t *)0)->f)
+#define STR(f) RMPI_PARAM_STR(rmpi_config_t, f)
 
 const rmpi_param_t rmpi_params[] = {
     {"RMP_LOG", RMPI_PT_ENUM, "warn", "error|warn|info|debug|trace", OFF(log_level), 0,
@@ -26,11 +28,6 @@ const rmpi_param_t rmpi_params[] = {
     {"RMP_RNDV_THRESHOLD", RMPI_PT_SIZE, "0", NULL, OFF(rndv_threshold), 0,
      "message size from which the rendezvous protocol is used; 0 = each transport's "
      "measured default"},
-    {"RMP_SHM_RING_BYTES", RMPI_PT_SIZE, "1m", NULL, OFF(shm_ring_bytes), 0,
-     "bytes of each shared-memory eager ring (one per ordered pair of local ranks)"},
-    {"RMP_SHM_CMA", RMPI_PT_ENUM, "auto", "auto|on|off", OFF(shm_cma), 0,
-     "single-copy cross-memory attach for large shm messages (auto: use it when the "
-     "kernel allows it)"},
     {"RMP_TIMEOUT", RMPI_PT_DOUBLE, "0", NULL, OFF(timeout), 0,
      "seconds after which a blocking call returns RMP_ERR_TIMEOUT; 0 = wait forever"},
     {"RMP_STATS", RMPI_PT_BOOL, "0", NULL, OFF(stats), 0,
@@ -40,12 +37,6 @@ const rmpi_param_t rmpi_params[] = {
      "datatype and op (costs one exchange per blocking collective)"},
     {"RMP_RCACHE_MAX_BYTES", RMPI_PT_SIZE, "4g", NULL, OFF(rcache_max_bytes), 0,
      "registered bytes kept in the registration cache before unused regions are evicted"},
-    {"RMP_VERBS_DEVICE", RMPI_PT_STRING, "", NULL, STR(verbs_device),
-     "RDMA device and port, as name[:port]; empty = first active port"},
-    {"RMP_VERBS_GID_INDEX", RMPI_PT_INT, "-1", NULL, OFF(verbs_gid_index), 0,
-     "GID index on RoCE; -1 = the RoCEv2 IPv4 GID"},
-    {"RMP_TCP_IF", RMPI_PT_STRING, "", NULL, STR(tcp_if),
-     "interface name or CIDR for the tcp transport; empty = first non-bridge interface"},
     {"RMP_POLL_YIELD", RMPI_PT_ENUM, "auto", "auto|always|never", OFF(poll_yield), 0,
      "yield the core when polling finds nothing (auto: when ranks outnumber cores)"},
     {"RMP_TUNING_FILE", RMPI_PT_STRING, "", NULL, STR(tuning_file),
@@ -184,23 +175,41 @@ static size_t config_distance(const char *a, const char *b)
     return row[lb];
 }
 
+int rmpi_config_sets(rmpi_config_t *cfg, rmpi_param_set_t *sets)
+{
+    int n = 0;
+    sets[n++] = (rmpi_param_set_t){"core", rmpi_params, cfg, &cfg->from_env};
+    for (int i = 0; i < RMPI_TL_MAX; i++) {
+        const rmpi_tl_iface_t *t = rmpi_tl_registry[i].iface;
+        if (t && t->params)
+            sets[n++] = (rmpi_param_set_t){t->name, t->params, t->param_values,
+                                           &cfg->tl_from_env[i]};
+    }
+    return n;
+}
+
 const char *rmpi_config_suggest(const char *name)
 {
+    rmpi_config_t scratch; /* only for the table list; nothing is written */
+    rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
+    int nsets = rmpi_config_sets(&scratch, sets);
     const char *best = NULL;
     size_t bestd = 4;
-    for (const rmpi_param_t *p = rmpi_params; p->name; p++) {
-        size_t d = config_distance(name, p->name);
-        if (d < bestd) {
-            bestd = d;
-            best = p->name;
+    for (int s = 0; s < nsets; s++) {
+        for (const rmpi_param_t *p = sets[s].params; p->name; p++) {
+            size_t d = config_distance(name, p->name);
+            if (d < bestd) {
+                bestd = d;
+                best = p->name;
+            }
         }
     }
     return best;
 }
 
-static int config_set(rmpi_config_t *cfg, const rmpi_param_t *p, const char *val)
+int rmpi_config_set(void *values, const rmpi_param_t *p, const char *val)
 {
-    void *dst = (char *)cfg + p->offset;
+    void *dst = (char *)values + p->offset;
     switch (p->type) {
     case RMPI_PT_BOOL: return rmpi_parse_bool(val, dst);
     case RMPI_PT_INT: return rmpi_parse_int(val, dst);
@@ -229,15 +238,41 @@ static const char *config_type_hint(const rmpi_param_t *p)
     return "?";
 }
 
+/* Variables the launcher sets for the ranks, and those of the test scripts
+ * (tools/run-tests, tests/fuzz/run), are not rmp's knobs. */
+static bool config_foreign(const char *name)
+{
+    return strncmp(name, "RMP_RRUN_", 9) == 0 || strncmp(name, "RMP_SKIP_", 9) == 0 ||
+           strncmp(name, "RMP_FUZZ_", 9) == 0;
+}
+
+/* RMP_<TL>_... of a known transport that is not built: its table is not here. */
+static const char *config_unbuilt_tl(const char *name)
+{
+    for (int i = 0; i < RMPI_TL_MAX; i++) {
+        const char *tl = rmpi_tl_registry[i].name;
+        size_t n = strlen(tl);
+        if (rmpi_tl_registry[i].iface || strlen(name) <= 5 + n || name[4 + n] != '_')
+            continue;
+        if (strncasecmp(name + 4, tl, n) == 0)
+            return tl;
+    }
+    return NULL;
+}
+
 int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size_t errlen,
                           void (*warn_unknown)(const char *name, const char *suggestion))
 {
+    rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
     memset(cfg, 0, sizeof(*cfg));
-    for (const rmpi_param_t *p = rmpi_params; p->name; p++) {
-        if (p - rmpi_params >= 64 || config_set(cfg, p, p->defval) != RMP_SUCCESS) {
-            snprintf(err, errlen, "internal: bad default for %s (or over 64 parameters)",
-                     p->name);
-            return RMP_ERR_INTERNAL;
+    int nsets = rmpi_config_sets(cfg, sets);
+    for (int s = 0; s < nsets; s++) {
+        for (const rmpi_param_t *p = sets[s].params; p->name; p++) {
+            if (p - sets[s].params >= 64 || rmpi_config_set(sets[s].values, p, p->defval) != RMP_SUCCESS) {
+                snprintf(err, errlen, "internal: bad default for %s (or over 64 parameters)",
+                         p->name);
+                return RMP_ERR_INTERNAL;
+            }
         }
     }
     for (char *const *e = envp; e && *e; e++) {
@@ -248,44 +283,51 @@ int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size
             continue;
         size_t nlen = (size_t)(eq - *e);
         const rmpi_param_t *found = NULL;
-        for (const rmpi_param_t *p = rmpi_params; p->name; p++) {
-            if (strlen(p->name) == nlen && strncmp(p->name, *e, nlen) == 0) {
-                found = p;
-                break;
+        int fs = 0;
+        for (int s = 0; s < nsets && !found; s++) {
+            for (const rmpi_param_t *p = sets[s].params; p->name; p++) {
+                if (strlen(p->name) == nlen && strncmp(p->name, *e, nlen) == 0) {
+                    found = p;
+                    fs = s;
+                    break;
+                }
             }
         }
         if (!found) {
             char name[128];
             snprintf(name, sizeof(name), "%.*s", (int)nlen, *e);
-            /* Variables the launcher sets for the ranks, and those of the test scripts
-             * (tools/run-tests, tests/fuzz/run), are not rmp's knobs. */
-            if (warn_unknown && strncmp(name, "RMP_RRUN_", 9) != 0 &&
-                strncmp(name, "RMP_SKIP_", 9) != 0 && strncmp(name, "RMP_FUZZ_", 9) != 0)
-                warn_unknown(name, rmpi_config_suggest(name));
+            if (warn_unknown && !config_foreign(name))
+                warn_unknown(name, config_unbuilt_tl(name) ? NULL : rmpi_config_suggest(name));
             continue;
         }
-        if (config_set(cfg, found, eq + 1) != RMP_SUCCESS) {
+        if (rmpi_config_set(sets[fs].values, found, eq + 1) != RMP_SUCCESS) {
             snprintf(err, errlen, "%s=%.64s%s is malformed: expected %s", found->name, eq + 1,
                      strlen(eq + 1) > 64 ? "..." : "",
                      config_type_hint(found));
             return RMP_ERR_ARG;
         }
-        cfg->from_env |= 1ull << (found - rmpi_params);
+        *sets[fs].from_env |= 1ull << (found - sets[fs].params);
     }
     return RMP_SUCCESS;
 }
 
 bool rmpi_config_from_env(const rmpi_config_t *cfg, const char *name)
 {
-    for (const rmpi_param_t *p = rmpi_params; p->name; p++)
-        if (strcmp(p->name, name) == 0)
-            return (cfg->from_env >> (p - rmpi_params)) & 1;
+    rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
+    int nsets = rmpi_config_sets((rmpi_config_t *)cfg, sets);
+    for (int s = 0; s < nsets; s++)
+        for (const rmpi_param_t *p = sets[s].params; p->name; p++)
+            if (strcmp(p->name, name) == 0)
+                return (*sets[s].from_env >> (p - sets[s].params)) & 1;
     return false;
 }
 
 static void config_warn_unknown(const char *name, const char *suggestion)
 {
-    if (suggestion)
+    const char *tl = config_unbuilt_tl(name);
+    if (tl)
+        rmpi_warn("%s is ignored: the %s transport is not built into this library", name, tl);
+    else if (suggestion)
         rmpi_warn("unknown variable %s is ignored (did you mean %s?)", name, suggestion);
     else
         rmpi_warn("unknown variable %s is ignored (rmp_info lists them all)", name);
@@ -308,9 +350,9 @@ int rmpi_config_load(void)
     return RMP_SUCCESS;
 }
 
-void rmpi_config_format(const rmpi_config_t *cfg, const rmpi_param_t *p, char *buf, size_t len)
+void rmpi_config_format(const void *values, const rmpi_param_t *p, char *buf, size_t len)
 {
-    const void *src = (const char *)cfg + p->offset;
+    const void *src = (const char *)values + p->offset;
     switch (p->type) {
     case RMPI_PT_BOOL: snprintf(buf, len, "%d", *(const bool *)src); break;
     case RMPI_PT_INT: snprintf(buf, len, "%d", *(const int *)src); break;

@@ -1,5 +1,7 @@
-/* Configuration: every RMP_* environment variable is declared in one table in
- * config.c, parsed once by rmpi_config_load, and listed by rmp_info. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Configuration: the core's RMP_* variables are declared in one table in
+ * config.c; each transport declares its own (rmpi_tl_iface_t.params). All
+ * are parsed once by rmpi_config_load and listed by rmp_info. */
 #ifndef RMPI_CONFIG_H
 #define RMPI_CONFIG_H
 
@@ -7,40 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum {
-    RMPI_PT_BOOL,
-    RMPI_PT_INT,
-    RMPI_PT_SIZE,   /* bytes, with optional k/m/g suffix (powers of 1024) */
-    RMPI_PT_DOUBLE,
-    RMPI_PT_STRING,
-    RMPI_PT_ENUM    /* one of the '|'-separated choices; stored as its index */
-} rmpi_ptype_t;
-
-typedef struct rmpi_param {
-    const char *name;    /* environment variable */
-    rmpi_ptype_t type;
-    const char *defval;  /* default, as it would be written in the environment */
-    const char *choices; /* RMPI_PT_ENUM only: "a|b|c" */
-    size_t offset;       /* where the parsed value lives in rmpi_config_t */
-    size_t size;         /* capacity for RMPI_PT_STRING */
-    const char *help;
-} rmpi_param_t;
-
-enum { RMPI_CMA_AUTO = 0, RMPI_CMA_ON, RMPI_CMA_OFF };
+#include "param.h"
+#include "transport.h"
 
 typedef struct rmpi_config {
     int log_level;
     char transports[128];
     size_t rndv_threshold;    /* 0: each transport's own default */
-    size_t shm_ring_bytes;
-    int shm_cma;
     double timeout;           /* seconds; 0: no limit */
     bool stats;
     bool coll_check;
     size_t rcache_max_bytes;
-    char verbs_device[64];
-    int verbs_gid_index;      /* -1: automatic */
-    char tcp_if[128];
     int poll_yield;           /* 0 auto, 1 always, 2 never */
     char tuning_file[256];
     char allreduce_algo[32];
@@ -51,14 +30,28 @@ typedef struct rmpi_config {
     char barrier_algo[32];
     char reduce_algo[32];
     uint64_t from_env;        /* bit i: rmpi_params[i] was set in the environment */
+    uint64_t tl_from_env[RMPI_TL_MAX]; /* the same per registry entry's params */
 } rmpi_config_t;
 
 extern rmpi_config_t rmpi_cfg;
 
-/* The table, terminated by an entry with name == NULL. */
+/* The core's table, terminated by an entry with name == NULL. */
 extern const rmpi_param_t rmpi_params[];
 
-/* Parse envp (NULL-terminated "NAME=VALUE" array) into cfg. On a malformed
+/* One parameter table with where its values and its from-environment bits live. */
+typedef struct rmpi_param_set {
+    const char *owner; /* "core" or a transport's name */
+    const rmpi_param_t *params;
+    void *values;
+    uint64_t *from_env;
+} rmpi_param_set_t;
+#define RMPI_PARAM_SETS_MAX (1 + RMPI_TL_MAX)
+/* Every table: the core's (values in cfg), then each built transport's, in
+ * registry order. Returns how many were written to sets. */
+int rmpi_config_sets(rmpi_config_t *cfg, rmpi_param_set_t *sets);
+
+/* Parse envp (NULL-terminated "NAME=VALUE" array) into cfg and every
+ * transport's parameter values. On a malformed
  * value returns RMP_ERR_ARG and writes a sentence into err. Unknown RMP_*
  * names are reported through warn_unknown (may be NULL). */
 int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size_t errlen,
@@ -66,6 +59,8 @@ int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size
 /* Parse the process environment into rmpi_cfg (logs errors and warnings). */
 int rmpi_config_load(void);
 
+/* Parse val into p's place in values (its owner's struct). RMP_SUCCESS or RMP_ERR_ARG. */
+int rmpi_config_set(void *values, const rmpi_param_t *p, const char *val);
 /* Pure parsers, exposed for tests. Each returns RMP_SUCCESS or RMP_ERR_ARG. */
 int rmpi_parse_size(const char *s, size_t *out);
 int rmpi_parse_bool(const char *s, bool *out);
@@ -77,7 +72,8 @@ int rmpi_parse_enum(const char *s, const char *choices, int *out);
 bool rmpi_config_from_env(const rmpi_config_t *cfg, const char *name);
 /* Closest known parameter name to an unknown one, or NULL. */
 const char *rmpi_config_suggest(const char *name);
-/* Format the current value of p (from cfg) into buf. */
-void rmpi_config_format(const rmpi_config_t *cfg, const rmpi_param_t *p, char *buf, size_t len);
+/* Format the current value of p (from values: cfg, or its transport's
+ * param_values) into buf. */
+void rmpi_config_format(const void *values, const rmpi_param_t *p, char *buf, size_t len);
 
 #endif

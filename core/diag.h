@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hang diagnosis (core/diag.c): on SIGUSR1 every rank writes one line saying
  * what it is blocked on. A blocking wait on a request is known from
  * rmpi_req_wait; loops without a request (probe, one-sided waits, collectives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Eager protocol, receive side (core/eager.h). */
 #include <string.h>
 

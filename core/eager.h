@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Eager protocol: the message travels with its header in one transport
  * send; the receiver copies it into the matched buffer or keeps it as
  * unexpected. The send side is inline: it is the hot path. */

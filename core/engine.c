@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The engine's state and lifetime (core/engine.h): start, finalize
  * draining, teardown. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The point-to-point engine's own state and its lifetime: start (every
  * protocol module registers its message handlers), finalize draining, teardown
  * (core/engine.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Failed peers (core/failure.h). */
 #include "bootstrap.h"
 #include "coll_id.h"

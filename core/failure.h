@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Failed peers (core/failure.c): how the engine learns that a peer is gone
  * and what happens to the operations that involve it. */
 #ifndef RMPI_FAILURE_H

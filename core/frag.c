@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fragmentation protocol (core/frag.h, docs/protocols.md). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fragmentation (core/frag.c): for transports without a rendezvous, a large
  * message goes as FRAG_FIRST (an RTS header and the first chunk) followed by
  * FRAG chunks on the same pair, in order. */

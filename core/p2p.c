@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Public point-to-point entry points: argument checks, then the engine
  * (send.c, recv.c); wait, test and probe. docs/protocols.md. */
 #include "comm.h"

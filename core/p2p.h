@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point engine: internal API used by the public entry points,
  * communicators, one-sided communication and collectives. This header gathers
  * the engine's modules (docs/architecture.md):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-peer state of the engine (one entry per world rank, set up by
  * core/runtime.c at connect time) and the message counters. */
 #ifndef RMPI_PEER_H
@@ -26,7 +27,7 @@ typedef struct rmpi_stats {
     uint64_t eager_sent, eager_bytes, rndv_sent, rndv_bytes, frag_sent, frag_bytes;
     uint64_t unexpected;
     /* per transport slot of rmpi_g.tls (RMP_STATS=1) */
-    uint64_t tl_msgs[4], tl_bytes[4];
+    uint64_t tl_msgs[RMPI_TL_MAX], tl_bytes[RMPI_TL_MAX];
 } rmpi_stats_t;
 
 extern rmpi_peer_t *rmpi_peers;

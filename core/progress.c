@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The progress engine (core/progress.h). */
 #include <sched.h>
 #include <time.h>

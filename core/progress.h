@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The progress engine (core/progress.c): polls the transports, retries what
  * found no room, drives generic requests, and idles politely when ranks
  * outnumber cores. */

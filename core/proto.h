@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Wire formats of the point-to-point protocol (docs/protocols.md): the one
  * enum of message ids, whose handlers core/am.c dispatches to. */
 #ifndef RMPI_PROTO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Matching: posted receives and unexpected messages (core/recv.h). */
 #include <stdlib.h>
 #include <string.h>

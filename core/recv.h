@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Matching (core/recv.c): posted receives and unexpected messages of this
  * rank, the pool of unexpected entries, and the receive calls on an explicit
  * context id. The protocol handlers ask here for the receive a message

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Requests: the object behind rmp_request_t, their pool, completion, and the
  * wait loop with its timeout and health checks (core/request.c). */
 #ifndef RMPI_REQUEST_H

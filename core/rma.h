@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One-sided communication (core/rma.c): the engine's hooks into it. */
 #ifndef RMPI_RMA_H
 #define RMPI_RMA_H

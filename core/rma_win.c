@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Window objects: the table by id, a quarantine for released ones, creation
  * (an exchange of entries among the members: core/xchg.c) and release
  * (core/rma_win.h). */
@@ -187,7 +188,7 @@ static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, v
     me.id = w->id;
     me.allocated = (uint32_t)allocate;
     snprintf(me.seg, sizeof(me.seg), "%s", w->allocated ? w->mem.name : "");
-    for (int i = 0; rc == RMP_SUCCESS && i < rmpi_g.num_tls && i < 4; i++) {
+    for (int i = 0; rc == RMP_SUCCESS && i < rmpi_g.num_tls && i < RMPI_TL_MAX; i++) {
         const rmpi_tl_iface_t *t = rmpi_g.tls[i].iface;
         if (t->mem_reg && bytes > 0)
             rc = t->mem_reg(rmpi_g.tls[i].tl, w->base, bytes, &w->mr[i], &me.keys[i]);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Window objects (core/rma_win.c): what one-sided access (core/rma.c) reads
  * of a window, the table of live windows by id, and their creation. */
 #ifndef RMPI_RMA_WIN_H
@@ -16,7 +17,7 @@ typedef struct rmpi_win_entry {
     uint64_t bytes;
     uint32_t id;
     uint32_t allocated;
-    uint64_t keys[4];  /* per transport slot of rmpi_g.tls */
+    uint64_t keys[RMPI_TL_MAX];/* per transport slot of rmpi_g.tls */
     char seg[48];      /* allocated windows: shared segment name */
     int32_t status;    /* its creation so far: RMP_SUCCESS or why it failed */
     uint32_t reserved;
@@ -31,7 +32,7 @@ struct rmp_win {
     uint32_t id;
     rmpi_win_entry_t *peers;   /* by comm rank */
     void **mapped;        /* by comm rank: the peer's window mapped here, or NULL */
-    rmpi_mr_t *mr[4];     /* registrations with rmpi_g.tls[i] */
+    rmpi_mr_t *mr[RMPI_TL_MAX];/* registrations with rmpi_g.tls[i] */
     int allocated;
     rmpi_shmem_t mem;     /* allocated windows */
     size_t seglen;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal declarations shared by every module of the library. */
 #ifndef RMPI_H
 #define RMPI_H
@@ -39,12 +40,12 @@ typedef struct rmpi_global {
         const rmpi_tl_iface_t *iface;
         rmpi_tl_t *tl;
         rmpi_tl_caps_t caps;
-    } tls[4];
+    } tls[RMPI_TL_MAX];
     int num_polled; /* the instances whose progress() does something */
     struct {
         int (*progress)(rmpi_tl_t *tl);
         rmpi_tl_t *tl;
-    } polled[4];
+    } polled[RMPI_TL_MAX];
 } rmpi_global_t;
 
 enum { RMPI_STATE_NONE = 0, RMPI_STATE_INIT = 1, RMPI_STATE_FINALIZED = 2 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rendezvous protocols, get and put (core/rndv.h, docs/protocols.md). */
 #include <string.h>
 

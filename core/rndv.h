@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rendezvous protocols (core/rndv.c): the sender announces the message
  * (RTS); the receiver pulls it (RNDV_GET, then FIN to the sender), or answers
  * with its buffer (CTS) and the sender writes it (RNDV_PUT, then FIN to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rmp_init / rmp_finalize: configuration, PMIx bootstrap, transport
  * selection per peer, the world communicator. */
 #include <stdarg.h>
@@ -13,22 +14,14 @@
 #include "fault.h"
 #include "log.h"
 #include "p2p.h"
+#include "tl_registry.h"
 #include "topo.h"
 #include "tuning.h"
 
 rmpi_global_t rmpi_g;
 
-/* Compiled-in transports in default preference order (self is separate). */
-const rmpi_tl_iface_t *const rmpi_transports[] = {
-    &rmpi_tl_shm,
-#ifdef RMP_TL_VERBS
-    &rmpi_tl_verbs,
-#endif
-#ifdef RMP_TL_TCP
-    &rmpi_tl_tcp,
-#endif
-    NULL,
-};
+/* Arguments of each open instance (slot of rmpi_g.tls): they outlive it. */
+static rmpi_tl_args_t runtime_tl_args[RMPI_TL_MAX];
 
 double rmpi_now(void)
 {
@@ -47,21 +40,22 @@ RMP_EXPORT int rmp_initialized(void)
     return rmpi_g.state == RMPI_STATE_INIT;
 }
 
-static const rmpi_tl_iface_t *runtime_find_tl(const char *name, size_t len)
+/* Open t in the next slot of rmpi_g.tls. */
+static int runtime_open_tl(const rmpi_tl_iface_t *t)
 {
-    for (const rmpi_tl_iface_t *const *t = rmpi_transports; *t; t++)
-        if (strlen((*t)->name) == len && strncmp((*t)->name, name, len) == 0)
-            return *t;
-    return NULL;
-}
-
-static int runtime_is_known_tl(const char *name, size_t len)
-{
-    static const char *const known[] = {"shm", "verbs", "tcp"};
-    for (size_t i = 0; i < 3; i++)
-        if (strlen(known[i]) == len && strncmp(known[i], name, len) == 0)
-            return 1;
-    return 0;
+    int slot = rmpi_g.num_tls;
+    rmpi_tl_args_t *args = &runtime_tl_args[slot];
+    rmpi_tl_caps_t caps;
+    rmpi_tl_t *tl;
+    rmpi_tl_args_fill(t, args);
+    int rc = t->init(args, &tl, &caps);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rmpi_g.tls[slot].iface = t;
+    rmpi_g.tls[slot].tl = tl;
+    rmpi_g.tls[slot].caps = caps;
+    rmpi_g.num_tls++;
+    return RMP_SUCCESS;
 }
 
 /* Initialise the transports of RMP_TRANSPORTS that can run here. A name the
@@ -73,95 +67,116 @@ static int runtime_open_transports(void)
     const char *s = rmpi_cfg.transports;
     rmpi_g.num_tls = 0;
     /* self is always there, and always first. */
-    rmpi_tl_caps_t caps;
-    rmpi_tl_t *tl;
-    int rc = rmpi_tl_self.init(rmpi_am_handler, &tl, &caps);
+    int rc = runtime_open_tl(rmpi_tl_registry[0].iface);
     if (rc != RMP_SUCCESS)
         return rc;
-    rmpi_g.tls[0].iface = &rmpi_tl_self;
-    rmpi_g.tls[0].tl = tl;
-    rmpi_g.tls[0].caps = caps;
-    rmpi_g.num_tls = 1;
     while (*s) {
         size_t len = strcspn(s, ",");
         if (len == 0) {
             s++;
             continue;
         }
-        if (!runtime_is_known_tl(s, len)) {
-            rmpi_error("RMP_TRANSPORTS names an unknown transport '%.*s' (known: shm, verbs, "
-                       "tcp)",
-                       (int)len, s);
+        const rmpi_tl_entry_t *e = rmpi_tl_lookup(s, len);
+        if (!e || e == &rmpi_tl_registry[0]) {
+            rmpi_error("RMP_TRANSPORTS names an unknown transport '%.*s' (known: %s)", (int)len,
+                       s, rmpi_tl_names());
             return RMP_ERR_ARG;
         }
-        const rmpi_tl_iface_t *iface = runtime_find_tl(s, len);
+        const rmpi_tl_iface_t *iface = e->iface;
         char why[256] = "not compiled into this build";
-        if (!iface || iface->query(why, sizeof(why)) != RMP_SUCCESS) {
+        rmpi_tl_args_t qargs;
+        if (iface)
+            rmpi_tl_args_fill(iface, &qargs);
+        if (!iface || iface->query(&qargs, why, sizeof(why)) != RMP_SUCCESS) {
             if (explicit_list) {
                 rmpi_error("transport '%.*s' cannot be used here: %s", (int)len, s, why);
                 return RMP_ERR_NOT_SUPPORTED;
             }
             rmpi_info("transport '%.*s' skipped: %s", (int)len, s, why);
-        } else if ((size_t)rmpi_g.num_tls < sizeof(rmpi_g.tls) / sizeof(rmpi_g.tls[0])) {
-            rc = iface->init(rmpi_am_handler, &tl, &caps);
+        } else if (rmpi_g.num_tls < RMPI_TL_MAX) {
+            rc = runtime_open_tl(iface);
             if (rc != RMP_SUCCESS) {
                 rmpi_error("transport '%s' failed to start: %s", iface->name,
                            rmp_strerror(rc));
                 return rc;
             }
+            rmpi_tl_caps_t *caps = &rmpi_g.tls[rmpi_g.num_tls - 1].caps;
             rmpi_from_t from;
-            caps.rndv_threshold = rmpi_tuning_rndv(iface->name, caps.rndv_threshold, &from);
-            rmpi_debug("%s: rendezvous from %zu B (%s)", iface->name, caps.rndv_threshold,
+            caps->rndv_threshold = rmpi_tuning_rndv(iface->name, caps->rndv_threshold, &from);
+            rmpi_debug("%s: rendezvous from %zu B (%s)", iface->name, caps->rndv_threshold,
                        rmpi_tuning_from_name(from));
-            rmpi_g.tls[rmpi_g.num_tls].iface = iface;
-            rmpi_g.tls[rmpi_g.num_tls].tl = tl;
-            rmpi_g.tls[rmpi_g.num_tls].caps = caps;
-            rmpi_g.num_tls++;
         }
         s += len;
     }
     return RMP_SUCCESS;
 }
 
-/* Pick, for every peer, the first transport that reaches it. */
+/* Connect peer w with the first transport in rmpi_g.tls that reaches it,
+ * handing it the peer's address for that transport from blob. */
+static int runtime_connect_peer(int w, const void *blob, size_t blen)
+{
+    rmpi_peer_t *p = &rmpi_peers[w];
+    int same_node = rmpi_g.node_of[w] == rmpi_g.node_of[rmpi_g.rank];
+    int first = w == rmpi_g.rank ? 0 : 1;
+    int last = w == rmpi_g.rank ? 1 : rmpi_g.num_tls;
+    for (int i = first; i < last && !p->iface; i++) {
+        const rmpi_tl_iface_t *t = rmpi_g.tls[i].iface;
+        if (rmpi_g.tls[i].caps.intranode_only && !same_node)
+            continue;
+        const void *addr = NULL;
+        size_t alen = 0;
+        int rc = w == rmpi_g.rank ? RMP_SUCCESS
+                                  : rmpi_tl_addr_find(blob, blen, t->name, &addr, &alen);
+        if (rc != RMP_SUCCESS) {
+            rmpi_error("rank %d %s", w,
+                       rc == RMP_ERR_NOT_SUPPORTED
+                           ? "published no address for a transport this rank uses "
+                             "(RMP_TRANSPORTS must be the same on every rank)"
+                           : "published a malformed transport address");
+            return RMP_ERR_BOOTSTRAP;
+        }
+        rmpi_tl_caps_t caps = rmpi_g.tls[i].caps;
+        rc = t->connect(rmpi_g.tls[i].tl, w, addr, alen, &p->ep, &caps);
+        if (rc != RMP_SUCCESS) {
+            rmpi_error("cannot connect to rank %d with %s: %s", w, t->name, rmp_strerror(rc));
+            return rc;
+        }
+        p->iface = t;
+        p->tl = rmpi_g.tls[i].tl;
+        p->max_am = caps.max_am;
+        p->rndv_threshold = caps.rndv_threshold;
+        p->rndv_mode = caps.rndv_mode;
+        p->slot = i;
+        p->rma = caps.rma && p->iface->put && p->iface->get;
+    }
+    if (!p->iface) {
+        rmpi_error("no transport in RMP_TRANSPORTS=%s reaches rank %d (%s node)",
+                   rmpi_cfg.transports, w, same_node ? "same" : "another");
+        return RMP_ERR_TRANSPORT;
+    }
+    rmpi_info("rank %d via %s (eager up to %zu B, rendezvous from %zu B)", w, p->iface->name,
+              p->max_am, p->rndv_threshold);
+    return RMP_SUCCESS;
+}
+
+/* One address get per peer. */
 static int runtime_connect_peers(void)
 {
     rmpi_peers = calloc((size_t)rmpi_g.size, sizeof(*rmpi_peers));
     if (!rmpi_peers)
         return RMP_ERR_NOMEM;
-    for (int w = 0; w < rmpi_g.size; w++) {
-        rmpi_peer_t *p = &rmpi_peers[w];
-        rmpi_mq_init(&p->pending);
-        int same_node = rmpi_g.node_of[w] == rmpi_g.node_of[rmpi_g.rank];
-        int first = w == rmpi_g.rank ? 0 : 1;
-        int last = w == rmpi_g.rank ? 1 : rmpi_g.num_tls;
-        for (int i = first; i < last && !p->iface; i++) {
-            if (rmpi_g.tls[i].caps.intranode_only && !same_node)
-                continue;
-            rmpi_tl_caps_t caps = rmpi_g.tls[i].caps;
-            int rc = rmpi_g.tls[i].iface->connect(rmpi_g.tls[i].tl, w, &p->ep, &caps);
-            if (rc != RMP_SUCCESS) {
-                rmpi_error("cannot connect to rank %d with %s: %s", w,
-                           rmpi_g.tls[i].iface->name, rmp_strerror(rc));
-                return rc;
-            }
-            p->iface = rmpi_g.tls[i].iface;
-            p->tl = rmpi_g.tls[i].tl;
-            p->max_am = caps.max_am;
-            p->rndv_threshold = caps.rndv_threshold;
-            p->rndv_mode = caps.rndv_mode;
-            p->slot = i;
-            p->rma = caps.rma && p->iface->put && p->iface->get;
-        }
-        if (!p->iface) {
-            rmpi_error("no transport in RMP_TRANSPORTS=%s reaches rank %d (%s node)",
-                       rmpi_cfg.transports, w, same_node ? "same" : "another");
-            return RMP_ERR_TRANSPORT;
-        }
-        rmpi_info("rank %d via %s (eager up to %zu B, rendezvous from %zu B)", w,
-                   p->iface->name, p->max_am, p->rndv_threshold);
+    int rc = RMP_SUCCESS;
+    for (int w = 0; w < rmpi_g.size && rc == RMP_SUCCESS; w++) {
+        void *blob = NULL;
+        size_t blen = 0;
+        rmpi_mq_init(&rmpi_peers[w].pending);
+        if (w != rmpi_g.rank)
+            rc = rmpi_tl_fetch(w, &blob, &blen);
+        if (rc == RMP_SUCCESS)
+            rc = runtime_connect_peer(w, blob, blen);
+        free(blob);
     }
-    return RMP_SUCCESS;
+    return rc;
 }
 
 /* The progress loop polls only instances that can have events: those that
@@ -174,7 +189,7 @@ static void runtime_polled(void)
         int used = 0;
         for (int w = 0; w < rmpi_g.size && !used; w++)
             used = rmpi_peers && rmpi_peers[w].tl == rmpi_g.tls[i].tl && w != rmpi_g.rank;
-        if (used && rmpi_g.tls[i].iface->progress && rmpi_g.tls[i].iface != &rmpi_tl_self) {
+        if (used && rmpi_g.tls[i].iface->progress && rmpi_g.tls[i].iface != rmpi_tl_registry[0].iface) {
             rmpi_g.polled[rmpi_g.num_polled].progress = rmpi_g.tls[i].iface->progress;
             rmpi_g.polled[rmpi_g.num_polled].tl = rmpi_g.tls[i].tl;
             rmpi_g.num_polled++;
@@ -272,6 +287,8 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
     rc = rmpi_p2p_init();
     if (rc == RMP_SUCCESS && (rc = runtime_open_transports()) == RMP_SUCCESS)
         runtime_step_transports(t0, "transports open");
+    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
+        rc = rmpi_tl_publish();
     if (rc == RMP_SUCCESS && rmpi_g.size > 1)
         rc = rmpi_tuning_publish();
     rmpi_fault_point("init-before-fence");

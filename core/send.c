@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sending: choose the protocol of a message (eager, rendezvous or
  * fragmented: docs/protocols.md), move it now if the transport has room,
  * otherwise queue it in its peer's FIFO, which keeps the order of a pair. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sending (core/send.c): the protocol choice for a message, the per-peer FIFO
  * of sends waiting for room in the transport, control messages. */
 #ifndef RMPI_SEND_H

@@ -1,12 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The transport contract. A transport moves opaque (header, payload) active
  * messages to a peer in order, and may offer a zero-copy rendezvous and RMA.
- * It never calls up into the core except through the callback given to init. */
+ * It never calls up into the core except through the two upcalls of
+ * rmpi_tl_args_t (am, peer_failed), and learns about the job only from that
+ * struct: it includes no core header but this one, rmpi.h and log.h, never
+ * talks PMIx (the runtime publishes and fetches addresses: get_address,
+ * connect) and never reads rmpi_g or rmpi_cfg.
+ *
+ * Life cycle, driven by core/runtime.c: query -> init -> get_address (before
+ * the PMIx fence) -> connect, once per peer it is chosen for (after the
+ * fence) -> post_connect (after the second fence) -> send/put/get/progress...
+ * -> flushed (finalize drain) -> fini. Adding a transport: docs/architecture.md. */
 #ifndef RMPI_TRANSPORT_H
 #define RMPI_TRANSPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct rmpi_param; /* core/param.h */
 
 typedef struct rmpi_tl rmpi_tl_t; /* one instance of a transport (opaque) */
 typedef struct rmpi_ep rmpi_ep_t; /* a transport's connection to one peer (opaque) */
@@ -40,26 +52,74 @@ typedef struct rmpi_tl_caps {
     bool rma;               /* put()/get() work with this peer (set per peer by connect) */
 } rmpi_tl_caps_t;
 
+/* What the core hands a transport: the job's shape, the two upcalls and the
+ * transport's own parsed parameters. Everything a transport knows about the
+ * job comes from here (a transport never reads core globals nor talks to
+ * PMIx); pointers stay valid until fini. query, describe and max_am_hint get
+ * it too, then for a one-rank job on this node (rmp_info). */
+typedef struct rmpi_tl_args {
+    int rank, size;              /* world rank and size */
+    int local_rank, local_size;  /* index among, and number of, ranks on this node */
+    const int *local_ranks;      /* world ranks of this node, ascending (local_size) */
+    const int *node_of;          /* node id per world rank (size entries) */
+    int num_nodes;
+    rmpi_am_cb_t am;             /* incoming active messages */
+    /* The connection to world rank peer is lost: every operation involving
+     * that peer then fails with RMP_ERR_PEER_FAILED. Call from progress() or
+     * a completion, never from inside send(). */
+    void (*peer_failed)(int peer, const char *why);
+    const void *params;          /* the iface's param_values, parsed from RMP_* */
+    size_t rcache_max_bytes;     /* RMP_RCACHE_MAX_BYTES, for core/rcache users */
+    bool stats;                  /* RMP_STATS: print counters at fini */
+} rmpi_tl_args_t;
+
+/* A tuning-file key of a transport ("shm ring_bytes 512k"): the file's value
+ * sets param unless the environment set it. "TL rndv_threshold SIZE" exists
+ * for every transport and needs no entry. */
+typedef struct rmpi_tl_tune_key {
+    const char *key;
+    const char *param; /* name of an entry of the transport's params */
+} rmpi_tl_tune_key_t;
+
 typedef struct rmpi_tl_iface {
-    const char *name;
+    const char *name;    /* as in RMP_TRANSPORTS and the tuning file */
     size_t default_rndv; /* default rendezvous threshold, for rmp_info --explain */
-    /* Optional, for rmp_info: the max_am init() would report with the current
-     * configuration (rmpi_cfg), without creating anything. */
-    size_t (*max_am_hint)(void);
+    /* Optional: the transport's RMP_* parameters (NULL-name terminated,
+     * offsets into *param_values, which config.c fills before anything else
+     * runs and hands back as args->params), and its tuning-file keys
+     * (NULL-key terminated). */
+    const struct rmpi_param *params;
+    void *param_values;
+    const rmpi_tl_tune_key_t *tune_keys;
+    /* Optional, for rmp_info: the max_am init() would report, without
+     * creating anything. */
+    size_t (*max_am_hint)(const rmpi_tl_args_t *args);
     /* Optional: lines describing devices/ports/addresses for rmp_info. */
-    void (*describe)(void (*line)(const char *text));
+    void (*describe)(const rmpi_tl_args_t *args, void (*line)(const char *text));
     /* Can this transport run here? RMP_SUCCESS, or RMP_ERR_NOT_SUPPORTED with a
      * sentence in why. Cheap, side-effect free; rmp_info calls it too. */
-    int (*query)(char *why, size_t whylen);
-    /* Create the instance and publish its address with rmpi_boot_put (the
-     * core fences afterwards). Errors: RMP_ERR_NOMEM, RMP_ERR_TRANSPORT. */
-    int (*init)(rmpi_am_cb_t cb, rmpi_tl_t **tl, rmpi_tl_caps_t *caps);
-    /* After the fence: an endpoint to world rank peer. May complete lazily; a
-     * send() before the connection is up returns RMPI_AGAIN. caps comes in
-     * as the instance's capabilities; the transport may lower them for this
-     * peer (e.g. no rendezvous when the kernel forbids cross-memory attach). */
-    int (*connect)(rmpi_tl_t *tl, int peer, rmpi_ep_t **ep, rmpi_tl_caps_t *caps);
-    /* After every rank connected (second fence): drop rendezvous names etc. */
+    int (*query)(const rmpi_tl_args_t *args, char *why, size_t whylen);
+    /* Create the instance (args outlives it). Errors: RMP_ERR_NOMEM,
+     * RMP_ERR_TRANSPORT. */
+    int (*init)(const rmpi_tl_args_t *args, rmpi_tl_t **tl, rmpi_tl_caps_t *caps);
+    /* Optional (NULL: nothing to publish): write this instance's address
+     * into buf; *len is the room on entry (RMPI_TL_ADDR_MAX), the bytes
+     * written on return (0 allowed). The core packs every open transport's
+     * address into one PMIx put before the fence. RMP_ERR_INTERNAL if it
+     * does not fit. */
+    int (*get_address)(rmpi_tl_t *tl, void *buf, size_t *len);
+    /* After the fence: an endpoint to world rank peer, whose address for
+     * this transport is (addr, len) as its get_address wrote it (len 0 and
+     * addr NULL for the own rank and for a transport without get_address);
+     * valid only during the call, and untrusted: validate it. May complete
+     * lazily; a send() before the connection is up returns RMPI_AGAIN. caps
+     * comes in as the instance's capabilities; the transport may lower them
+     * for this peer (e.g. no rendezvous when the kernel forbids cross-memory
+     * attach). RMP_ERR_BOOTSTRAP for a malformed address. */
+    int (*connect)(rmpi_tl_t *tl, int peer, const void *addr, size_t len, rmpi_ep_t **ep,
+                   rmpi_tl_caps_t *caps);
+    /* Optional: after every rank connected (second fence): drop what only
+     * connecting needed (e.g. segment descriptors). */
     int (*post_connect)(rmpi_tl_t *tl);
     /* Non-blocking, ordered per endpoint. Copies hdr and payload before it
      * returns RMP_SUCCESS; RMPI_AGAIN when there is no room (nothing sent);
@@ -101,16 +161,24 @@ typedef struct rmpi_tl_iface {
     void (*fini)(rmpi_tl_t *tl);
 } rmpi_tl_iface_t;
 
-/* Upcall for transports: the connection to world rank peer is lost. Every
- * operation involving that peer then fails with RMP_ERR_PEER_FAILED. */
-void rmpi_peer_failed(int peer, const char *why);
+/* The transport registry: the one list of transports, in default preference
+ * order. X(name, BUILT): the folder transports/name/ defines
+ * `const rmpi_tl_iface_t rmpi_tl_<name>`; BUILT is 1, or the macro its
+ * meson.build defines to 1 when it is compiled in (left undefined otherwise).
+ * Adding a transport = its folder + one line here (docs/architecture.md).
+ * self is always open and always first: it reaches only the own rank. */
+#define RMPI_TL_REGISTRY(X) \
+    X(self, 1)              \
+    X(shm, 1)               \
+    X(verbs, RMP_TL_VERBS)  \
+    X(tcp, RMP_TL_TCP)
 
-/* The compiled-in transports, in default preference order, NULL-terminated. */
-extern const rmpi_tl_iface_t *const rmpi_transports[];
+/* RMPI_TL_ID_<name>: the index of each entry; RMPI_TL_MAX: how many. */
+#define RMPI_TL_ID_(name, built) RMPI_TL_ID_##name,
+enum { RMPI_TL_REGISTRY(RMPI_TL_ID_) RMPI_TL_MAX };
+/* Largest address get_address may write. */
+#define RMPI_TL_ADDR_MAX 256
 
-extern const rmpi_tl_iface_t rmpi_tl_self;
-extern const rmpi_tl_iface_t rmpi_tl_shm;
-extern const rmpi_tl_iface_t rmpi_tl_verbs; /* transports/verbs, when built */
-extern const rmpi_tl_iface_t rmpi_tl_tcp;   /* transports/tcp, when built */
+/* The array, lookup and address exchange built from it: core/tl_registry.h. */
 
 #endif

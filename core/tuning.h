@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tuning files (RMP_TUNING_FILE): the per-transport thresholds and the collective rows
  * rmp_tune writes, read once by rmp_init. Format and rules: docs/tuning.md. Precedence:
  * an RMP_* variable set in the environment > the tuning file > the built-in defaults
@@ -8,35 +9,62 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collectives/coll.h"
+#include "transport.h"
 
 typedef enum { RMPI_FROM_DEFAULT, RMPI_FROM_FILE, RMPI_FROM_ENV } rmpi_from_t;
 
-enum { RMPI_TUNE_SHM, RMPI_TUNE_TCP, RMPI_TUNE_VERBS, RMPI_TUNE_NTL };
-#define RMPI_TUNE_MAX_ROWS 256
+#define RMPI_TUNE_MAX_SETS 16
+
+/* "TL KEY VALUE" for one of a transport's tune_keys: value for its parameter. */
+typedef struct rmpi_tune_set {
+    int tl;                    /* RMPI_TL_ID_* */
+    const struct rmpi_param *param;
+    char value[64];
+} rmpi_tune_set_t;
 
 typedef struct rmpi_tuning {
     char path[256];             /* "" when no file was loaded */
-    size_t rndv[RMPI_TUNE_NTL]; /* rendezvous thresholds; 0: not in the file */
-    size_t shm_ring_bytes;      /* 0: not in the file */
-    coll_row_t rows[RMPI_TUNE_MAX_ROWS];
-    size_t nrows;
+    size_t rndv[RMPI_TL_MAX];   /* rendezvous thresholds by RMPI_TL_ID_*; 0: not in the file */
+    rmpi_tune_set_t sets[RMPI_TUNE_MAX_SETS]; /* transport parameters */
+    size_t nsets;
 } rmpi_tuning_t;
+
+/* A section of the grammar: the lines whose first word it claims. Modules
+ * above the core (the collectives: collectives/coll_tune.c) register theirs,
+ * so the core knows no collective. What a section parses it keeps itself. */
+typedef struct rmpi_tune_section {
+    const char *what;                 /* "a collective: barrier, bcast, ..." for messages */
+    int (*claims)(const char *word);  /* 1 when lines starting with word are its */
+    void (*begin)(void);              /* a new file: forget what an earlier one gave */
+    /* One line; RMP_ERR_ARG with a sentence in err (the caller prefixes path:line). */
+    int (*line)(int lineno, char **w, int nw, char *err, size_t errlen);
+    /* Put what the file gave in force (rmpi_tuning_load); err as for line. */
+    int (*install)(char *err, size_t errlen);
+    /* Fold what is in force into h (FNV-1a): every rank must agree on it. */
+    uint64_t (*hash)(uint64_t h);
+} rmpi_tune_section_t;
+
+/* Register a section (from a constructor: before rmp_init). RMP_ERR_NOMEM when full. */
+int rmpi_tuning_register(const rmpi_tune_section_t *s);
 
 /* What rmpi_tuning_load read (rmp_info prints it). */
 extern rmpi_tuning_t rmpi_tuning;
 
-/* Parse the tuning file at path into t (nothing applied). RMP_ERR_ARG with
- * "path:line: message" in err on any error, unknown algorithm names included. */
+/* Parse the tuning file at path into t and the registered sections (nothing
+ * applied). RMP_ERR_ARG with "path:line: message" in err on any error. */
 int rmpi_tuning_parse(const char *path, rmpi_tuning_t *t, char *err, size_t errlen);
 /* Read RMP_TUNING_FILE (if set) and apply it: its rows go in front of the built-in
- * collective table, its ring size into rmpi_cfg unless RMP_SHM_RING_BYTES is set.
+ * collective table (the sections install what they parsed), its transport settings
+ * into the transports' parameters unless
+ * the environment set them.
  * Call after rmpi_config_load; logs and returns the error. */
 int rmpi_tuning_load(void);
 /* The rendezvous threshold for transport tl whose own default is dflt, and where it
  * comes from (from may be NULL). */
 size_t rmpi_tuning_rndv(const char *tl, size_t dflt, rmpi_from_t *from);
 const char *rmpi_tuning_from_name(rmpi_from_t from);
+/* Where the value of transport parameter name comes from. */
+rmpi_from_t rmpi_tuning_param_from(const char *name);
 /* The file the built-in defaults were generated from (tools/tuning/default.tune). */
 extern const char rmpi_tuning_default_file[];
 /* Every rank must run the same collective table: publish this rank's (before the

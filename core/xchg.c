@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Core's own exchanges among members (core/xchg.h). */
 #include <stdlib.h>
 

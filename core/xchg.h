@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Exchanges among the members of a communicator that core itself needs
  * (communicator split, window creation): point-to-point on the communicator's
  * collective context with core's own tags (core/coll_id.h), never the public

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rmp_info: what this build and this machine offer, and every parameter. */
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "proto.h"
 #include "rmpi.h"
 #include "topo.h"
+#include "tl_registry.h"
 #include "transport.h"
 #include "tuning.h"
 
@@ -18,26 +20,25 @@ static void info_line(const char *text);
 static void info_transports(void)
 {
     printf("Transports (RMP_TRANSPORTS order; self is always used for a rank's own messages):\n");
-    static const char *const all[] = {"shm", "verbs", "tcp"};
-    for (size_t i = 0; i < 3; i++) {
-        const rmpi_tl_iface_t *t = NULL;
-        for (const rmpi_tl_iface_t *const *p = rmpi_transports; *p; p++)
-            if (strcmp((*p)->name, all[i]) == 0)
-                t = *p;
+    for (int i = 1; i < RMPI_TL_MAX; i++) {
+        const rmpi_tl_entry_t *e = &rmpi_tl_registry[i];
+        const rmpi_tl_iface_t *t = e->iface;
         char why[256] = "";
         if (!t) {
-            printf("  %-6s not built into this library%s\n", all[i],
-                   strcmp(all[i], "verbs") == 0 && !RMP_HAVE_VERBS
+            printf("  %-6s not built into this library%s\n", e->name,
+                   strcmp(e->name, "verbs") == 0 && !RMP_HAVE_VERBS
                        ? " (libibverbs or librdmacm was not found when it was configured)"
                        : "");
             continue;
         }
-        if (t->query(why, sizeof(why)) == RMP_SUCCESS)
-            printf("  %-6s built, usable here\n", all[i]);
+        rmpi_tl_args_t args;
+        rmpi_tl_args_fill(t, &args);
+        if (t->query(&args, why, sizeof(why)) == RMP_SUCCESS)
+            printf("  %-6s built, usable here\n", e->name);
         else
-            printf("  %-6s built, NOT usable here: %s\n", all[i], why);
+            printf("  %-6s built, NOT usable here: %s\n", e->name, why);
         if (t->describe) /* also when unusable: a DOWN port or a missing GID shows why */
-            t->describe(info_line);
+            t->describe(&args, info_line);
     }
 }
 
@@ -48,10 +49,20 @@ static void info_line(const char *text)
 
 static const rmpi_tl_iface_t *info_find(const char *name)
 {
-    for (const rmpi_tl_iface_t *const *p = rmpi_transports; *p; p++)
-        if (strcmp((*p)->name, name) == 0)
-            return *p;
-    return NULL;
+    const rmpi_tl_entry_t *e = rmpi_tl_lookup(name, strlen(name));
+    return e ? e->iface : NULL;
+}
+
+/* The current value of parameter name, as text ("" when there is none). */
+static void info_param(const char *name, char *buf, size_t len)
+{
+    rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
+    int n = rmpi_config_sets(&rmpi_cfg, sets);
+    buf[0] = '\0';
+    for (int s = 0; s < n; s++)
+        for (const rmpi_param_t *p = sets[s].params; p->name; p++)
+            if (strcmp(p->name, name) == 0)
+                rmpi_config_format(sets[s].values, p, buf, len);
 }
 
 static void info_size(size_t b, char *buf, size_t len)
@@ -71,9 +82,13 @@ static void info_explain(int n)
     printf("  to itself: self (direct copy into the matching receive)\n");
     if (n > 1) {
         const rmpi_tl_iface_t *shm = info_find("shm");
-        char why[256] = "";
+        char why[256] = "", cma[16];
         const char *order = rmpi_cfg.transports;
-        if (strstr(order, "shm") && shm && shm->query(why, sizeof(why)) == RMP_SUCCESS) {
+        rmpi_tl_args_t args;
+        if (shm)
+            rmpi_tl_args_fill(shm, &args);
+        info_param("RMP_SHM_CMA", cma, sizeof(cma));
+        if (strstr(order, "shm") && shm && shm->query(&args, why, sizeof(why)) == RMP_SUCCESS) {
             size_t thr = rmpi_tuning_rndv("shm", shm->default_rndv, NULL);
             char t[32];
             info_size(thr, t, sizeof(t));
@@ -81,7 +96,7 @@ static void info_explain(int n)
             printf("    0 B .. < %s: eager through the shared-memory ring (copy in, copy out)\n", t);
             printf("    >= %s: rendezvous, one copy by cross-memory attach (%s); where the\n"
                    "      kernel forbids it, fragments through the ring (two copies)\n",
-                   t, rmpi_cfg.shm_cma == RMPI_CMA_OFF ? "disabled by RMP_SHM_CMA=off" : "auto");
+                   t, strcmp(cma, "off") == 0 ? "disabled by RMP_SHM_CMA=off" : "auto");
             printf("    one-sided: allocated windows mapped (loads/stores, CPU atomics); created\n"
                    "      windows by cross-memory attach, atomics executed by the target\n");
         } else {
@@ -136,9 +151,11 @@ static void info_explain(int n)
 /* The point-to-point limits a job would use per transport, and where they come from. */
 static void info_thresholds(void)
 {
+    size_t nrows;
+    (void)coll_tune_file_rows(&nrows);
     if (rmpi_tuning.path[0])
         printf("Tuning file: %s (RMP_TUNING_FILE; %zu collective rows ahead of the built-in "
-               "ones)\n", rmpi_tuning.path, rmpi_tuning.nrows);
+               "ones)\n", rmpi_tuning.path, nrows);
     else if (rmpi_cfg.tuning_file[0])
         printf("Tuning file: %s NOT usable (the error above; rmp_init would fail); built-in "
                "defaults shown\n", rmpi_cfg.tuning_file);
@@ -147,27 +164,36 @@ static void info_thresholds(void)
                rmpi_tuning_default_file);
     printf("Thresholds in force (eager below the rendezvous threshold, up to the largest eager "
            "message):\n");
-    for (const rmpi_tl_iface_t *const *p = rmpi_transports; *p; p++) {
+    for (int i = 1; i < RMPI_TL_MAX; i++) {
+        const rmpi_tl_iface_t *t = rmpi_tl_registry[i].iface;
         rmpi_from_t from;
+        rmpi_tl_args_t args;
         char thr[32], eager[32];
-        size_t t = rmpi_tuning_rndv((*p)->name, (*p)->default_rndv, &from);
-        info_size(t, thr, sizeof(thr));
-        if ((*p)->max_am_hint)
-            info_size((*p)->max_am_hint() - sizeof(rmpi_hdr_t), eager, sizeof(eager));
+        if (!t)
+            continue;
+        rmpi_tl_args_fill(t, &args);
+        size_t v = rmpi_tuning_rndv(t->name, t->default_rndv, &from);
+        info_size(v, thr, sizeof(thr));
+        if (t->max_am_hint)
+            info_size(t->max_am_hint(&args) - sizeof(rmpi_hdr_t), eager, sizeof(eager));
         else
             snprintf(eager, sizeof(eager), "?");
-        printf("  %-6s rendezvous from %-8s (%s), largest eager message %s\n", (*p)->name, thr,
+        printf("  %-6s rendezvous from %-8s (%s), largest eager message %s\n", t->name, thr,
                from == RMPI_FROM_ENV    ? "environment: RMP_RNDV_THRESHOLD"
                : from == RMPI_FROM_FILE ? "tuning file"
                                         : "default",
                eager);
+        /* The transport's own tuning keys, with the parameter each sets. */
+        for (const rmpi_tl_tune_key_t *k = t->tune_keys; k && k->key; k++) {
+            char cur[64];
+            info_param(k->param, cur, sizeof(cur));
+            from = rmpi_tuning_param_from(k->param);
+            printf("  %-6s %s %s (%s)\n", t->name, k->key, cur,
+                   from == RMPI_FROM_ENV    ? "environment"
+                   : from == RMPI_FROM_FILE ? "tuning file"
+                                            : "default");
+        }
     }
-    char ring[32];
-    info_size(rmpi_cfg.shm_ring_bytes, ring, sizeof(ring));
-    printf("  shm ring %s per ordered pair of local ranks (%s)\n", ring,
-           rmpi_config_from_env(&rmpi_cfg, "RMP_SHM_RING_BYTES")
-               ? "environment: RMP_SHM_RING_BYTES"
-               : rmpi_tuning.shm_ring_bytes ? "tuning file" : "default");
 }
 
 /* Machine-readable: "KIND NAME..." per collective, from the library's names table
@@ -184,12 +210,16 @@ static void info_algorithms(void)
 
 static void info_params(void)
 {
+    rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
+    int n = rmpi_config_sets(&rmpi_cfg, sets);
     printf("Parameters (environment variables):\n");
-    for (const rmpi_param_t *p = rmpi_params; p->name; p++) {
-        char cur[256];
-        rmpi_config_format(&rmpi_cfg, p, cur, sizeof(cur));
-        printf("  %-24s default '%s', current '%s'\n      %s%s%s\n", p->name, p->defval, cur,
-               p->help, p->choices ? "; one of " : "", p->choices ? p->choices : "");
+    for (int s = 0; s < n; s++) {
+        for (const rmpi_param_t *p = sets[s].params; p->name; p++) {
+            char cur[256];
+            rmpi_config_format(sets[s].values, p, cur, sizeof(cur));
+            printf("  %-24s default '%s', current '%s'\n      %s%s%s\n", p->name, p->defval,
+                   cur, p->help, p->choices ? "; one of " : "", p->choices ? p->choices : "");
+        }
     }
 }
 

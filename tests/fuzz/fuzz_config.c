@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The RMP_* parameter parser (core/config.c). Input: lines, each one
  * environment entry "NAME=VALUE" (or anything else).
  * Contract: every parser accepts only what its type allows and returns the
@@ -19,9 +20,13 @@
 
 static int table_has(const char *name)
 {
-    for (const rmpi_param_t *p = rmpi_params; p->name; p++)
-        if (strcmp(p->name, name) == 0)
-            return 1;
+    rmpi_config_t scratch;
+    rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
+    int n = rmpi_config_sets(&scratch, sets);
+    for (int s = 0; s < n; s++)
+        for (const rmpi_param_t *p = sets[s].params; p->name; p++)
+            if (strcmp(p->name, name) == 0)
+                return 1;
     return 0;
 }
 
@@ -93,12 +98,12 @@ static void check_enum(const char *s)
         FUZZ_CHECK(idx >= 0 && idx < 5 && strcasecmp(s, each[idx]) == 0);
 }
 
-/* Format cfg's value of p and parse it back: the same value. */
-static void check_roundtrip(const rmpi_config_t *cfg, const rmpi_param_t *p)
+/* Format the value of p (in values) and parse it back: the same value. */
+static void check_roundtrip(const void *values, const rmpi_param_t *p)
 {
     char text[512];
-    rmpi_config_format(cfg, p, text, sizeof(text));
-    const void *src = (const char *)cfg + p->offset;
+    rmpi_config_format(values, p, text, sizeof(text));
+    const void *src = (const char *)values + p->offset;
     switch (p->type) {
     case RMPI_PT_BOOL: {
         bool b;
@@ -172,8 +177,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(rc == RMP_ERR_ARG && memchr(err, '\0', sizeof(err)) != NULL);
         FUZZ_CHECK(strncmp(err, "RMP_", 4) == 0 && strstr(err, "is malformed") != NULL);
     } else {
-        for (const rmpi_param_t *p = rmpi_params; p->name; p++)
-            check_roundtrip(&cfg, p);
+        rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
+        int n = rmpi_config_sets(&cfg, sets);
+        for (int s = 0; s < n; s++)
+            for (const rmpi_param_t *p = sets[s].params; p->name; p++)
+                check_roundtrip(sets[s].values, p);
     }
     free(text);
     return 0;

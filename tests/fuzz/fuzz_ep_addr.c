@@ -1,18 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What ranks learn about each other through PMIx, decoded at connect or at
  * init: the shm address blob, the tcp address string, a shared segment's
- * name (shm rings and allocated windows) and the launcher's local peer list.
+ * name (shm rings and allocated windows), the launcher's local peer list and
+ * the runtime's blob of every transport's address (core/tl_registry.c).
  * Input: a selector byte, then the blob.
  * Contract: an accepted shm address describes rings that lie inside the
  * segment it announces; an accepted tcp address re-encodes (as tcp_init
  * writes it) to one that decodes the same; an accepted segment name is
  * "PID:FD" with PID > 0; an accepted peer list is distinct ranks of the job,
- * ascending, holding this rank, each written in the list. */
+ * ascending, holding this rank, each written in the list; a piece found in
+ * the address blob lies inside it, right after the name asked for. */
 #include <arpa/inet.h>
 #include <string.h>
 
 #include "bootstrap.h"
 #include "fuzz.h"
 #include "shmem.h"
+#include "tl_registry.h"
 #include "transports/shm/shm_addr.h"
 #include "transports/tcp/tcp.h"
 
@@ -123,14 +127,36 @@ static void check_peers(fuzz_in_t *in)
     free(s);
 }
 
+static void check_tl_blob(fuzz_in_t *in)
+{
+    const char *name = rmpi_tl_registry[fuzz_u8(in) % RMPI_TL_MAX].name;
+    size_t len = in->left, alen = 0;
+    unsigned char *blob = malloc(len ? len : 1);
+    fuzz_take(in, blob, len);
+    const void *a = NULL;
+    int rc = rmpi_tl_addr_find(blob, len, name, &a, &alen);
+    FUZZ_CHECK(rc == RMP_SUCCESS || rc == RMP_ERR_NOT_SUPPORTED || rc == RMP_ERR_BOOTSTRAP);
+    if (rc == RMP_SUCCESS) {
+        size_t nlen = strlen(name);
+        FUZZ_CHECK(alen <= RMPI_TL_ADDR_MAX && (alen == 0) == (a == NULL));
+        if (a) {
+            const unsigned char *p = a;
+            FUZZ_CHECK(p >= blob + 3 + nlen && p + alen <= blob + len);
+            FUZZ_CHECK(memcmp(p - 2 - nlen, name, nlen) == 0 && p[-3 - (long)nlen] == nlen);
+        }
+    }
+    free(blob);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_in_t in = {data, size};
-    switch (fuzz_u8(&in) % 4) {
+    switch (fuzz_u8(&in) % 5) {
     case 0: check_shm(&in); break;
     case 1: check_tcp(&in); break;
     case 2: check_name(&in); break;
-    default: check_peers(&in); break;
+    case 3: check_peers(&in); break;
+    default: check_tl_blob(&in); break;
     }
     return 0;
 }

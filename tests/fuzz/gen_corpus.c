@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Writes the seed corpora of tests/fuzz (one file per seed, under
  * DIR/<target>/) from the real wire structs and encoders: valid messages of
  * every kind plus the edge cases each decoder must refuse.
@@ -287,7 +288,8 @@ static void gen_tcp(void)
     emit("tcp_frame", "up-garbage");
 }
 
-/* ---- ep_addr: selector (0 shm, 1 tcp, 2 segment name, 3 peers), blob ---- */
+/* ---- ep_addr: selector (0 shm, 1 tcp, 2 segment name, 3 peers, 4 transport
+ * address blob), blob ---- */
 
 static void gen_ep_addr(void)
 {
@@ -346,6 +348,17 @@ static void gen_ep_addr(void)
     put_u8(1);
     put("1,9", 3);
     emit("ep_addr", "peers-out-of-range");
+    /* [name length][name][u16 length][address] per transport; look up tcp (index 3). */
+    static const unsigned char blob[] = {3, 's', 'h', 'm', 2, 0, 'a', 'b',
+                                         3, 't', 'c', 'p', 3, 0, 'x', 'y', 'z'};
+    put_u8(4);
+    put_u8(3);
+    put(blob, sizeof(blob));
+    emit("ep_addr", "tl-blob-valid");
+    put_u8(4);
+    put_u8(3);
+    put(blob, sizeof(blob) - 1);
+    emit("ep_addr", "tl-blob-short");
 }
 
 /* ---- verbs: selector (0 imm, 1 private data, 2 address), fields ---- */

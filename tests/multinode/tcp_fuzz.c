@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Frame fuzz for the tcp transport (3 ranks, RMP_TRANSPORTS=tcp, under rrun).
  * Rank 0 plays a rogue process against rank 1's listening port: garbage,
  * truncated and oversized frames, handshakes with a wrong token, an
@@ -17,7 +18,7 @@
 #include <unistd.h>
 
 #include "../common/t.h"
-#include "bootstrap.h"
+#include "tl_registry.h"
 #include "proto.h"
 
 #define BIG (1 << 20)
@@ -109,7 +110,7 @@ int main(int argc, char **argv)
         char ip[64];
         unsigned port;
         unsigned long long tok;
-        T_CHECK(rmpi_boot_get(1, "rmp.tcp", (void **)&a, &alen) == RMP_SUCCESS &&
+        T_CHECK(rmpi_tl_address(1, "tcp", (void **)&a, &alen) == RMP_SUCCESS &&
                     sscanf(a, "%63[^:]:%u/%llx", ip, &port, &tok) == 3,
                 "rank 1's tcp address");
         free(a);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Parsing of RMP_* variables. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/tl_registry.h"
 #include "rmp.h"
 
 static void test_sizes(void **state)
@@ -63,6 +65,21 @@ static void on_unknown(const char *name, const char *sugg)
     snprintf(unknown_suggestion, sizeof(unknown_suggestion), "%s", sugg ? sugg : "");
 }
 
+/* The current value of any registered parameter (core or a transport's), as text. */
+static const char *param_text(rmpi_config_t *cfg, const char *name)
+{
+    static char buf[256];
+    rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
+    int n = rmpi_config_sets(cfg, sets);
+    for (int s = 0; s < n; s++)
+        for (const rmpi_param_t *p = sets[s].params; p->name; p++)
+            if (strcmp(p->name, name) == 0) {
+                rmpi_config_format(sets[s].values, p, buf, sizeof(buf));
+                return buf;
+            }
+    return NULL;
+}
+
 static void test_load(void **state)
 {
     (void)state;
@@ -77,8 +94,9 @@ static void test_load(void **state)
     assert_string_equal(cfg.transports, "shm");
     assert_true(cfg.timeout == 1.5);
     /* defaults */
-    assert_int_equal(cfg.shm_ring_bytes, 1u << 20);
-    assert_int_equal(cfg.verbs_gid_index, -1);
+    assert_string_equal(param_text(&cfg, "RMP_SHM_RING_BYTES"), "1048576");
+    if (rmpi_tl_lookup("verbs", 5)->iface)
+        assert_string_equal(param_text(&cfg, "RMP_VERBS_GID_INDEX"), "-1");
     /* what came from the environment (a tuning file may fill in only the rest) */
     assert_true(rmpi_config_from_env(&cfg, "RMP_RNDV_THRESHOLD"));
     assert_true(rmpi_config_from_env(&cfg, "RMP_TIMEOUT"));
@@ -96,6 +114,23 @@ static void test_load(void **state)
                      RMP_SUCCESS);
     assert_int_equal(unknown_count, 1);
     assert_string_equal(unknown_suggestion, "RMP_RNDV_THRESHOLD");
+
+    /* Transport parameters live in the transport's table: parsed into its values,
+     * marked as set, and suggested for typos like the core's. */
+    unknown_count = 0;
+    char *env4[] = {"RMP_SHM_RING_BYTES=256k", "RMP_TCP_IF=lo", "RMP_SHM_RING_BYTE=1", NULL};
+    assert_int_equal(rmpi_config_load_from(env4, &cfg, err, sizeof(err), on_unknown),
+                     RMP_SUCCESS);
+    assert_string_equal(param_text(&cfg, "RMP_SHM_RING_BYTES"), "262144");
+    assert_string_equal(param_text(&cfg, "RMP_TCP_IF"), "lo");
+    assert_true(rmpi_config_from_env(&cfg, "RMP_SHM_RING_BYTES"));
+    assert_false(rmpi_config_from_env(&cfg, "RMP_SHM_CMA"));
+    assert_int_equal(unknown_count, 1);
+    assert_string_equal(unknown_suggestion, "RMP_SHM_RING_BYTES");
+    char *env5[] = {"RMP_SHM_CMA=sometimes", NULL};
+    assert_int_equal(rmpi_config_load_from(env5, &cfg, err, sizeof(err), on_unknown),
+                     RMP_ERR_ARG);
+    assert_non_null(strstr(err, "RMP_SHM_CMA=sometimes is malformed"));
 }
 
 static void test_format_every_param(void **state)
@@ -106,11 +141,15 @@ static void test_format_every_param(void **state)
     char *env[] = {NULL};
     assert_int_equal(rmpi_config_load_from(env, &cfg, err, sizeof(err), NULL), RMP_SUCCESS);
     int n = 0;
-    for (const rmpi_param_t *p = rmpi_params; p->name; p++, n++) {
-        assert_non_null(p->help);
-        rmpi_config_format(&cfg, p, buf, sizeof(buf));
-        if (p->type == RMPI_PT_ENUM || p->type == RMPI_PT_STRING)
-            assert_string_equal(buf, p->defval);
+    rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
+    int nsets = rmpi_config_sets(&cfg, sets);
+    for (int s = 0; s < nsets; s++) {
+        for (const rmpi_param_t *p = sets[s].params; p->name; p++, n++) {
+            assert_non_null(p->help);
+            rmpi_config_format(sets[s].values, p, buf, sizeof(buf));
+            if (p->type == RMPI_PT_ENUM || p->type == RMPI_PT_STRING)
+                assert_string_equal(buf, p->defval);
+        }
     }
     assert_true(n >= 10);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tuning files (core/tuning.c) and the data-driven collective table (collectives/
  * coll_tune.c): a good file, every kind of error with its file:line, the table a file
  * installs, the precedence of thresholds, and that the built-in table is exactly what
@@ -15,6 +16,7 @@
 
 #include "collectives/coll.h"
 #include "core/config.h"
+#include "core/tl_registry.h"
 #include "core/tuning.h"
 #include "rmp.h"
 #include "transport.h"
@@ -78,12 +80,16 @@ static void test_good_file(void **state)
                                   "barrier direct\n");
     assert_int_equal(rmpi_tuning_parse(path, &t, err, sizeof(err)), RMP_SUCCESS);
     assert_string_equal(t.path, path);
-    assert_int_equal(t.rndv[RMPI_TUNE_SHM], 16384);
-    assert_int_equal(t.rndv[RMPI_TUNE_TCP], 65536);
-    assert_int_equal(t.rndv[RMPI_TUNE_VERBS], 0);
-    assert_int_equal(t.shm_ring_bytes, 256 << 10);
-    assert_int_equal(t.nrows, 4);
-    const coll_row_t *r = t.rows;
+    assert_int_equal(t.rndv[RMPI_TL_ID_shm], 16384);
+    assert_int_equal(t.rndv[RMPI_TL_ID_tcp], 65536);
+    assert_int_equal(t.rndv[RMPI_TL_ID_verbs], 0);
+    assert_int_equal(t.nsets, 1);
+    assert_int_equal(t.sets[0].tl, RMPI_TL_ID_shm);
+    assert_string_equal(t.sets[0].param->name, "RMP_SHM_RING_BYTES");
+    assert_string_equal(t.sets[0].value, "256k");
+    size_t nrows;
+    const coll_row_t *r = coll_tune_file_rows(&nrows);
+    assert_int_equal(nrows, 4);
     assert_int_equal(r[0].kind, COLL_ALLREDUCE);
     assert_int_equal(r[0].max_ranks, 4);
     assert_int_equal(r[0].min_nodes, 1);
@@ -171,6 +177,8 @@ static void test_io_errors(void **state)
  * fixed names, so that this test holds for any regenerated default.tune. */
 static void test_install_and_pick(void **state)
 {
+    size_t nf;
+    const coll_row_t *fr;
     (void)state;
     static rmpi_tuning_t t;
     char err[512] = "";
@@ -188,7 +196,8 @@ static void test_install_and_pick(void **state)
                                                "allreduce ranks<=4 nodes=1 ring\n"
                                                "alltoall nodes>=2 ppn<=2 bruck\n");
     assert_int_equal(rmpi_tuning_parse(path, &t, err, sizeof(err)), RMP_SUCCESS);
-    assert_int_equal(coll_tune_install(t.rows, t.nrows, err, sizeof(err)), RMP_SUCCESS);
+    fr = coll_tune_file_rows(&nf);
+    assert_int_equal(coll_tune_install(fr, nf, err, sizeof(err)), RMP_SUCCESS);
     assert_int_equal(coll_tune_pick(COLL_ALLREDUCE, 8, &one4), algo(COLL_ALLREDUCE, "direct"));
     assert_int_equal(coll_tune_pick(COLL_ALLREDUCE, 1024, &one4), algo(COLL_ALLREDUCE, "direct"));
     assert_int_equal(coll_tune_pick(COLL_ALLREDUCE, 1025, &one4), algo(COLL_ALLREDUCE, "ring"));
@@ -204,7 +213,8 @@ static void test_install_and_pick(void **state)
     /* A file row without conditions replaces the built-in rows of its collective. */
     path = write_file("all.tune", "bcast scatter_allgather\n");
     assert_int_equal(rmpi_tuning_parse(path, &t, err, sizeof(err)), RMP_SUCCESS);
-    assert_int_equal(coll_tune_install(t.rows, t.nrows, err, sizeof(err)), RMP_SUCCESS);
+    fr = coll_tune_file_rows(&nf);
+    assert_int_equal(coll_tune_install(fr, nf, err, sizeof(err)), RMP_SUCCESS);
     for (int i = 0; i < NS; i++)
         assert_int_equal(coll_tune_pick(COLL_BCAST, sizes[i], &one4),
                          algo(COLL_BCAST, "scatter_allgather"));
@@ -242,20 +252,21 @@ static void test_builtin_is_default_tune(void **state)
     char err[512] = "";
     assert_int_equal(rmpi_tuning_parse(TUNE_DEFAULT_PATH, &t, err, sizeof(err)), RMP_SUCCESS);
     assert_int_equal(coll_tune_install(NULL, 0, err, sizeof(err)), RMP_SUCCESS);
-    size_t n;
+    size_t n, nf;
     const coll_row_t *b = coll_tune_rows(&n);
-    assert_int_equal(n, t.nrows);
+    const coll_row_t *f = coll_tune_file_rows(&nf);
+    assert_int_equal(n, nf);
     for (size_t i = 0; i < n; i++) {
         /* the table is grouped by kind; the file is too */
-        assert_memory_equal(&b[i].kind, &t.rows[i].kind, sizeof(b[i].kind));
-        assert_int_equal(b[i].max_ranks, t.rows[i].max_ranks);
-        assert_int_equal(b[i].min_nodes, t.rows[i].min_nodes);
-        assert_int_equal(b[i].max_nodes, t.rows[i].max_nodes);
-        assert_int_equal(b[i].max_ppn, t.rows[i].max_ppn);
-        assert_int_equal(b[i].max_bytes, t.rows[i].max_bytes);
-        assert_int_equal(b[i].algo, t.rows[i].algo);
+        assert_memory_equal(&b[i].kind, &f[i].kind, sizeof(b[i].kind));
+        assert_int_equal(b[i].max_ranks, f[i].max_ranks);
+        assert_int_equal(b[i].min_nodes, f[i].min_nodes);
+        assert_int_equal(b[i].max_nodes, f[i].max_nodes);
+        assert_int_equal(b[i].max_ppn, f[i].max_ppn);
+        assert_int_equal(b[i].max_bytes, f[i].max_bytes);
+        assert_int_equal(b[i].algo, f[i].algo);
     }
-    assert_int_equal(rmpi_tl_shm.default_rndv, t.rndv[RMPI_TUNE_SHM]);
+    assert_int_equal(rmpi_tl_shm.default_rndv, t.rndv[RMPI_TL_ID_shm]);
     assert_non_null(strstr(TUNE_DEFAULT_PATH, rmpi_tuning_default_file));
     /* every collective ends with a row that matches everything */
     for (int k = 0; k < COLL_NKINDS; k++) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The loopback transport: messages to one's own rank are handed straight to
  * the matching engine. Unbounded eager, so a blocking self-send never waits. */
 #include <stdint.h>
@@ -17,16 +18,17 @@ struct rmpi_ep {
 static struct rmpi_tl self_tl;
 static struct rmpi_ep self_ep;
 
-static int self_query(char *why, size_t len)
+static int self_query(const rmpi_tl_args_t *args, char *why, size_t len)
 {
+    (void)args;
     (void)why;
     (void)len;
     return RMP_SUCCESS;
 }
 
-static int self_init(rmpi_am_cb_t cb, rmpi_tl_t **tl, rmpi_tl_caps_t *caps)
+static int self_init(const rmpi_tl_args_t *args, rmpi_tl_t **tl, rmpi_tl_caps_t *caps)
 {
-    self_tl.cb = cb;
+    self_tl.cb = args->am;
     *tl = &self_tl;
     caps->max_am = SIZE_MAX;
     caps->rndv_threshold = SIZE_MAX;
@@ -37,9 +39,12 @@ static int self_init(rmpi_am_cb_t cb, rmpi_tl_t **tl, rmpi_tl_caps_t *caps)
     return RMP_SUCCESS;
 }
 
-static int self_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **ep, rmpi_tl_caps_t *caps)
+static int self_connect(rmpi_tl_t *tl, int peer, const void *addr, size_t len, rmpi_ep_t **ep,
+                        rmpi_tl_caps_t *caps)
 {
     (void)tl;
+    (void)addr;
+    (void)len;
     (void)caps;
     self_ep.self = peer;
     *ep = &self_ep;

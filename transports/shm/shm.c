@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared-memory transport for ranks of one node.
  *
  * Each rank owns one segment holding its inbound rings, one per local
@@ -18,9 +19,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "bootstrap.h"
-#include "config.h"
 #include "log.h"
+#include "param.h"
 #include "rmpi.h"
 #include "shm_addr.h"
 #include "shm_ring.h"
@@ -32,6 +32,29 @@
 #define SHM_DEFAULT_RNDV RMPI_TUNE_DEFAULT_SHM_RNDV_THRESHOLD
 #define SHM_MAX_AM (64 * 1024)
 
+enum { SHM_CMA_AUTO = 0, SHM_CMA_ON, SHM_CMA_OFF };
+
+typedef struct shm_params {
+    size_t ring_bytes;
+    int cma; /* SHM_CMA_* */
+} shm_params_t;
+
+static shm_params_t shm_params;
+
+static const rmpi_param_t shm_param_table[] = {
+    {"RMP_SHM_RING_BYTES", RMPI_PT_SIZE, "1m", NULL, RMPI_PARAM_OFF(shm_params_t, ring_bytes),
+     "bytes of each shared-memory eager ring (one per ordered pair of local ranks)"},
+    {"RMP_SHM_CMA", RMPI_PT_ENUM, "auto", "auto|on|off", RMPI_PARAM_OFF(shm_params_t, cma),
+     "single-copy cross-memory attach for large shm messages (auto: use it when the "
+     "kernel allows it)"},
+    {NULL, 0, NULL, NULL, 0, 0, NULL},
+};
+
+static const rmpi_tl_tune_key_t shm_tune_keys[] = {
+    {"ring_bytes", "RMP_SHM_RING_BYTES"},
+    {NULL, NULL},
+};
+
 typedef struct shm_seg_hdr {
     uint64_t magic;
     uint64_t probe; /* read by peers to check cross-memory attach */
@@ -41,6 +64,7 @@ typedef struct shm_seg_hdr {
 } shm_seg_hdr_t;
 
 struct rmpi_ep {
+    struct rmpi_tl *tl;
     int peer;        /* world rank */
     int lidx;        /* local index */
     pid_t pid;
@@ -51,6 +75,9 @@ struct rmpi_ep {
 
 struct rmpi_tl {
     rmpi_am_cb_t cb;
+    void (*peer_failed)(int peer, const char *why);
+    const int *local_ranks;
+    int cma;          /* SHM_CMA_* */
     rmpi_shmem_t mem; /* my segment */
     void *seg;
     size_t seg_bytes;
@@ -74,18 +101,22 @@ static shm_line_t *shm_lines(void *seg, int nlocal, uint64_t ring_lines, int idx
                           (size_t)idx * ring_lines * SHM_LINE);
 }
 
-static int shm_query(char *why, size_t len)
+/* Segments are memfds (core/shmem.c): no writable /dev/shm needed. */
+static int shm_query(const rmpi_tl_args_t *args, char *why, size_t len)
 {
-    if (access("/dev/shm", W_OK) != 0) {
-        snprintf(why, len, "/dev/shm is not writable: %s", strerror(errno));
+    (void)args;
+    int fd = memfd_create("rmp-query", MFD_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, len, "memfd_create fails: %s", strerror(errno));
         return RMP_ERR_NOT_SUPPORTED;
     }
+    close(fd);
     return RMP_SUCCESS;
 }
 
-static uint64_t shm_ring_lines_cfg(void)
+static uint64_t shm_ring_lines_cfg(const shm_params_t *prm)
 {
-    uint64_t lines = rmpi_cfg.shm_ring_bytes / SHM_LINE;
+    uint64_t lines = prm->ring_bytes / SHM_LINE;
     uint64_t p = 64;
     while (p * 2 <= lines && p * 2 <= SHM_RING_MAX_LINES)
         p *= 2;
@@ -107,23 +138,27 @@ static void shm_fini(rmpi_tl_t *tl)
 }
 
 /* The ring bounds the largest message as well as SHM_MAX_AM does. */
-static size_t shm_max_am_hint(void)
+static size_t shm_max_am_hint(const rmpi_tl_args_t *args)
 {
-    size_t max_am = shm_ring_max_msg(shm_ring_lines_cfg());
+    size_t max_am = shm_ring_max_msg(shm_ring_lines_cfg(args->params));
     return max_am < SHM_MAX_AM ? max_am : SHM_MAX_AM;
 }
 
-static int shm_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
+static int shm_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
 {
+    const shm_params_t *prm = args->params;
     int rc = RMP_SUCCESS;
     rmpi_tl_t *tl = calloc(1, sizeof(*tl));
     if (!tl)
         return RMP_ERR_NOMEM;
-    tl->cb = cb;
+    tl->cb = args->am;
+    tl->peer_failed = args->peer_failed;
+    tl->local_ranks = args->local_ranks;
+    tl->cma = prm->cma;
     tl->mem.fd = -1;
-    tl->nlocal = rmpi_g.local_size;
-    tl->me = rmpi_g.local_rank;
-    tl->ring_lines = shm_ring_lines_cfg();
+    tl->nlocal = args->local_size;
+    tl->me = args->local_rank;
+    tl->ring_lines = shm_ring_lines_cfg(prm);
     tl->seg_bytes = shm_seg_bytes(tl->nlocal, tl->ring_lines);
     tl->eps = calloc((size_t)tl->nlocal, sizeof(*tl->eps));
     tl->rx = calloc((size_t)tl->nlocal, sizeof(*tl->rx));
@@ -143,23 +178,12 @@ static int shm_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
         h->pid = getpid();
         h->nlocal = tl->nlocal;
         h->ring_lines = tl->ring_lines;
-        shm_addr_t a;
-        memset(&a, 0, sizeof(a));
-        snprintf(a.name, sizeof(a.name), "%s", tl->mem.name);
-        a.pid = getpid();
-        a.nlocal = tl->nlocal;
-        a.ring_lines = tl->ring_lines;
-        a.seg_bytes = tl->seg_bytes;
-        a.probe_addr = (uint64_t)(uintptr_t)&h->probe;
-        rc = rmpi_boot_put("rmp.shm", &a, sizeof(a));
-        if (rc != RMP_SUCCESS)
-            goto err;
     }
-    caps->max_am = shm_max_am_hint();
+    caps->max_am = shm_max_am_hint(args);
     caps->rndv_threshold = SHM_DEFAULT_RNDV;
-    caps->rndv_mode = rmpi_cfg.shm_cma == RMPI_CMA_OFF ? RMPI_RNDV_NONE : RMPI_RNDV_GET;
+    caps->rndv_mode = prm->cma == SHM_CMA_OFF ? RMPI_RNDV_NONE : RMPI_RNDV_GET;
     caps->intranode_only = true;
-    caps->rma = rmpi_cfg.shm_cma != RMPI_CMA_OFF;
+    caps->rma = prm->cma != SHM_CMA_OFF;
     caps->native_atomics = false;
     *out = tl;
     return RMP_SUCCESS;
@@ -168,10 +192,33 @@ err:
     return rc;
 }
 
-static int shm_local_index(int world)
+/* Nothing to publish when this rank is alone on its node. */
+static int shm_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
 {
-    for (int i = 0; i < rmpi_g.local_size; i++)
-        if (rmpi_g.local_ranks[i] == world)
+    if (tl->nlocal <= 1) {
+        *len = 0;
+        return RMP_SUCCESS;
+    }
+    shm_seg_hdr_t *h = tl->seg;
+    shm_addr_t a;
+    if (*len < sizeof(a))
+        return RMP_ERR_INTERNAL;
+    memset(&a, 0, sizeof(a));
+    snprintf(a.name, sizeof(a.name), "%s", tl->mem.name);
+    a.pid = getpid();
+    a.nlocal = tl->nlocal;
+    a.ring_lines = tl->ring_lines;
+    a.seg_bytes = tl->seg_bytes;
+    a.probe_addr = (uint64_t)(uintptr_t)&h->probe;
+    memcpy(buf, &a, sizeof(a));
+    *len = sizeof(a);
+    return RMP_SUCCESS;
+}
+
+static int shm_local_index(const rmpi_tl_t *tl, int world)
+{
+    for (int i = 0; i < tl->nlocal; i++)
+        if (tl->local_ranks[i] == world)
             return i;
     return -1;
 }
@@ -187,27 +234,26 @@ static int shm_cma_works(pid_t pid, uint64_t probe_addr)
     return v == (SHM_MAGIC ^ (uint64_t)pid) ? 1 : 0;
 }
 
-static int shm_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t *caps)
+static int shm_connect(rmpi_tl_t *tl, int peer, const void *addr, size_t alen, rmpi_ep_t **out,
+                       rmpi_tl_caps_t *caps)
 {
-    int lidx = shm_local_index(peer);
+    int lidx = shm_local_index(tl, peer);
     if (lidx < 0 || lidx == tl->me)
         return RMP_ERR_INTERNAL;
-    shm_addr_t *a = NULL;
-    size_t alen = 0;
-    int rc = rmpi_boot_get(peer, "rmp.shm", (void **)&a, &alen);
-    if (rc != RMP_SUCCESS)
-        return rc;
+    shm_addr_t abuf, *a = &abuf;
     const char *why;
-    rc = shm_addr_check(a, alen, tl->nlocal, &why);
+    int rc = shm_addr_check(addr, alen, tl->nlocal, &why);
     if (rc != RMP_SUCCESS) {
         rmpi_error("shm: rank %d published a malformed address (%s)", peer, why);
-        goto out;
+        return rc;
     }
+    memcpy(&abuf, addr, sizeof(abuf)); /* addr may be unaligned */
     void *seg = NULL;
     rc = rmpi_shmem_attach(a->name, a->seg_bytes, &seg);
     if (rc != RMP_SUCCESS)
-        goto out;
+        return rc;
     rmpi_ep_t *ep = &tl->eps[lidx];
+    ep->tl = tl;
     ep->peer = peer;
     ep->lidx = lidx;
     ep->pid = a->pid;
@@ -232,7 +278,7 @@ static int shm_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t 
         if (ok <= 0) {
             caps->rndv_mode = RMPI_RNDV_NONE;
             caps->rma = false;
-            if (!tl->cma_warned && rmpi_cfg.shm_cma == RMPI_CMA_ON) {
+            if (!tl->cma_warned && tl->cma == SHM_CMA_ON) {
                 rmpi_error("RMP_SHM_CMA=on but cross-memory attach to rank %d fails (%s)",
                            peer, ok < 0 ? strerror(-ok) : "wrong data");
                 rc = RMP_ERR_NOT_SUPPORTED;
@@ -245,8 +291,6 @@ static int shm_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t 
         }
     }
     *out = ep;
-out:
-    free(a);
     return rc;
 }
 
@@ -292,7 +336,7 @@ static void shm_cma_done(rmpi_ep_t *ep, int rc, rmpi_comp_cb_t cb, void *arg)
 {
     cb(arg, rc);
     if (rc == RMP_ERR_PEER_FAILED)
-        rmpi_peer_failed(ep->peer, "process gone");
+        ep->tl->peer_failed(ep->peer, "process gone");
 }
 
 static int shm_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
@@ -338,7 +382,7 @@ static int shm_progress(rmpi_tl_t *tl)
             int peer = tl->eps[lidx].peer;
             tl->active[i--] = tl->active[--tl->nactive];
             rmpi_error("shm: rank %d wrote a malformed frame", peer);
-            rmpi_peer_failed(peer, "malformed shared-memory frame");
+            tl->peer_failed(peer, "malformed shared-memory frame");
         }
     }
     return n;
@@ -347,9 +391,13 @@ static int shm_progress(rmpi_tl_t *tl)
 const rmpi_tl_iface_t rmpi_tl_shm = {
     .name = "shm",
     .default_rndv = SHM_DEFAULT_RNDV,
+    .params = shm_param_table,
+    .param_values = &shm_params,
+    .tune_keys = shm_tune_keys,
     .max_am_hint = shm_max_am_hint,
     .query = shm_query,
     .init = shm_init,
+    .get_address = shm_get_address,
     .connect = shm_connect,
     .post_connect = shm_post_connect,
     .send = shm_send,

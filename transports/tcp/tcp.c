@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* TCP transport: the interface table, output path, registrations and
  * progress. Connections and parsing live in tcp_conn.c, interface choice in
  * tcp_if.c; the design is in docs/tcp.md.
@@ -18,20 +19,32 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bootstrap.h"
-#include "config.h"
 #include "log.h"
+#include "param.h"
 #include "tcp.h"
 #include "tune_default.h"
 
 #define TCP_IOV_MAX 64
 
-static int tcp_query(char *why, size_t len)
+typedef struct tcp_params {
+    char ifspec[128];
+} tcp_params_t;
+
+static tcp_params_t tcp_params;
+
+static const rmpi_param_t tcp_param_table[] = {
+    {"RMP_TCP_IF", RMPI_PT_STRING, "", NULL, RMPI_PARAM_STR(tcp_params_t, ifspec),
+     "interface name or CIDR for the tcp transport; empty = first non-bridge interface"},
+    {NULL, 0, NULL, NULL, 0, 0, NULL},
+};
+
+static int tcp_query(const rmpi_tl_args_t *args, char *why, size_t len)
 {
+    const tcp_params_t *prm = args->params;
     struct in_addr a;
     char name[64];
-    int rc = rmpi_tcp_if_pick(rmpi_cfg.tcp_if, rmpi_g.num_nodes <= 1, &a, name, sizeof(name),
-                              why, len);
+    int rc = rmpi_tcp_if_pick(prm->ifspec, args->num_nodes <= 1, &a, name, sizeof(name), why,
+                              len);
     return rc == RMP_SUCCESS ? RMP_SUCCESS : RMP_ERR_NOT_SUPPORTED;
 }
 
@@ -65,16 +78,19 @@ static void tcp_fini(rmpi_tl_t *tl)
     free(tl);
 }
 
-static int tcp_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
+static int tcp_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
 {
+    const tcp_params_t *prm = args->params;
     rmpi_tl_t *tl = calloc(1, sizeof(*tl));
     if (!tl)
         return RMP_ERR_NOMEM;
     tl->lfd = tl->epfd = -1;
-    tl->cb = cb;
+    tl->cb = args->am;
+    tl->peer_failed = args->peer_failed;
+    tl->node_of = args->node_of;
     tl->done_tail = &tl->done_head;
-    tl->nranks = rmpi_g.size;
-    tl->me = rmpi_g.rank;
+    tl->nranks = args->size;
+    tl->me = args->rank;
     int rc = RMP_ERR_NOMEM;
     tl->eps = calloc((size_t)tl->nranks, sizeof(*tl->eps));
     if (!tl->eps)
@@ -86,7 +102,7 @@ static int tcp_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
     }
     char why[256];
     struct in_addr ip;
-    rc = rmpi_tcp_if_pick(rmpi_cfg.tcp_if, rmpi_g.num_nodes <= 1, &ip, tl->ifname,
+    rc = rmpi_tcp_if_pick(prm->ifspec, args->num_nodes <= 1, &ip, tl->ifname,
                           sizeof(tl->ifname), why, sizeof(why));
     if (rc != RMP_SUCCESS) {
         rmpi_error("tcp: %s", why);
@@ -113,12 +129,6 @@ static int tcp_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
         rmpi_error("tcp: epoll: %s", strerror(errno));
         goto err;
     }
-    char addr[96];
-    snprintf(addr, sizeof(addr), "%s:%u/%016llx", inet_ntoa(ip), (unsigned)ntohs(tl->self.sin_port),
-             (unsigned long long)tl->token);
-    rc = rmpi_boot_put("rmp.tcp", addr, strlen(addr) + 1);
-    if (rc != RMP_SUCCESS)
-        goto err;
     rmpi_info("tcp: listening on %s:%u (%s)", inet_ntoa(ip), (unsigned)ntohs(tl->self.sin_port),
               tl->ifname);
     caps->max_am = TCP_MAX_AM;
@@ -134,26 +144,31 @@ err:
     return rc;
 }
 
-static int tcp_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t *caps)
+/* "IPv4:PORT/TOKEN" and its NUL. */
+static int tcp_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
+{
+    int n = snprintf(buf, *len, "%s:%u/%016llx", inet_ntoa(tl->self.sin_addr),
+                     (unsigned)ntohs(tl->self.sin_port), (unsigned long long)tl->token);
+    if (n < 0 || (size_t)n >= *len)
+        return RMP_ERR_INTERNAL;
+    *len = (size_t)n + 1;
+    return RMP_SUCCESS;
+}
+
+static int tcp_connect(rmpi_tl_t *tl, int peer, const void *a, size_t alen, rmpi_ep_t **out,
+                       rmpi_tl_caps_t *caps)
 {
     (void)caps;
     if (peer < 0 || peer >= tl->nranks || peer == tl->me)
         return RMP_ERR_INTERNAL;
     rmpi_ep_t *ep = &tl->eps[peer];
-    char *a = NULL;
-    size_t alen = 0;
-    int rc = rmpi_boot_get(peer, "rmp.tcp", (void **)&a, &alen);
-    if (rc != RMP_SUCCESS)
-        return rc;
     if (rmpi_tcp_addr_decode(a, alen, &ep->addr, &ep->token) != RMP_SUCCESS) {
         rmpi_error("tcp: rank %d published a malformed address", peer);
-        free(a);
         return RMP_ERR_BOOTSTRAP;
     }
     ep->known = true;
-    rmpi_info("tcp: rank %d (node %d) reached at %s:%u from %s", peer, rmpi_g.node_of[peer],
+    rmpi_info("tcp: rank %d (node %d) reached at %s:%u from %s", peer, tl->node_of[peer],
               inet_ntoa(ep->addr.sin_addr), (unsigned)ntohs(ep->addr.sin_port), tl->ifname);
-    free(a);
     *out = ep;
     return RMP_SUCCESS;
 }
@@ -450,7 +465,7 @@ static void tcp_report_failures(rmpi_tl_t *tl)
     for (int i = 0; i < tl->nranks; i++)
         if (tl->eps[i].report) {
             tl->eps[i].report = false;
-            rmpi_peer_failed(i, "tcp connection lost");
+            tl->peer_failed(i, "tcp connection lost");
         }
 }
 
@@ -459,19 +474,20 @@ static int tcp_ep_alive(rmpi_ep_t *ep)
     return ep->state == TCP_EP_FAILED ? RMP_ERR_PEER_FAILED : RMP_SUCCESS;
 }
 
-static void tcp_describe(void (*line)(const char *text))
+static void tcp_describe(const rmpi_tl_args_t *args, void (*line)(const char *text))
 {
+    const tcp_params_t *prm = args->params;
     char why[256], name[64], text[320];
     struct in_addr a;
-    bool one_node = rmpi_g.num_nodes <= 1;
-    if (rmpi_tcp_if_pick(rmpi_cfg.tcp_if, false, &a, name, sizeof(name), why, sizeof(why)) ==
+    bool one_node = args->num_nodes <= 1;
+    if (rmpi_tcp_if_pick(prm->ifspec, false, &a, name, sizeof(name), why, sizeof(why)) ==
         RMP_SUCCESS)
         snprintf(text, sizeof(text), "interface %s (%s)%s", name, inet_ntoa(a),
-                 rmpi_cfg.tcp_if[0] ? ", from RMP_TCP_IF" : ", for peers on other nodes");
+                 prm->ifspec[0] ? ", from RMP_TCP_IF" : ", for peers on other nodes");
     else
         snprintf(text, sizeof(text), "no interface for other nodes: %s", why);
     line(text);
-    if (!rmpi_cfg.tcp_if[0] && one_node)
+    if (!prm->ifspec[0] && one_node)
         line("loopback when every rank is on this node");
 }
 
@@ -513,18 +529,22 @@ static int tcp_flushed(rmpi_tl_t *tl)
     return tl->flush_list || tl->done_head ? RMPI_AGAIN : RMP_SUCCESS;
 }
 
-static size_t tcp_max_am_hint(void)
+static size_t tcp_max_am_hint(const rmpi_tl_args_t *args)
 {
+    (void)args;
     return TCP_MAX_AM;
 }
 
 const rmpi_tl_iface_t rmpi_tl_tcp = {
     .name = "tcp",
     .default_rndv = RMPI_TUNE_DEFAULT_TCP_RNDV_THRESHOLD,
+    .params = tcp_param_table,
+    .param_values = &tcp_params,
     .max_am_hint = tcp_max_am_hint,
     .describe = tcp_describe,
     .query = tcp_query,
     .init = tcp_init,
+    .get_address = tcp_get_address,
     .connect = tcp_connect,
     .post_connect = NULL,
     .send = tcp_send,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* TCP transport, internal declarations (docs/tcp.md).
  *
  * One connection per peer pair, created on first use. Frames are a 16-byte
@@ -100,6 +101,8 @@ struct rmpi_mr {
 
 struct rmpi_tl {
     rmpi_am_cb_t cb;
+    void (*peer_failed)(int peer, const char *why);
+    const int *node_of;  /* node id per world rank */
     int epfd, lfd;
     uint64_t token;
     struct sockaddr_in self;

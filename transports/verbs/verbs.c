@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The verbs transport: RC queue pairs over libibverbs, connected lazily with
  * librdmacm. This file holds the interface table and the instance's life
  * cycle; docs/verbs.md describes the design. */
@@ -6,14 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bootstrap.h"
 #include "log.h"
+#include "param.h"
 #include "tune_default.h"
 #include "verbs_int.h"
 
-static int verbs_query(char *why, size_t whylen)
+static verbs_params_t verbs_params;
+
+static const rmpi_param_t verbs_param_table[] = {
+    {"RMP_VERBS_DEVICE", RMPI_PT_STRING, "", NULL, RMPI_PARAM_STR(verbs_params_t, device),
+     "RDMA device and port, as name[:port]; empty = first active port"},
+    {"RMP_VERBS_GID_INDEX", RMPI_PT_INT, "-1", NULL, RMPI_PARAM_OFF(verbs_params_t, gid_index),
+     "GID index on RoCE; -1 = the RoCEv2 IPv4 GID"},
+    {NULL, 0, NULL, NULL, 0, 0, NULL},
+};
+
+static int verbs_query(const rmpi_tl_args_t *args, char *why, size_t whylen)
 {
-    return rmpi_verbs_query(why, whylen);
+    return rmpi_verbs_query(args->params, why, whylen);
 }
 
 static void verbs_fini(rmpi_tl_t *tl)
@@ -50,15 +61,35 @@ static void verbs_addr_str(const struct sockaddr_storage *ss, char *buf, size_t 
     snprintf(buf, len, "%s port %u", ip, port);
 }
 
-static int verbs_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
+/* The listener's address: where peers' rdma_connect goes. */
+static int verbs_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
+{
+    verbs_addr_t a;
+    if (*len < sizeof(a))
+        return RMP_ERR_INTERNAL;
+    memset(&a, 0, sizeof(a));
+    struct sockaddr *la = rdma_get_local_addr(tl->listen);
+    memcpy(&a.sa, la, la->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+                                                : sizeof(struct sockaddr_in6));
+    memcpy(buf, &a, sizeof(a));
+    *len = sizeof(a);
+    return RMP_SUCCESS;
+}
+
+static int verbs_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
 {
     int rc = RMP_ERR_NOMEM;
     rmpi_tl_t *tl = calloc(1, sizeof(*tl));
     if (!tl)
         return RMP_ERR_NOMEM;
-    tl->cb = cb;
+    tl->cb = args->am;
+    tl->peer_failed = args->peer_failed;
+    tl->prm = args->params;
+    tl->me = args->rank;
+    tl->rcache_max_bytes = args->rcache_max_bytes;
+    tl->stats = args->stats;
     tl->max_inline = UINT32_MAX;
-    tl->neps = rmpi_g.size;
+    tl->neps = args->size;
     size_t cap = 64;
     while (cap < 4 * ((size_t)tl->neps + 16))
         cap *= 2;
@@ -74,7 +105,7 @@ static int verbs_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
     int n = 0;
     tl->devlist = rdma_get_devices(&n);
     char why[256];
-    rc = rmpi_verbs_select(tl->devlist, tl->devlist ? n : 0, &tl->sel, why, sizeof(why));
+    rc = rmpi_verbs_select(tl->prm, tl->devlist, tl->devlist ? n : 0, &tl->sel, why, sizeof(why));
     if (rc != RMP_SUCCESS) {
         rmpi_error("verbs: %s", why);
         rc = RMP_ERR_TRANSPORT;
@@ -85,13 +116,8 @@ static int verbs_init(rmpi_am_cb_t cb, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
         (rc = rmpi_verbs_mr_init(tl)) != RMP_SUCCESS)
         goto err;
     verbs_addr_t a;
-    memset(&a, 0, sizeof(a));
-    struct sockaddr *la = rdma_get_local_addr(tl->listen);
-    memcpy(&a.sa, la, la->sa_family == AF_INET ? sizeof(struct sockaddr_in)
-                                                : sizeof(struct sockaddr_in6));
-    rc = rmpi_boot_put("rmp.verbs", &a, sizeof(a));
-    if (rc != RMP_SUCCESS)
-        goto err;
+    size_t alen = sizeof(a);
+    verbs_get_address(tl, &a, &alen);
     char as[96];
     verbs_addr_str(&a.sa, as, sizeof(as));
     rmpi_info("verbs: %s port %u (%s), GID index %d, listening on %s, %d SRQ / %d CQ entries "
@@ -112,8 +138,9 @@ err:
     return rc;
 }
 
-static size_t verbs_max_am_hint(void)
+static size_t verbs_max_am_hint(const rmpi_tl_args_t *args)
 {
+    (void)args;
     return VERBS_BUF_SIZE;
 }
 
@@ -129,10 +156,13 @@ static int verbs_atomic_or_emulate(rmpi_ep_t *ep, int op, uint64_t operand, uint
 const rmpi_tl_iface_t rmpi_tl_verbs = {
     .name = "verbs",
     .default_rndv = RMPI_TUNE_DEFAULT_VERBS_RNDV_THRESHOLD,
+    .params = verbs_param_table,
+    .param_values = &verbs_params,
     .max_am_hint = verbs_max_am_hint,
     .describe = rmpi_verbs_describe,
     .query = verbs_query,
     .init = verbs_init,
+    .get_address = verbs_get_address,
     .connect = rmpi_verbs_connect,
     .post_connect = NULL, /* rdma_cm addresses stay valid: peers connect on first use */
     .send = rmpi_verbs_send,

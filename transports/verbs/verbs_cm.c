@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Connections: an rdma_cm listener per rank, and RC queue pairs created on
  * first use of a peer, driven by progress() through a non-blocking event
  * channel (no rdma_cm call here waits for the network).
@@ -145,7 +146,7 @@ static void cm_param(rmpi_tl_t *tl, struct rdma_conn_param *p, verbs_cm_priv_t *
 {
     memset(p, 0, sizeof(*p));
     priv->magic = VERBS_CM_MAGIC;
-    priv->rank = rmpi_g.rank;
+    priv->rank = tl->me;
     p->private_data = priv;
     p->private_data_len = sizeof(*priv);
     p->responder_resources = tl->rd_atom;
@@ -211,7 +212,7 @@ static void cm_on_request(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_c
 {
     verbs_cm_priv_t priv;
     if (rmpi_verbs_priv_decode(ev->param.conn.private_data, ev->param.conn.private_data_len,
-                               tl->neps, rmpi_g.rank, &priv.rank) != RMP_SUCCESS) {
+                               tl->neps, tl->me, &priv.rank) != RMP_SUCCESS) {
         rmpi_warn("verbs: rejecting a connection request that is not from this job");
         goto reject;
     }
@@ -221,7 +222,7 @@ static void cm_on_request(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_c
     case VEP_WAIT_PEER:
         break;
     case VEP_CONNECTING:
-        if (priv.rank > rmpi_g.rank)
+        if (priv.rank > tl->me)
             goto reject; /* ours wins: the peer waits for it */
         rmpi_debug("verbs: simultaneous connect with rank %d: taking its request", priv.rank);
         rmpi_verbs_ep_close(ep);
@@ -302,7 +303,7 @@ static void cm_event(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_cm_id 
         break;
     case RDMA_CM_EVENT_REJECTED:
         if (ev->status == VERBS_REJ_CONSUMER && ep->state == VEP_CONNECTING &&
-            ep->peer < rmpi_g.rank) {
+            ep->peer < tl->me) {
             /* The peer's own request wins the race; it is on its way. */
             cm_detach(ep, destroy);
             rmpi_verbs_ep_set_state(ep, VEP_WAIT_PEER);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Completions: one CQ for every QP's sends and the SRQ's receives, polled by
  * progress(). Receive work requests carry their buffer's address | 1, send
  * work requests their slot sequence << 1 (a failed completion has no valid
@@ -159,7 +160,7 @@ int rmpi_verbs_progress(rmpi_tl_t *tl)
         for (int i = 0; i < tl->neps; i++)
             if (tl->eps[i].report) {
                 tl->eps[i].report = 0;
-                rmpi_peer_failed(i, "verbs connection lost");
+                tl->peer_failed(i, "verbs connection lost");
             }
     }
     /* rdma_cm costs a system call: poll it on every call only while a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Device, port and GID selection, and the per-instance verbs objects (PD, CQ,
  * SRQ). rdma_cm names a device by an IP address, so the chosen GID is turned
  * into the address the listener binds to: the IPv4 address inside a RoCEv2
@@ -12,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "log.h"
 #include "verbs_int.h"
 
@@ -68,14 +68,14 @@ static int dev_ipoib_addr(const char *dev, struct sockaddr_storage *ss)
 
 /* Pick the GID of an active port: RMP_VERBS_GID_INDEX, else the first RoCEv2
  * IPv4-mapped GID on Ethernet (then any RoCEv2, then any IPv4-mapped one). */
-static int dev_pick_gid(struct ibv_context *ctx, uint8_t port, const struct ibv_port_attr *pa,
+static int dev_pick_gid(const verbs_params_t *prm, struct ibv_context *ctx, uint8_t port, const struct ibv_port_attr *pa,
                         verbs_sel_t *sel, char *why, size_t whylen)
 {
     const char *name = ibv_get_device_name(ctx->device);
     struct ibv_gid_entry e, best;
     int have = 0, rank_best = 99;
     if (pa->link_layer != IBV_LINK_LAYER_ETHERNET) {
-        int idx = rmpi_cfg.verbs_gid_index >= 0 ? rmpi_cfg.verbs_gid_index : 0;
+        int idx = prm->gid_index >= 0 ? prm->gid_index : 0;
         if (ibv_query_gid(ctx, port, idx, &sel->gid) != 0) {
             snprintf(why, whylen, "%s:%u has no GID index %d", name, port, idx);
             return RMP_ERR_NOT_SUPPORTED;
@@ -91,8 +91,8 @@ static int dev_pick_gid(struct ibv_context *ctx, uint8_t port, const struct ibv_
         return RMP_SUCCESS;
     }
     int lo = 0, hi = pa->gid_tbl_len;
-    if (rmpi_cfg.verbs_gid_index >= 0) {
-        lo = rmpi_cfg.verbs_gid_index;
+    if (prm->gid_index >= 0) {
+        lo = prm->gid_index;
         hi = lo + 1;
     }
     for (int i = lo; i < hi; i++) {
@@ -100,7 +100,7 @@ static int dev_pick_gid(struct ibv_context *ctx, uint8_t port, const struct ibv_
             continue;
         int r = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? (dev_gid_is_v4(&e.gid) ? 0 : 1)
                                                    : (dev_gid_is_v4(&e.gid) ? 2 : 3);
-        if (rmpi_cfg.verbs_gid_index >= 0)
+        if (prm->gid_index >= 0)
             r = 0;
         if (r < rank_best && r < 3) {
             best = e;
@@ -109,9 +109,9 @@ static int dev_pick_gid(struct ibv_context *ctx, uint8_t port, const struct ibv_
         }
     }
     if (!have) {
-        if (rmpi_cfg.verbs_gid_index >= 0)
+        if (prm->gid_index >= 0)
             snprintf(why, whylen, "%s:%u has no usable GID at RMP_VERBS_GID_INDEX=%d", name,
-                     port, rmpi_cfg.verbs_gid_index);
+                     port, prm->gid_index);
         else
             snprintf(why, whylen, "%s:%u has no GID with an IP address (is the netdev up?)",
                      name, port);
@@ -123,18 +123,18 @@ static int dev_pick_gid(struct ibv_context *ctx, uint8_t port, const struct ibv_
     return RMP_SUCCESS;
 }
 
-int rmpi_verbs_select(struct ibv_context **ctxs, int n, verbs_sel_t *sel, char *why,
-                      size_t whylen)
+int rmpi_verbs_select(const verbs_params_t *prm, struct ibv_context **ctxs, int n,
+                      verbs_sel_t *sel, char *why, size_t whylen)
 {
-    char want[sizeof(rmpi_cfg.verbs_device)];
+    char want[sizeof(prm->device)];
     int want_port = 0;
-    snprintf(want, sizeof(want), "%s", rmpi_cfg.verbs_device);
+    snprintf(want, sizeof(want), "%s", prm->device);
     char *colon = strchr(want, ':');
     if (colon) {
         *colon = '\0';
         want_port = atoi(colon + 1);
         if (want_port <= 0 || want_port > 255) {
-            snprintf(why, whylen, "RMP_VERBS_DEVICE=%s: bad port number", rmpi_cfg.verbs_device);
+            snprintf(why, whylen, "RMP_VERBS_DEVICE=%s: bad port number", prm->device);
             return RMP_ERR_ARG;
         }
     }
@@ -165,7 +165,7 @@ int rmpi_verbs_select(struct ibv_context **ctxs, int n, verbs_sel_t *sel, char *
                 continue;
             }
             memset(sel, 0, sizeof(*sel));
-            if (dev_pick_gid(ctxs[d], p, &pa, sel, why, whylen) != RMP_SUCCESS)
+            if (dev_pick_gid(prm, ctxs[d], p, &pa, sel, why, whylen) != RMP_SUCCESS)
                 continue;
             snprintf(sel->dev_name, sizeof(sel->dev_name), "%s", name);
             sel->port = p;
@@ -174,12 +174,12 @@ int rmpi_verbs_select(struct ibv_context **ctxs, int n, verbs_sel_t *sel, char *
         }
     }
     if (want[0] && !seen)
-        snprintf(why, whylen, "RMP_VERBS_DEVICE=%s: no such RDMA device", rmpi_cfg.verbs_device);
+        snprintf(why, whylen, "RMP_VERBS_DEVICE=%s: no such RDMA device", prm->device);
     return RMP_ERR_NOT_SUPPORTED;
 }
 
 /* Side-effect free: open every device, look for a usable port, close again. */
-int rmpi_verbs_query(char *why, size_t whylen)
+int rmpi_verbs_query(const verbs_params_t *prm, char *why, size_t whylen)
 {
     int n = 0;
     struct ibv_device **list = ibv_get_device_list(&n);
@@ -193,7 +193,7 @@ int rmpi_verbs_query(char *why, size_t whylen)
         if ((ctxs[m] = ibv_open_device(list[i])))
             m++;
     verbs_sel_t sel;
-    int rc = ctxs ? rmpi_verbs_select(ctxs, m, &sel, why, whylen) : RMP_ERR_NOMEM;
+    int rc = ctxs ? rmpi_verbs_select(prm, ctxs, m, &sel, why, whylen) : RMP_ERR_NOMEM;
     if (rc == RMP_SUCCESS && m == 0)
         rc = RMP_ERR_NOT_SUPPORTED;
     if (rc == RMP_SUCCESS && access("/dev/infiniband/rdma_cm", R_OK | W_OK) != 0) {
@@ -248,8 +248,9 @@ static void dev_describe_gids(struct ibv_context *c, uint8_t port, const struct 
 }
 
 /* rmp_info: every device and port with its GIDs, and which one rmp would use. */
-void rmpi_verbs_describe(void (*line)(const char *text))
+void rmpi_verbs_describe(const rmpi_tl_args_t *args, void (*line)(const char *text))
 {
+    const verbs_params_t *prm = args->params;
     char text[320];
     int n = 0;
     struct ibv_device **list = ibv_get_device_list(&n);
@@ -285,7 +286,7 @@ void rmpi_verbs_describe(void (*line)(const char *text))
     }
     verbs_sel_t sel;
     char why[256];
-    if (ctxs && rmpi_verbs_select(ctxs, m, &sel, why, sizeof(why)) == RMP_SUCCESS) {
+    if (ctxs && rmpi_verbs_select(prm, ctxs, m, &sel, why, sizeof(why)) == RMP_SUCCESS) {
         char ip[INET6_ADDRSTRLEN] = "?";
         if (sel.ip.ss_family == AF_INET)
             inet_ntop(AF_INET, &((struct sockaddr_in *)&sel.ip)->sin_addr, ip, sizeof(ip));
@@ -319,7 +320,7 @@ int rmpi_verbs_dev_open(rmpi_tl_t *tl)
     }
     tl->max_msg = pa.max_msg_sz ? pa.max_msg_sz : (1u << 30);
     tl->rd_atom = (uint8_t)(tl->dattr.max_qp_rd_atom < 16 ? tl->dattr.max_qp_rd_atom : 16);
-    long peers = rmpi_g.size > 1 ? rmpi_g.size - 1 : 1;
+    long peers = tl->neps > 1 ? tl->neps - 1 : 1;
     long srq = peers * (VERBS_CREDITS + VERBS_CREDIT_SPARE) + 2 * VERBS_RECV_BATCH;
     if (srq > tl->dattr.max_srq_wr)
         srq = tl->dattr.max_srq_wr;

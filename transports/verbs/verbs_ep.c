@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Endpoints: the operations posted on a peer's RC queue pair.
  *
  * Eager messages are SEND_WITH_IMM (imm: header length and returned credits)
@@ -14,26 +15,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bootstrap.h"
 #include "log.h"
 #include "verbs_int.h"
 
 static int ep_post(rmpi_ep_t *ep, struct ibv_send_wr *wr);
 static verbs_op_t *ep_slot(rmpi_ep_t *ep, uint64_t seq, int kind);
 
-int rmpi_verbs_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **out, rmpi_tl_caps_t *caps)
+int rmpi_verbs_connect(rmpi_tl_t *tl, int peer, const void *a, size_t alen, rmpi_ep_t **out,
+                       rmpi_tl_caps_t *caps)
 {
     (void)caps;
     if (peer < 0 || peer >= tl->neps)
         return RMP_ERR_INTERNAL;
-    verbs_addr_t *a = NULL;
-    size_t alen = 0;
-    int rc = rmpi_boot_get(peer, "rmp.verbs", (void **)&a, &alen);
-    if (rc != RMP_SUCCESS)
-        return rc;
     rmpi_ep_t *ep = &tl->eps[peer];
-    rc = rmpi_verbs_addr_decode(a, alen, &ep->addr);
-    free(a);
+    int rc = rmpi_verbs_addr_decode(a, alen, &ep->addr);
     if (rc != RMP_SUCCESS) {
         rmpi_error("verbs: rank %d published a malformed address", peer);
         return rc;

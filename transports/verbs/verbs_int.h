@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal declarations of the verbs transport (RC queue pairs over libibverbs,
  * connections with librdmacm). docs/verbs.md describes the design; the contract
  * is core/transport.h. Only files of this folder include this header, and only
@@ -103,8 +104,19 @@ struct rmpi_ep {
     struct rmpi_ep *next_credit;
 };
 
+/* RMP_VERBS_* (the table is in verbs.c). */
+typedef struct verbs_params {
+    char device[64]; /* name[:port]; empty: first active port */
+    int gid_index;   /* -1: automatic */
+} verbs_params_t;
+
 struct rmpi_tl {
     rmpi_am_cb_t cb;
+    void (*peer_failed)(int peer, const char *why);
+    const verbs_params_t *prm;
+    int me;                   /* world rank */
+    size_t rcache_max_bytes;
+    bool stats;
     verbs_sel_t sel;
     struct ibv_context **devlist; /* rdma_get_devices() */
     struct ibv_context *ctx;
@@ -139,10 +151,10 @@ struct rmpi_tl {
 };
 
 /* verbs_dev.c: device, port and GID selection; the instance's verbs objects. */
-int rmpi_verbs_select(struct ibv_context **ctxs, int n, verbs_sel_t *sel, char *why,
-                      size_t whylen);
-int rmpi_verbs_query(char *why, size_t whylen);
-void rmpi_verbs_describe(void (*line)(const char *text));
+int rmpi_verbs_select(const verbs_params_t *prm, struct ibv_context **ctxs, int n,
+                      verbs_sel_t *sel, char *why, size_t whylen);
+int rmpi_verbs_query(const verbs_params_t *prm, char *why, size_t whylen);
+void rmpi_verbs_describe(const rmpi_tl_args_t *args, void (*line)(const char *text));
 int rmpi_verbs_dev_open(rmpi_tl_t *tl);
 void rmpi_verbs_dev_close(rmpi_tl_t *tl);
 
@@ -167,7 +179,8 @@ void rmpi_verbs_ep_close(rmpi_ep_t *ep);
 void rmpi_verbs_ep_set_state(rmpi_ep_t *ep, int state);
 
 /* verbs_ep.c: endpoints and the operations posted on them. */
-int rmpi_verbs_connect(rmpi_tl_t *tl, int peer, rmpi_ep_t **ep, rmpi_tl_caps_t *caps);
+int rmpi_verbs_connect(rmpi_tl_t *tl, int peer, const void *addr, size_t len, rmpi_ep_t **ep,
+                       rmpi_tl_caps_t *caps);
 int rmpi_verbs_ep_ready(rmpi_ep_t *ep);
 void rmpi_verbs_ep_established(rmpi_ep_t *ep);
 void rmpi_verbs_ep_fail(rmpi_ep_t *ep, int status);

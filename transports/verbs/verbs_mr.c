@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Memory: the registered buffer pools (eager send bounce buffers, SRQ receive
  * buffers) and the registration cache used for rendezvous and RMA buffers.
  * User memory is registered only through core/rcache, so a buffer that is
@@ -10,7 +11,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "config.h"
 #include "log.h"
 #include "verbs_int.h"
 
@@ -131,7 +131,7 @@ static int mr_chunk_new(rmpi_tl_t *tl, int n, verbs_buf_t **list)
 
 int rmpi_verbs_mr_init(rmpi_tl_t *tl)
 {
-    size_t max = rmpi_cfg.rcache_max_bytes;
+    size_t max = tl->rcache_max_bytes;
     if (rcache_hooks_install() != RMP_SUCCESS) {
         /* Without the memory hooks a cached registration could outlive its pages. */
         rmpi_warn("verbs: memory hooks unavailable: registering every rendezvous buffer "
@@ -150,12 +150,12 @@ void rmpi_verbs_mr_fini(rmpi_tl_t *tl)
         rcache_stats_t st;
         rcache_stats(tl->rcache, &st);
         /* RMP_STATS=1 prints it as a stats line, RMP_LOG=debug as a log line. */
-        if (rmpi_cfg.stats || rmpi_log_level >= RMPI_LOG_DEBUG)
-            rmpi_log_at(rmpi_cfg.stats ? RMPI_LOG_ERROR : RMPI_LOG_DEBUG,
+        if (tl->stats || rmpi_log_level >= RMPI_LOG_DEBUG)
+            rmpi_log_at(tl->stats ? RMPI_LOG_ERROR : RMPI_LOG_DEBUG,
                         "%sverbs rcache: %llu hits, %llu misses, %llu evictions, %llu "
                         "invalidations, %llu merges, %zu regions / %zu bytes registered at "
                         "finalize",
-                        rmpi_cfg.stats ? "stats: " : "", (unsigned long long)st.hits,
+                        tl->stats ? "stats: " : "", (unsigned long long)st.hits,
                         (unsigned long long)st.misses, (unsigned long long)st.evictions,
                         (unsigned long long)st.invalidations, (unsigned long long)st.merges,
                         st.regions, st.bytes);

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a verbs peer sends us outside the data it asked for: the immediate
  * data of every SEND, the private data of a connection request and the
- * address published under "rmp.verbs"; and their validation. Free of
+ * address verbs_get_address publishes (in the rmp.tl blob); and their validation. Free of
  * libibverbs so that the fuzzer (tests/fuzz/fuzz_verbs.c) builds anywhere. */
 #ifndef RMPI_VERBS_WIRE_H
 #define RMPI_VERBS_WIRE_H
@@ -24,7 +25,7 @@ typedef struct verbs_cm_priv {
 } verbs_cm_priv_t;
 #define VERBS_CM_MAGIC 0x726d7076u /* "rmpv" */
 
-/* What every rank publishes under "rmp.verbs". */
+/* What every rank publishes (verbs_get_address). */
 typedef struct verbs_addr {
     struct sockaddr_storage sa;
 } verbs_addr_t;

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A parameter table: the RMP_* environment variables one module owns (core in
+ * config.c, each transport in its own folder). core/config.c parses every
+ * registered table; rmp_info lists them; the unknown-variable warning
+ * suggests from all of them. */
+#ifndef RMPI_PARAM_H
+#define RMPI_PARAM_H
+
+#include <stddef.h>
+
+typedef enum {
+    RMPI_PT_BOOL,   /* bool */
+    RMPI_PT_INT,    /* int */
+    RMPI_PT_SIZE,   /* size_t: bytes, with optional k/m/g suffix (powers of 1024) */
+    RMPI_PT_DOUBLE, /* double */
+    RMPI_PT_STRING, /* char[size] */
+    RMPI_PT_ENUM    /* int: index among the '|'-separated choices */
+} rmpi_ptype_t;
+
+typedef struct rmpi_param {
+    const char *name;    /* environment variable */
+    rmpi_ptype_t type;
+    const char *defval;  /* default, as it would be written in the environment */
+    const char *choices; /* RMPI_PT_ENUM only: "a|b|c" */
+    size_t offset;       /* where the parsed value lives in the owner's struct */
+    size_t size;         /* capacity for RMPI_PT_STRING */
+    const char *help;
+} rmpi_param_t;
+
+/* Table entries: RMPI_PARAM_OFF(struct, field) for scalars, RMPI_PARAM_STR for strings. */
+#define RMPI_PARAM_OFF(type, f) offsetof(type, f), 0
+#define RMPI_PARAM_STR(type, f) offsetof(type, f), sizeof(((type *)0)->f)
+
+#endif
