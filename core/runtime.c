@@ -19,7 +19,6 @@
 #include "tuning.h"
 
 rmpi_global_t rmpi_g;
-void rmpi_diag_install(void);
 
 /* Arguments of each open instance (slot of rmpi_g.tls): they outlive it. */
 static rmpi_tl_args_t runtime_tl_args[RMPI_TL_MAX];
@@ -329,7 +328,6 @@ err_boot:
 
 static void runtime_print_stats(void)
 {
-    extern size_t rmpi_p2p_unexpected_high_water(void);
     fprintf(stderr,
             "[rmp %d] stats: eager %llu msgs %llu B, rendezvous %llu msgs %llu B, fragmented "
             "%llu msgs %llu B, unexpected %llu (queue high water %zu)\n",
