@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared benchmark helpers; see bench_common.h. */
 #include "bench_common.h"
 

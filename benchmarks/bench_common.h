@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared option parsing, timing, data patterns and output for the rmp benchmarks and for
  * the MPI reference programs in benchmarks/mpi/. Nothing here calls rmp or MPI, so both
  * sides measure with exactly the same method and print exactly the same format (OSU style:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rmp side of the benchmark harness: start-up, error checks and validation failures.
  * Every rmp call in a benchmark goes through CK(), which prints the failing call with
  * rmp_strerror and takes the whole job down with a non-zero status. */

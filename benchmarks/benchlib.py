@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Shared code of benchmarks/compare-p2p, compare-rma, compare-coll and startup.
 
 Builds the real OSU Micro-Benchmarks 7.4 (/work/shared/third_party, or $RMP_OSU_TARBALL)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather latency (osu_allgather): -m is the bytes each rank contributes, -T datatype
  * (default uint8). Average over ranks of each rank's mean time per call; an untimed
  * barrier follows each call. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Alltoall latency (osu_alltoall): -m is the bytes each rank sends to each rank, -T
  * datatype (default uint8). Average over ranks of each rank's mean time per call; an
  * untimed barrier follows each call. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* 64-bit atomic latency (osu_fop_latency / osu_cas_latency): rank 0 does blocking
  * rmp_atomic_fetch_add and rmp_atomic_cswap on a word of rank 1's window. -t fadd|cswap
  * picks one; by default both are printed, each after a "# fetch_add" / "# cswap" line. */

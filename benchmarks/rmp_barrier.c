@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Barrier latency (osu_barrier): back-to-back barriers, average over ranks of each rank's
  * mean time per barrier, printed as one row of size 0. */
 #include "bench_rmp.h"

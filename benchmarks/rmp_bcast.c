@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Broadcast latency from rank 0 (osu_bcast): -m in bytes, -T datatype (default uint8, so
  * sizes start at 1 byte like OSU). Average over ranks of each rank's mean time per call;
  * an untimed barrier follows each call. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bi-directional bandwidth between ranks 0 and 1 (osu_bibw method): per iteration both
  * ranks post a window of receives and a window of sends of one buffer and wait for all;
  * the bytes of both directions count. MB/s = 1e6 bytes/s. */

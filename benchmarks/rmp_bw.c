@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Uni-directional bandwidth between ranks 0 and 1 (osu_bw method): per iteration rank 0
  * posts a window of non-blocking sends of one buffer, waits for all of them, then waits
  * for a 4-byte acknowledgement from rank 1. MB/s = 1e6 bytes/s. */

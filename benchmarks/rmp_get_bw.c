@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One-sided get bandwidth (osu_get_bw with flush): per iteration rank 0 issues a window
  * of rmp_get_nbi from rank 1 into one buffer, then rmp_win_flush. MB/s = 1e6 bytes/s. */
 #include "bench_rmp.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One-sided get latency (osu_get_latency): rank 0 does blocking rmp_get from rank 1's
  * window (created once); the data is in place when rmp_get returns, so no flush. */
 #include "bench_rmp.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Start-up cost: rmp_init + rmp_finalize and nothing else (timed by benchmarks/startup). */
 #include "bench_rmp.h"
 

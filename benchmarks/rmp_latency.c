@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Ping-pong latency between ranks 0 and 1 (osu_latency method): rank 0 sends, rank 1
  * echoes; latency is half the round-trip time, in microseconds. Other ranks only wait. */
 #include "bench_rmp.h"

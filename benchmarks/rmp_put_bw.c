@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One-sided put bandwidth (osu_put_bw with flush): per iteration rank 0 issues a window
  * of rmp_put_nbi of one buffer to rank 1, then rmp_win_flush. MB/s = 1e6 bytes/s. */
 #include "bench_rmp.h"

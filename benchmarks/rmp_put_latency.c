@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One-sided put latency (osu_put_latency with flush synchronisation): rank 0 does
  * rmp_put + rmp_win_flush to rank 1 in a loop, into a window created once. The target
  * stays passive (it only waits in barriers). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce-scatter latency (osu_reduce_scatter): -m is the size of the whole input vector in
  * bytes; each rank receives size / ranks of it (sizes too small to give every rank one
  * element are skipped). -T datatype (default float), -o op (default sum). Average over

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench-smoke: runs every rmp benchmark under BUILD_DIR/launcher/rrun with tiny iteration
 # counts (2 ranks; collectives also 3 ranks oversubscribed) and checks that each exits 0
 # and prints at least one "size value" row. Exit status: 0 all passed, 1 some failed,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collective algorithms (internal). Every collective runs over point-to-point messages on
  * the communicator's collective context (comm->cid + 1), so it never matches a user receive.
  *

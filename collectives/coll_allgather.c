@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allgather: recursive doubling (power-of-two rank counts), Bruck (any count, log n steps
  * for small blocks), direct (every rank sends its block to every other: one step, for
  * small blocks on few ranks), ring (bandwidth-optimal for large blocks). The ring and doubling

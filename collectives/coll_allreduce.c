@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Allreduce: direct (one step: every rank sends its vector to every other), recursive
  * doubling (log2 n exchanges of the whole vector), Rabenseifner (recursive-halving
  * reduce-scatter + recursive-doubling allgather: 2x the vector on the wire, 2 log2 n

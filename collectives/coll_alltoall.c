@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Alltoall: linear (every transfer posted at once: one step, for few ranks), pairwise
  * exchange (n-1 steps, step s sends to rank + s and receives from rank - s: each block
  * moves once, one peer at a time) and Bruck (ceil(log2 n) steps, each moving about half

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Barrier. Dissemination (Hensgen, Finkel, Manber): in round k every rank signals rank
  * + 2^k and waits for rank - 2^k; after ceil(log2 n) rounds every rank has heard,
  * transitively, from every other; any n, no extra step. Direct: every rank signals every

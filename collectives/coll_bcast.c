@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bcast: binomial tree (latency), linear (the root sends to every rank at once: one step,
  * for small messages on few ranks), and for large messages van de Geijn's binomial
  * scatter of n blocks followed by a ring allgather (each rank moves ~2x the message

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* RMP_COLL_CHECK=1: before each blocking collective the ranks exchange what they were
  * called with (collective, root, count, datatype, op) and, when any rank disagrees, every
  * rank returns RMP_ERR_ARG naming the first one that does, instead of messages that do not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-communicator collective state (comm->coll_priv): the node layout, and what the
  * node-aware algorithms build on first use (the shared segment, the node and leader
  * communicators). The layout comes from rmpi_g.node_of, whose ids may differ between

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Gather and scatter, linear: the root posts every receive (sends) at once, so the
  * transfers proceed in parallel and the root's link is the only bottleneck.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hierarchical collectives for communicators spanning several nodes: a step among the
  * ranks of each node (shared memory), a step among one leader per node (the network),
  * and a step within each node again. The leader of a node is its lowest comm rank; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Nonblocking collectives: the blocking algorithms written as schedules (coll_sched.c),
  * chosen by the same table, so rmp_iallreduce gives the same bits as rmp_allreduce. */
 #include "coll.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Nonblocking collectives beyond allreduce/bcast/barrier, as schedules (coll_sched.c):
  * gather(v), scatter(v), allgather(v), alltoall(v), reduce, reduce_scatter(_v), scan and
  * exscan. The data-moving ones post every transfer in one round (the root's or every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduction kernels: one simple loop per (datatype, op), dispatched through a [dt][op]
  * table. The loops are left to the auto-vectoriser (this file is built with -O3); on x86-64
  * each is cloned for SSE2, AVX2 and AVX-512 and the best clone is picked at load time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduction kernels used by every reducing collective (internal).
  *
  * Contract shared by every function below:

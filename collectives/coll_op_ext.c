@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reductions beyond the core kernels: the extended C types of rmp.h (long double, complex,
  * C_BOOL, the MINLOC/MAXLOC pair types), logical xor, and user-defined ops. coll_op.c
  * hands every (dt, op) outside its [core type][core op] table to this file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point helpers on the collective context, and the argument checks every
  * collective shares. */
 #include "coll.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce: binomial tree (latency), linear (the root receives every vector at once and
  * reduces them in rank order: one step, for small vectors on few ranks), and for large
  * vectors a ring reduce-scatter followed by a gather of the reduced blocks at the root

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduce-scatter with equal blocks: recursive halving (MPICH, with the extra ranks of a
  * non-power-of-two count folded into their neighbours), ring, and direct (every rank
  * sends block i to rank i and reduces the n contributions to its block in rank order:

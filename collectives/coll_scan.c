@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Inclusive and exclusive prefix reductions: recursive doubling (log2 n steps of the whole
  * vector, any n). At the step with rank ^ mask, `part` is the reduction over the block of
  * 2 * mask ranks containing this rank, combined with the lower half as the left operand;

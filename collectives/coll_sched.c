@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Round-based schedules run by the progress engine (the libNBC model): the nonblocking
  * collectives build the whole schedule up front, then a generic request's poll function
  * advances it without ever blocking. */

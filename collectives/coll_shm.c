@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared-memory allreduce for a communicator on one node.
  *
  * One segment per communicator (a nameless memfd, core/shmem.c), made by comm rank 0 on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Algorithm selection: the RMP_<KIND>_ALGO override, else the first matching row of the
  * table for the communicator's layout (ranks, nodes, ranks per node). The table is data: the built-in rows are generated at build time from
  * tools/tuning/default.tune (a sweep's output, docs/tuning.md), and a tuning file's rows

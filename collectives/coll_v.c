@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The v-collectives: per-rank byte counts and displacements (MPI's gatherv, scatterv,
  * allgatherv, alltoallv, reduce_scatter with counts). Where every rank knows every count
  * (allgatherv, reduce_scatter_v) and they are uniform with the blocks packed, they run as

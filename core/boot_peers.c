@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PMIX_LOCAL_PEERS, as the launcher's PMIx server reports it: a pure parser,
  * fuzzed as it is (tests/fuzz/fuzz_boot.c). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PMIx client side of the runtime. Every PMIx status is converted to an rmp
  * code here; nothing else in the library includes pmix.h. */
 #include <pmix.h>

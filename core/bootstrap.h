@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bootstrap: the only module that talks PMIx. Out-of-band key/value exchange
  * among the ranks of the job, and the job's shape. */
 #ifndef RMPI_BOOTSTRAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Communicators: the world, split and dup. */
 #include <stdlib.h>
 #include <string.h>
@@ -76,25 +77,27 @@ static int comm_entry_cmp(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* Exchange (color, key, next cid) with every member of comm: an allgather
+/* Exchange (color, key, next cid) among n members of comm (members[i] is a
+ * comm rank, NULL for all of comm; me is the caller's index): an allgather
  * over point-to-point on the collective context. */
-static int comm_exchange(rmp_comm_t comm, comm_split_entry_t *all)
+static int comm_exchange(rmp_comm_t comm, int n, const int *members, int me, int tag,
+                         comm_split_entry_t *all)
 {
-    int n = comm->size, rc = RMP_SUCCESS;
+    int rc = RMP_SUCCESS;
     rmp_request_t *reqs = calloc((size_t)(2 * n), sizeof(*reqs));
     if (!reqs)
         return RMP_ERR_NOMEM;
     int nr = 0;
-    for (int r = 0; r < n && rc == RMP_SUCCESS; r++) {
-        if (r == comm->rank)
+    for (int i = 0; i < n && rc == RMP_SUCCESS; i++) {
+        int r = members ? members[i] : i;
+        if (i == me)
             continue;
-        rc = rmpi_irecv_cid(&all[r], sizeof(all[r]), r, COMM_MAGIC_TAG, comm, comm->cid + 1,
-                            &reqs[nr]);
+        rc = rmpi_irecv_cid(&all[i], sizeof(all[i]), r, tag, comm, comm->cid + 1, &reqs[nr]);
         if (rc == RMP_SUCCESS)
             nr++;
         if (rc == RMP_SUCCESS)
-            rc = rmpi_isend_cid(&all[comm->rank], sizeof(all[0]), r, COMM_MAGIC_TAG, comm,
-                                comm->cid + 1, &reqs[nr]);
+            rc = rmpi_isend_cid(&all[me], sizeof(all[0]), r, tag, comm, comm->cid + 1,
+                                &reqs[nr]);
         if (rc == RMP_SUCCESS)
             nr++;
     }
@@ -116,7 +119,7 @@ RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *n
     if (!all)
         return RMP_ERR_NOMEM;
     all[comm->rank] = (comm_split_entry_t){color, key, comm->rank, comm_next_cid};
-    rc = comm_exchange(comm, all);
+    rc = comm_exchange(comm, n, NULL, comm->rank, COMM_MAGIC_TAG, all);
     if (rc != RMP_SUCCESS)
         goto out_free;
     /* The entries come from the peers: a rank that is not its sender's
@@ -201,4 +204,66 @@ RMP_EXPORT int rmp_node_id(void)
     int id = rmpi_g.node_of[rmpi_g.rank];
     /* bootstrap numbers a node it could not identify below zero */
     return id >= 0 ? id : 2000000 + rmpi_g.rank;
+}
+
+/* Tags of rmp_comm_create_group on the collective context: above the
+ * collectives' (< 0x10000000), below split's COMM_MAGIC_TAG. */
+#define COMM_GROUP_TAG_BASE 0x20000000
+
+RMP_EXPORT int rmp_comm_create_group(rmp_comm_t comm, int n, const int ranks[], int tag,
+                                     rmp_comm_t *newcomm)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (n < 1 || n > comm->size || !ranks || !newcomm || tag < 0)
+        return RMP_ERR_ARG;
+    int me = -1;
+    for (int i = 0; i < n; i++) {
+        if (ranks[i] < 0 || ranks[i] >= comm->size)
+            return RMP_ERR_ARG;
+        if (ranks[i] == comm->rank)
+            me = i;
+        for (int j = 0; j < i; j++)
+            if (ranks[j] == ranks[i])
+                return RMP_ERR_ARG;
+    }
+    if (me < 0)
+        return RMP_ERR_ARG;
+    comm_split_entry_t *all = calloc((size_t)n, sizeof(*all));
+    struct rmp_comm *c = NULL;
+    if (!all)
+        return RMP_ERR_NOMEM;
+    all[me] = (comm_split_entry_t){0, 0, comm->rank, comm_next_cid};
+    rc = comm_exchange(comm, n, ranks, me, COMM_GROUP_TAG_BASE + (tag & 0x0fffffff), all);
+    for (int i = 0; i < n && rc == RMP_SUCCESS; i++)
+        if (all[i].rank != ranks[i]) {
+            rmpi_error("comm_create_group: malformed entry from rank %d", ranks[i]);
+            rc = RMP_ERR_TRANSPORT;
+        }
+    if (rc != RMP_SUCCESS)
+        goto out_free;
+    /* The largest next cid of the members is above every cid any of them uses. */
+    uint32_t cid = 0;
+    for (int i = 0; i < n; i++)
+        if (all[i].next_cid > cid)
+            cid = all[i].next_cid;
+    comm_next_cid = cid + 2;
+    c = calloc(1, sizeof(*c));
+    if (!c || !(c->world = malloc((size_t)n * sizeof(int)))) {
+        rc = RMP_ERR_NOMEM;
+        goto out_free;
+    }
+    c->cid = cid;
+    c->size = n;
+    c->rank = me;
+    for (int i = 0; i < n; i++)
+        c->world[i] = rmpi_comm_world_rank(comm, ranks[i]);
+    *newcomm = c;
+    c = NULL;
+out_free:
+    if (c)
+        rmpi_comm_destroy(c);
+    free(all);
+    return rc;
 }

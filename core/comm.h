@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Communicators: a group of world ranks and a context id for matching. */
 #ifndef RMPI_COMM_H
 #define RMPI_COMM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The RMP_* parameter table and its parser. */
 #include <ctype.h>
 #include <errno.h>

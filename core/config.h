@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Configuration: the core's RMP_* variables are declared in one table in
  * config.c; each transport declares its own (rmpi_tl_iface_t.params). All
  * are parsed once by rmpi_config_load and listed by rmp_info. */

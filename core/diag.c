@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hang diagnosis: on SIGUSR1 (rrun sends it on --timeout or when it gets
  * SIGUSR1 itself) every rank writes one line saying what it is blocked on.
  * The handler only formats into a stack buffer and calls write(2). */

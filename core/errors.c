@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one list of status codes and their sentences. */
 #include "rmpi.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fault injection (see fault.h). Read on every call: the points are on the
  * start-up and tear-down paths only, never on the message path. */
 #include <signal.h>

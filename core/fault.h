@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fault injection for the failure tests (tests/faults): a rank SIGKILLs itself
  * at a named point of rmp_init/rmp_finalize, where no test program can reach.
  * Armed only by RMPI_FAULT=POINT:RANK (RMPI_, not RMP_: not a user parameter). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Logging. Lines are formatted into one buffer and written with one write(2)
  * so that lines of several ranks sharing a pipe never interleave. */
 #include <stdarg.h>

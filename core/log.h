@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Logging: one line per event, prefixed with the rank, filtered by RMP_LOG. */
 #ifndef RMPI_LOG_H
 #define RMPI_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Matching. Linear scans: queues are short in practice, and FIFO order is
  * what gives MPI-style non-overtaking. */
 #include "match.h"

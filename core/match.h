@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tag-matching queues: posted receives (may hold wildcards) and unexpected
  * messages (concrete source and tag). Intrusive doubly-linked FIFO lists,
  * so that matching preserves per-pair arrival order. */

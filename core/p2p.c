@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point protocols: eager, rendezvous (receiver pulls), and
  * fragmentation for transports without a rendezvous. docs/protocols.md. */
 #include <sched.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point engine: requests, peers, protocols. Internal API used by
  * the public entry points, communicators and collectives. */
 #ifndef RMPI_P2P_H

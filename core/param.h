@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A parameter table: the RMP_* environment variables one module owns (core in
  * config.c, each transport in its own folder). core/config.c parses every
  * registered table; rmp_info lists them; the unknown-variable warning

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Validation of protocol messages (core/proto.h): pure functions, called by
  * the handlers before they read a field, and fuzzed as they are
  * (tests/fuzz/fuzz_proto.c). */

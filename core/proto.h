@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Wire formats of the point-to-point protocol (docs/protocols.md). */
 #ifndef RMPI_PROTO_H
 #define RMPI_PROTO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Request objects: a pool, so that the message path never calls malloc in
  * steady state, and the wait loop with its timeout. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One-sided communication: windows, put/get, atomics, flush.
  *
  * Path per target, chosen at each call:

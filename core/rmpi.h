@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal declarations shared by every module of the library. */
 #ifndef RMPI_H
 #define RMPI_H

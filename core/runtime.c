@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rmp_init / rmp_finalize: configuration, PMIx bootstrap, transport
  * selection per peer, the world communicator. */
 #include <stdarg.h>

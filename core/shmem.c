@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Nameless shared memory (see shmem.h). */
 #include <errno.h>
 #include <fcntl.h>

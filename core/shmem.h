@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared memory segments without names: a memfd, which same-job peers open
  * through /proc/PID/fd/FD. Nothing ever appears in /dev/shm, so nothing can
  * be left behind whatever kills the job, and the kernel's ptrace access

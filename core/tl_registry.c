@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The transport registry as an array, the arguments transports get, and the
  * address exchange: one PMIx put per rank holding every open transport's
  * address, one get per peer. Blob layout, per open transport but self:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The core's side of the transport contract: the registry expanded into an
  * array, the arguments each transport gets, and the address exchange (every
  * open transport's address in one PMIx blob per rank). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hwloc queries used by the runtime and rmp_info. Loaded lazily: topology
  * discovery costs milliseconds, and most jobs only need the core count. */
 #include <hwloc.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Topology: the only module that talks hwloc. */
 #ifndef RMPI_TOPO_H
 #define RMPI_TOPO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The transport contract. A transport moves opaque (header, payload) active
  * messages to a peer in order, and may offer a zero-copy rendezvous and RMA.
  * It never calls up into the core except through the two upcalls of

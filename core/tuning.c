@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tuning files: parse RMP_TUNING_FILE, apply it, and check that every rank of the job
  * runs the same collective table. The format is line based (docs/tuning.md):
  *   version 1

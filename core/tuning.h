@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tuning files (RMP_TUNING_FILE): the per-transport thresholds and the collective rows
  * rmp_tune writes, read once by rmp_init. Format and rules: docs/tuning.md. Precedence:
  * an RMP_* variable set in the environment > the tuning file > the built-in defaults

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Parallel sum with rmp_allreduce.
  *
  * The integers 1..N are dealt out to the ranks in contiguous slices. Each rank sums its

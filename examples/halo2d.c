@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* 2-D halo exchange with one-sided puts.
  *
  * A periodic GX x GY grid is cut into px x py blocks, one per rank. Each rank keeps its

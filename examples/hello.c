@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every rank says who and where it is. */
 #include <rmp.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Token ring with point-to-point send/recv.
  *
  * Rank 0 starts a token; every rank adds its own rank number and passes the token to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One step of data-parallel training.
  *
  * Every rank holds the same model: a float32 parameter tensor and a bfloat16 one (as a

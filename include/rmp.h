@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rmp: message passing for RDMA clusters. Public API (see docs/ and API contract). */
 #ifndef RMP_H
 #define RMP_H
@@ -48,6 +49,11 @@ int rmp_comm_size(rmp_comm_t comm);
 int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *newcomm);
 int rmp_comm_dup(rmp_comm_t comm, rmp_comm_t *newcomm);
 int rmp_comm_free(rmp_comm_t *comm);
+/* Collective over the n members ranks[] (comm ranks, distinct; the caller among
+ * them) only: a communicator of them in that order. Concurrent calls that share
+ * members use different tags (0..RMP_TAG_UB). */
+int rmp_comm_create_group(rmp_comm_t comm, int n, const int ranks[], int tag,
+                          rmp_comm_t *newcomm);
 /* World rank of member `rank` of comm (negative status if either is invalid). */
 int rmp_comm_world_rank(rmp_comm_t comm, int rank);
 /* Id (>= 0) of the node this process runs on: equal for processes that share

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Binding ranks to cores or NUMA nodes with hwloc. Plans are computed in the
  * parent (hwloc allocates); the child only calls sched_setaffinity. */
 #include <hwloc.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Output forwarding: each rank's stdout and stderr arrive on pipes and are
  * written out in whole lines, each with one write(2), so that lines of
  * different ranks never interleave mid-line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Starting the ranks: each gets its binding, its environment (PMIx's
  * client settings from setup_fork) and two pipes for its output, and runs in
  * its own process group so that rrun can signal it with its children. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The event loop: one poll over the ranks' output pipes and a self-pipe
  * that signal handlers and the PMIx server thread write to. Each wake
  * forwards output, reaps exited ranks and lets the policy act. */

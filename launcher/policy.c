@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The failure policy: what ends the job and how. The first cause (a failed,
  * aborted or unfinalized rank, a launch failure, a signal, the time limit)
  * sets the exit status; the ranks then get a notice period to see the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rrun: start N ranks of a program on this machine under an embedded PMIx
  * server, bind them, forward their output, and end the job cleanly when a
  * rank fails, aborts or the time limit passes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rrun: the single-node launcher. One process, one job per file: the command
  * line and the job's life from start to exit status (rrun.c), starting the
  * ranks (launch.c), the event loop that watches them (loop.c), what a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The embedded PMIx server: one namespace for the job, every rank a local
  * client. Upcalls run on PMIx's own thread: they never block, and they hand
  * events to the main loop through notify_fd. */

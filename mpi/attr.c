@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Attributes on communicators: keyvals with copy/delete callbacks, and the
  * predefined attributes (MPI_TAG_UB, MPI_UNIVERSE_SIZE, ...). */
 #include <stdlib.h>

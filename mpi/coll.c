@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Blocking collectives over rmp's: contiguous buffers go straight through (no copy),
  * derived types through a packed copy; reductions resolved by mpii_red_resolve. */
 #include "mpii.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The data-moving collectives: gather, scatter, allgather, alltoall, their v and w
  * variants, and reduce_scatter with counts. Blocks travel as bytes: a contiguous type is
  * used in place (displacements in bytes), any other goes through a packed copy. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Alltoallv, alltoallw and reduce_scatter with counts. */
 #include "mpii.h"
 

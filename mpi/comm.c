@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Communicators: the predefined ones, rank/size, dup, split, create, free,
  * compare, names. */
 #include <stdlib.h>
@@ -198,6 +199,50 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     return comm_split(c, grank < 0 ? RMP_UNDEFINED : 0, grank, newcomm, "MPI_Comm_create");
 }
 MPII_WEAK(Comm_create)
+
+/* Only the group's members call it: the others are not involved at all. */
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    COMM_GET(comm, c, "MPI_Comm_create_group");
+    mpii_group_t *g = mpii_group(group);
+    if (!g)
+        return mpii_err_comm(c, MPI_ERR_GROUP, "MPI_Comm_create_group", "invalid group");
+    if (!newcomm || tag < 0 || tag > RMP_TAG_UB)
+        return mpii_err_comm(c, !newcomm ? MPI_ERR_ARG : MPI_ERR_TAG, "MPI_Comm_create_group",
+                             "NULL newcomm or invalid tag %d", tag);
+    if (g->rank == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    /* the group's world ranks as ranks of comm */
+    int *ranks = malloc((size_t)g->size * sizeof(int));
+    if (!ranks)
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, "MPI_Comm_create_group", "out of memory");
+    for (int i = 0; i < g->size; i++) {
+        ranks[i] = -1;
+        for (int r = 0; r < c->size && ranks[i] < 0; r++)
+            if (mpii_comm_world_rank(c, r) == g->world[i])
+                ranks[i] = r;
+        if (ranks[i] < 0) {
+            free(ranks);
+            return mpii_err_comm(c, MPI_ERR_GROUP, "MPI_Comm_create_group",
+                                 "the group is not a subset of the communicator's group");
+        }
+    }
+    rmp_comm_t rc = RMP_COMM_NULL;
+    int st = rmp_comm_create_group(c->rc, g->size, ranks, tag, &rc);
+    free(ranks);
+    if (st != RMP_SUCCESS)
+        return mpii_err_comm(c, mpii_err_from_rmp(st), "MPI_Comm_create_group", "%s",
+                             rmp_strerror(st));
+    mpii_comm_t *n;
+    int err = mpii_comm_wrap(rc, c, &n);
+    if (err != MPI_SUCCESS)
+        return mpii_err_comm(c, err, "MPI_Comm_create_group", "out of memory");
+    *newcomm = mpii_comm_handle(n);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Comm_create_group)
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {

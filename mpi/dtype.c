@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Datatype objects: the predefined types, handle lookup, lifetime (commit,
  * dup, free) and the queries (size, extent, name). Constructors are in
  * dtype_create.c, packing in pack.c. */

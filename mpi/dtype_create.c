@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Datatype constructors. Every derived type reduces to two builders: a
  * vector (count blocks at a byte stride) and an indexed list (blocks at byte
  * displacements, one or several child types). Both fold dense children into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Environment: Init/Finalize, thread level, version queries, time, memory. */
 #include <pthread.h>
 #include <stdio.h>
@@ -81,6 +82,8 @@ static int env_init(int *argc, char ***argv, const char *fn)
     env_main_thread = pthread_self();
     mpii_state = 1;
     rc = mpii_attr_init();
+    if (rc == MPI_SUCCESS)
+        rc = mpii_info_env_init(argc ? *argc : 0, argv ? *argv : NULL);
     return rc;
 }
 

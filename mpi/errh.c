@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Error handlers, error classes and codes, and the one path every MPI error
  * takes (mpii_err_comm / mpii_err_win). */
 #include <stdio.h>

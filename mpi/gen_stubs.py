@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The list of MPI functions and who implements them, from one source.
 
 mpi/include/mpi.h lists every function of the standard ABI (an MPI_ block and
@@ -170,8 +171,7 @@ def main():
         post = doc[doc.index(DOC_END) + len(DOC_END):]
         new = pre + table + post
         if check and new != doc:
-            sys.exit(f'{path} is out of date: run mpi/gen_stubs.py --doc {path} '
-                     f'(see docs/mpi.md)')
+            sys.exit(f'{path} is out of date: run `ninja -C <build> mpi-doc`')
         if not check and new != doc:
             open(path, 'w').write(new)
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Groups: ordered sets of world ranks, local objects (no communication). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The _toint/_fromint converters (MPI-5.0 ABI): predefined handles are their
  * own integer values; a created object gets an index in one table, above the
  * predefined range, the first time it is converted. */

@@ -1,6 +1,9 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Info objects: ordered (key, value) string pairs. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpii.h"
 
@@ -277,3 +280,83 @@ int PMPI_Abi_get_info(MPI_Info *info)
     return MPI_SUCCESS;
 }
 MPII_WEAK(Abi_get_info)
+
+/* The standard's keys about how this process was started (MPI_INFO_ENV and
+ * MPI_Info_create_env): command, argv, maxprocs, wdir, host, thread_level. */
+static int info_fill_env(mpii_info_t *in, int argc, char **argv)
+{
+    char buf[MPI_MAX_INFO_VAL];
+    int err = 0;
+    const char *cmd = argc > 0 && argv && argv[0] ? argv[0] : program_invocation_name;
+    err |= info_put(in, "command", cmd ? cmd : "");
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 1; i < argc && argv && argv[i]; i++) {
+        int n = snprintf(buf + used, sizeof(buf) - used, "%s%s", i > 1 ? " " : "", argv[i]);
+        if (n < 0 || (size_t)n >= sizeof(buf) - used)
+            break; /* cut at MPI_MAX_INFO_VAL */
+        used += (size_t)n;
+    }
+    err |= info_put(in, "argv", buf);
+    snprintf(buf, sizeof(buf), "%d", mpii_state == 1 ? mpii_comm_world.size : 1);
+    err |= info_put(in, "maxprocs", buf);
+    if (getcwd(buf, sizeof(buf)))
+        err |= info_put(in, "wdir", buf);
+    if (gethostname(buf, sizeof(buf)) == 0) {
+        buf[sizeof(buf) - 1] = '\0';
+        err |= info_put(in, "host", buf);
+    }
+    int level = MPI_THREAD_SINGLE;
+    if (mpii_state == 1)
+        PMPI_Query_thread(&level);
+    err |= info_put(in, "thread_level", level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
+                                                                      : "MPI_THREAD_SINGLE");
+    return err ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+}
+
+int mpii_info_env_init(int argc, char **argv)
+{
+    info_clear(&info_env);
+    return info_fill_env(&info_env, argc, argv);
+}
+
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    mpii_info_t *in;
+    int err = info_new(info, &in, "MPI_Info_create_env");
+    if (err != MPI_SUCCESS)
+        return err;
+    if (info_fill_env(in, argc, argv) != MPI_SUCCESS) {
+        info_clear(in);
+        mpii_obj_free(&info_pool, in);
+        *info = MPI_INFO_NULL;
+        return mpii_err_comm(NULL, MPI_ERR_NO_MEM, "MPI_Info_create_env", "out of memory");
+    }
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Info_create_env)
+
+/* No info key changes a communicator's behaviour: set checks the object,
+ * get returns a new empty info (the hints in use). */
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    mpii_check_init("MPI_Comm_set_info");
+    mpii_comm_t *c = mpii_comm(comm);
+    if (!c)
+        return mpii_err_comm(NULL, MPI_ERR_COMM, "MPI_Comm_set_info", "invalid communicator");
+    if (!mpii_info(info))
+        return mpii_err_comm(c, MPI_ERR_INFO, "MPI_Comm_set_info", "invalid info");
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Comm_set_info)
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    mpii_check_init("MPI_Comm_get_info");
+    mpii_comm_t *c = mpii_comm(comm);
+    if (!c)
+        return mpii_err_comm(NULL, MPI_ERR_COMM, "MPI_Comm_get_info", "invalid communicator");
+    mpii_info_t *in;
+    return info_new(info_used, &in, "MPI_Comm_get_info");
+}
+MPII_WEAK(Comm_get_info)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal header of the MPI layer (mpi/): handles, objects, errors.
  *
  * Conventions (docs/mpi.md):
@@ -142,6 +143,8 @@ void mpii_group_release(mpii_group_t *g);
 /* ---- Info ---- */
 typedef struct mpii_info mpii_info_t;
 mpii_info_t *mpii_info(MPI_Info h);
+/* Fill MPI_INFO_ENV (called by Init). */
+int mpii_info_env_init(int argc, char **argv);
 
 /* ---- Errors ---- */
 /* Report an error on a communicator (NULL: MPI_COMM_WORLD's handler): format

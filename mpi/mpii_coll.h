@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI collectives, reduction ops and neighbourhood collectives (docs/mpi.md,
  * "Collectives"). Every collective maps onto an rmp collective: contiguous data goes
  * straight through, derived types are packed through mpii_dtype_pack, and reductions are

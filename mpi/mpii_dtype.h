@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI datatypes: the object behind an MPI_Datatype handle, and packing of
  * typed buffers to and from the packed byte stream (docs/mpi.md, "Datatypes").
  *

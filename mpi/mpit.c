@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI_T, the tools interface: rmp exposes no variables, categories, events or
  * sources yet; the counting functions say so (the rest are stubs). */
 #include "mpii.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduction ops: the predefined ones map to rmp ops; user ops become rmp user ops
  * (rmp_op_create), one per (op, datatype) pair used, so that the callback gets the MPI
  * datatype handle and rmp's algorithms (shm paths included) run them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Packing typed buffers by walking a datatype's layout tree over a byte range
  * of the packed stream; MPI_Pack, MPI_Unpack, MPI_Pack_size. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Virtual topologies: Cartesian grids and distributed graphs (adjacent form).
  * rmp does not reorder ranks: the new communicator keeps the old order. */
 #include <stdlib.h>

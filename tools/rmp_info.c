@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rmp_info: what this build and this machine offer, and every parameter. */
 #include <stdio.h>
 #include <string.h>

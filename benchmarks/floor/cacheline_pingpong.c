@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Latency floor: two threads pinned to two cores bounce one cache line. Each round trip
  * is two cache-line transfers; the one-way time (round trip / 2) is the least any
  * shared-memory message between the two cores can take. Prints the best of several

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Single-copy ceiling: a raw process_vm_readv from a peer process (the copy Open MPI's
  * vader and MPICH's CMA path do for large messages), in MB/s (1e6 bytes/s) per size.
  * The parent is pinned to CPU A and reads the buffer of a child pinned to CPU B into one

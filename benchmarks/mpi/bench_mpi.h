@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI side of the benchmark harness: the same method and output as the rmp benchmarks
  * (benchmarks/bench_common.c is compiled in), so the compare scripts read both alike. */
 #ifndef BENCH_MPI_H

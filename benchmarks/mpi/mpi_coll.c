@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI reference for the rmp collective benchmarks:
  * -t allreduce|bcast|barrier|allgather|reduce_scatter|alltoall, same sizes, datatypes
  * (-T; float16/bfloat16 are not MPI datatypes), validation, timing and output. */

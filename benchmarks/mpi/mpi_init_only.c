@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Start-up cost: MPI_Init + MPI_Finalize and nothing else (timed by benchmarks/startup). */
 #include <mpi.h>
 

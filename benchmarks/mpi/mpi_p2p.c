@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI reference for rmp_latency / rmp_bw / rmp_bibw: -t latency|bw|bibw, same method and
  * output (OSU style). Ranks other than 0 and 1 only wait in the barriers. */
 #include "bench_mpi.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI reference for the rmp one-sided benchmarks:
  * -t put_latency|get_latency|put_bw|get_bw|atomic (atomic prints "# fetch_add" and
  * "# cswap" sections; fadd or cswap alone also accepted). Passive target: the window is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Registration cache: interval tree, reference counts, LRU, deferred invalidation.
  *
  * Invariant: the regions in the tree are pairwise disjoint (they may touch). A lookup is

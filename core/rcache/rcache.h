@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rcache: memory registration cache, transport-agnostic.
  *
  * A transport gives two callbacks (register, deregister); the cache keeps page-aligned

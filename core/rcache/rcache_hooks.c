@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Memory hooks: learn about every unmap/remap in the process, including libc's own.
  *
  * Why binary patching (docs/rcache.md has the experiments): glibc's malloc calls __munmap,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rcache internals shared by rcache.c (the cache) and rcache_hooks.c (the memory hooks). */
 #ifndef RMP_RCACHE_INT_H
 #define RMP_RCACHE_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpi.h: the MPI-5.0 standard ABI (ABI version 1.0), as implemented by rmp's
  * libmpi_abi.so.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collectives conformance test (public API only), run under rrun with any number of
  * ranks. Every collective, datatype and op, counts 0/1/7/1023 and (1 << 20) + 3 for a few
  * (datatype, op) pairs, in place and not, every root; results compared with a serial

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* See procfs.h. */
 #include "procfs.h"
 

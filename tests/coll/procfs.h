@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What this process holds, from /proc/self: for leak checks in the collective tests. */
 #ifndef COLL_TEST_PROCFS_H
 #define COLL_TEST_PROCFS_H

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/coll/tune_mismatch.sh RRUN TUNE_TEST FILE: ranks that read different tuning files
 # must not start (collectives would hang): rmp_init fails on every rank whose table differs
 # from rank 0's, naming the reason (tune_test exits 3 there). The job must fail: with 3, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* RMP_TUNING_FILE under rrun: the table rmp_init installed is the one every rank uses.
  *   tune_test ALGO          allreduce must be ALGO from 1 KiB to 4 MiB: as coll_select
  *                           reports it, and as observed by the number of messages one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tiny check helpers for multi-rank test programs: count, report, exit. */
 #ifndef RMP_TEST_T_H
 #define RMP_TEST_T_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Failure, timeout and hang scenarios, driven by faults_test.sh.
  * usage: faults MODE [VICTIM]
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Failure handling end to end (docs/reliability.md): the kill matrix on shm and
 # tcp, RMP_TIMEOUT per call kind, hang reports, isolation from another user
 # and clean-up. Runs tests/faults/faults under rrun; prints "N passed, M failed".

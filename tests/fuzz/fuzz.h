@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared by the libFuzzer targets: a contract check that fails loudly. */
 #ifndef RMP_FUZZ_H
 #define RMP_FUZZ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The RMP_* parameter parser (core/config.c). Input: lines, each one
  * environment entry "NAME=VALUE" (or anything else).
  * Contract: every parser accepts only what its type allows and returns the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What ranks learn about each other through PMIx, decoded at connect or at
  * init: the shm address blob, the tcp address string, a shared segment's
  * name (shm rings and allocated windows), the launcher's local peer list and

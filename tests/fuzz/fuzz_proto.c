@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Protocol messages as rmpi_am_handler gets them (core/proto.c), and the
  * two bounds checks of emulated one-sided operations (core/rma.c).
  * Input: hlen byte, window byte, then hlen header bytes, then payload.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The shm inbox and pool as their consumer sees them (transports/shm/
  * shm_inbox.h, shm_pool.h), with the checks shm_progress makes.
  * Mode 0, hostile producers: cells straight from the input, each published

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The shm ring as its consumer sees it (transports/shm/shm_ring.h).
  * Mode 0, a hostile producer: ring lines straight from the input, each
  * published for the lap the consumer is on; shm_ring_peek/pop must only

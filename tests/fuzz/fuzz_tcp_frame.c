@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The tcp transport's receive path, the production code end to end: the
  * input is what a peer writes on a connection (a socketpair here), read and
  * parsed by rmpi_tcp_conn_read in a real transport instance, from one of the

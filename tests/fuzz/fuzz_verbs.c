@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a verbs peer controls besides the data it sends (verbs_wire.c): the
  * immediate data and length of every SEND, the private data of its
  * connection request, and the address it publishes through PMIx.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Writes the seed corpora of tests/fuzz (one file per seed, under
  * DIR/<target>/) from the real wire structs and encoders: valid messages of
  * every kind plus the edge cases each decoder must refuse.

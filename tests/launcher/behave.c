@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A rank that misbehaves on request, for the launcher tests.
  * usage: behave MODE [ARG] — modes:
  *   ok                   init, finalize, exit 0

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # rrun behaviour: exit statuses, failure propagation, timeouts, output
 # forwarding, bad invocations, other launchers. Prints "N passed, M failed".
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Attributes: predefined keys, copy callbacks across Comm_dup, delete
  * callbacks on set/delete/free, keyval freed while in use, COMM_SELF's
  * attributes deleted first thing in MPI_Finalize. */

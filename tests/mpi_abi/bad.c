@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bad input under MPI_ERRORS_RETURN: NULL, freed, foreign and garbage
  * handles and out-of-range ranks give the right class, and nothing crashes. */
 #include <string.h>

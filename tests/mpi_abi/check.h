@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared by the MPI conformance programs: CHECK(cond, fmt, ...) reports the
  * rank, the line and the message and aborts the job. */
 #ifndef MPI_ABI_CHECK_H

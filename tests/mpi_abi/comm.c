@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Communicators and groups: split (order by key), split_type SHARED, create
  * from a group, compare, names, and the group operations. */
 #include <string.h>
@@ -139,6 +140,30 @@ int main(int argc, char **argv)
         CHECK_OK(MPI_Comm_size(ev, &s));
         CHECK(r == rank / 2 && s == ne, "Comm_create: rank %d size %d", r, s);
         CHECK_OK(MPI_Comm_free(&ev));
+    }
+
+    /* create_group: only the odds call it (the evens go on without them), in
+     * reversed order; tag 7 */
+    if (rank % 2) {
+        int rodds[64];
+        for (int i = 0; i < no; i++)
+            rodds[i] = odds[no - 1 - i];
+        MPI_Group rg;
+        CHECK_OK(MPI_Group_incl(wg, no, rodds, &rg));
+        MPI_Comm oc;
+        CHECK_OK(MPI_Comm_create_group(MPI_COMM_WORLD, rg, 7, &oc));
+        CHECK_OK(MPI_Comm_rank(oc, &r));
+        CHECK_OK(MPI_Comm_size(oc, &s));
+        CHECK(s == no && r == no - 1 - rank / 2, "Comm_create_group: rank %d size %d", r, s);
+        MPI_Comm od; /* the new communicator works: a dup is collective over it */
+        CHECK_OK(MPI_Comm_dup(oc, &od));
+        CHECK_OK(MPI_Comm_free(&od));
+        CHECK_OK(MPI_Comm_free(&oc));
+        CHECK_OK(MPI_Group_free(&rg));
+    } else {
+        MPI_Comm oc;
+        CHECK_OK(MPI_Comm_create_group(MPI_COMM_WORLD, g2, 7, &oc));
+        CHECK(oc == MPI_COMM_NULL, "a non-member got a communicator");
     }
 
     CHECK_OK(MPI_Group_free(&g1));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Datatypes in one process: extents of every constructor, Pack/Unpack round
  * trips (whole and in pieces through MPI_Pack's position), holes left alone,
  * the pair types' C layout, freeing a type another one is built on, and bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Environment: Init/Finalize state, versions, thread level, time, memory,
  * the ABI queries, the handle converters. */
 #include <string.h>
@@ -48,6 +49,40 @@ int main(int argc, char **argv)
     CHECK(flag && atoi(val) == (int)sizeof(MPI_Aint), "mpi_aint_size '%s'", val);
     CHECK_OK(MPI_Info_free(&info));
     CHECK(info == MPI_INFO_NULL, "Info_free did not reset the handle");
+
+    /* MPI_INFO_ENV: how the job was started */
+    char cmd[MPI_MAX_INFO_VAL];
+    int buflen = sizeof(cmd);
+    CHECK_OK(MPI_Info_get_string(MPI_INFO_ENV, "command", &buflen, cmd, &flag));
+    CHECK(flag && strstr(cmd, "mpi_abi_env"), "INFO_ENV command '%s'", cmd);
+    buflen = sizeof(val);
+    CHECK_OK(MPI_Info_get_string(MPI_INFO_ENV, "maxprocs", &buflen, val, &flag));
+    CHECK_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    CHECK(flag && atoi(val) == size && buflen == (int)strlen(val) + 1, "maxprocs '%s'", val);
+    buflen = 2; /* too short: cut, and the length needed is reported */
+    CHECK_OK(MPI_Info_get_string(MPI_INFO_ENV, "command", &buflen, val, &flag));
+    CHECK(flag && strlen(val) == 1 && buflen == (int)strlen(cmd) + 1, "short buffer");
+    CHECK_OK(MPI_Comm_get_info(MPI_COMM_WORLD, &info));
+    int nkeys = -1;
+    CHECK_OK(MPI_Info_get_nkeys(info, &nkeys));
+    CHECK(nkeys == 0, "Comm_get_info: %d keys", nkeys);
+    CHECK_OK(MPI_Info_set(info, "mpi_assert_no_any_tag", "true"));
+    CHECK_OK(MPI_Info_set(info, "k2", "v2"));
+    CHECK_OK(MPI_Info_set(info, "k2", "v3"));
+    CHECK_OK(MPI_Comm_set_info(MPI_COMM_WORLD, info));
+    CHECK_OK(MPI_Info_get_nkeys(info, &nkeys));
+    char key[MPI_MAX_INFO_KEY];
+    CHECK_OK(MPI_Info_get_nthkey(info, 1, key));
+    CHECK(nkeys == 2 && strcmp(key, "k2") == 0, "nkeys %d, key 1 '%s'", nkeys, key);
+    MPI_Info copy;
+    CHECK_OK(MPI_Info_dup(info, &copy));
+    CHECK_OK(MPI_Info_delete(info, "k2"));
+    CHECK_OK(MPI_Info_get(copy, "k2", sizeof(val) - 1, val, &flag));
+    CHECK(flag && strcmp(val, "v3") == 0, "dup value '%s'", val);
+    CHECK_OK(MPI_Info_get(info, "k2", sizeof(val) - 1, val, &flag));
+    CHECK(!flag, "deleted key still there");
+    CHECK_OK(MPI_Info_free(&copy));
+    CHECK_OK(MPI_Info_free(&info));
 
     double t0 = MPI_Wtime(), tick = MPI_Wtick();
     CHECK(t0 > 0 && tick > 0 && tick < 1, "Wtime %g Wtick %g", t0, tick);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Error handlers and classes: ERRORS_RETURN gives the class; user handlers
  * are called with the code; Call_errhandler; user-added classes, codes and
  * strings; an unsupported function reports MPI_ERR_UNSUPPORTED_OPERATION with

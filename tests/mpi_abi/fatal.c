@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI_ERRORS_ARE_FATAL (the default) or MPI_ERRORS_ABORT ends the whole job
  * when one rank errs: rank 1 passes an invalid rank to MPI_Group_incl while
  * the others wait in a collective. fatal.sh checks the exit status and the

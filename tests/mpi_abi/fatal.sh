@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # usage: fatal.sh RRUN PROGRAM [abort]: the job must fail, with the line
 # "rmp MPI: MPI_Group_incl on rank 1: MPI_ERR_RANK: ..." and nobody surviving.
 rrun=$1 prog=$2 mode=${3:-fatal}

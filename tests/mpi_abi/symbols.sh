@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Every function of mpi.h is a symbol of libmpi_abi.so: PMPI_Name defined
 # (T) and MPI_Name a weak alias (W) that a profiler can interpose on.
 # usage: symbols.sh python3 gen_stubs.py mpi.h libmpi_abi.so

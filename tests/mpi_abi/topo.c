@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Topologies: Dims_create, a periodic-by-open Cartesian grid with shifts at
  * the edges, rank/coords round trips, Cart_sub, a distributed graph ring. */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Frame fuzz for the tcp transport (3 ranks, RMP_TRANSPORTS=tcp, under rrun).
  * Rank 0 plays a rogue process against rank 1's listening port: garbage,
  * truncated and oversized frames, handshakes with a wrong token, an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point conformance: run with 2, 3, 4 ranks on any transport. */
 #include <rmp.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Soak: every rank sends SOAK_MSGS messages of random sizes (seeded, the seed
  * logged) to random peers, with a checksum in each; receivers check that
  * nothing is lost, duplicated, reordered per sender, or corrupted. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Registration-cache coherence in one real process, without an RDMA device.
  *
  * The fake transport "pins" like ibv_reg_mr does: at registration it records the physical

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One-sided conformance: run with 2, 3, 4 ranks on any transport. */
 #include <malloc.h>
 #include <rmp.h>

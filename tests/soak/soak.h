@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Mixed soak (tests/soak): shared state of the phases. Every rank derives the
  * whole job's schedule of a round from (seed, round), so each rank knows
  * exactly what it must receive, what every collective must return and what

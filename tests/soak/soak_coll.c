@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Soak, collective phase: a world iallreduce and a half-communicator ibcast
  * stay outstanding across the round (p2p and one-sided traffic run under
  * them), while 1..4 blocking collectives of random kinds, datatypes, counts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Soak: deterministic message contents, checksums and failure reports. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Mixed soak: p2p of random sizes and kinds, collectives on world and on two
  * split halves (some nonblocking, outstanding across the round), one-sided
  * atomics and put/get, for a given duration. Asserts that no message is lost,

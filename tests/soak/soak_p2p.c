@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Soak, point-to-point phase. Each round the job sends a random set of
  * messages (0 B .. 4 MiB, blocking and nonblocking, 4 tags, to any rank
  * including itself); every receiver picks one way to receive them (wildcard

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Soak, one-sided phase on one allocated window per rank:
  *   [SOAK_NCOUNTERS fetch-add counters][np compare-and-swap words][np put slots]
  * Each round every rank fetch-adds random amounts to random counters anywhere

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Process resources the soak watches: resident memory and open descriptors. */
 #include <dirent.h>
 #include <malloc.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Parsing of RMP_* variables. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every status code has its own sentence. */
 #include <setjmp.h>
 #include <stdarg.h>

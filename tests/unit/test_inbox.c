@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The shm inbox (multi-producer cells), the medium-buffer pool and the
  * segment address check: wrap-around over many laps, the full inbox and the
  * exhausted pool, publication out of claim order, malformed cells, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Matching queues: wildcards, FIFO order, context separation. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests for core/rcache: interval logic with fake reg/dereg, then real invalidation
    through the memory hooks (free, munmap, madvise, mremap, brk). */
 #include <malloc.h>

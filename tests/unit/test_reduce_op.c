@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reduction kernels: every (datatype, op) against a scalar reference, 16-bit float
  * conversions exhaustively and against known values. */
 #include <stdarg.h>

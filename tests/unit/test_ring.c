@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The shm ring's index arithmetic: wrap-around with pad records, full
  * detection, records of every size, many laps. Single process, two views. */
 #include <setjmp.h>

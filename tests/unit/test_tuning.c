@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tuning files (core/tuning.c) and the data-driven collective table (collectives/
  * coll_tune.c): a good file, every kind of error with its file:line, the table a file
  * installs, the precedence of thresholds, and that the built-in table is exactly what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The validators of bytes from other processes (docs/fuzzing.md), one
  * case per bug they fixed plus the valid forms every sender produces; the
  * fuzz suite explores the rest. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/verbs/bench.sh BUILD_DIR
 # Runs inside the Soft-RoCE guest (tests/verbs-vm/run BUILD_DIR -- tests/verbs/bench.sh
 # BUILD_DIR): rmp_latency and rmp_bw with RMP_TRANSPORTS=verbs beside perftest's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/verbs/run-suite.sh BUILD_DIR
 # Runs inside the Soft-RoCE guest (tests/verbs-vm/run BUILD_DIR -- tests/verbs/run-suite.sh
 # BUILD_DIR): the point-to-point conformance suite, the soak test, the one-sided suite

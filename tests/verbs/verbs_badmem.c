@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Memory that cannot be registered: sending from or receiving into PROT_NONE
  * memory returns an error on both sides, and the connection keeps working.
  * Read-only memory can be sent from (registered for remote read only) but not

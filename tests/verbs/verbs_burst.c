@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SRQ exhaustion: a burst of 10,000 eager messages at a receiver that is not
  * receiving (not even polling) for a few seconds. Credits must hold the
  * sender back: every message arrives, in order, intact, and the device

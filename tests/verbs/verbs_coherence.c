@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Registration-cache coherence across ranks: send from a buffer, give the
  * memory back (munmap, free, madvise DONTNEED), get new memory at the same
  * address, fill it with other data, send again: the receiver must see the new

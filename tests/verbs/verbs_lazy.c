@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Lazy connections: no queue pair exists after rmp_init; the first message
  * to a peer creates one; both sides of every pair send their first message at
  * the same moment (simultaneous connects, resolved to one connection). First

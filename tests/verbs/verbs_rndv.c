@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rendezvous of 64 MiB by RDMA write, twice from the same buffer into the same
  * buffer: the second time both sides must hit the registration cache (no new
  * registration), and the data must be right both times. */

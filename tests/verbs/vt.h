@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers for the verbs-specific tests: they link the static library and look
  * at the transport's state (connection of each peer, registration cache). */
 #ifndef RMP_TEST_VT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The loopback transport: messages to one's own rank are handed straight to
  * the matching engine. Unbounded eager, so a blocking self-send never waits. */
 #include <stdint.h>

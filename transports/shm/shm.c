@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared-memory transport for ranks of one node.
  *
  * Each rank owns one segment holding its inbound rings, one per local

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What shm_get_address publishes (its piece of the rmp.tl blob), and its validation at connect.
  * Header-only so that the fuzzer (tests/fuzz/fuzz_shm_addr.c) runs the very
  * code shm_connect runs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-receiver inbox: a bounded multi-producer single-consumer queue of
  * fixed cells in the receiver's segment, which every local sender posts to.
  *

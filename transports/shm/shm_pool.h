@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-sender pool of medium buffers, in the sender's own segment.
  *
  * A message too big for an inbox cell is copied into a free buffer of the

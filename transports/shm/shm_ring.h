@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Single-producer single-consumer ring of 64-byte lines in shared memory.
  *
  * A record is [shm_rec_t | header | payload], padded to whole lines and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One rank's shared segment, and the address it publishes for it.
  * Header-only so that the fuzzer (tests/fuzz/fuzz_ep_addr.c) runs the very
  * code shm_connect runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* TCP transport: the interface table, output path, registrations and
  * progress. Connections and parsing live in tcp_conn.c, interface choice in
  * tcp_if.c; the design is in docs/tcp.md.

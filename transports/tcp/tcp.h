@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* TCP transport, internal declarations (docs/tcp.md).
  *
  * One connection per peer pair, created on first use. Frames are a 16-byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* TCP connections: lazy connect, handshake, simultaneous-connect resolution,
  * frame parsing and failure handling.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Validation of what a tcp peer sends: frame headers, the handshake and the
  * published address. Pure functions, called by tcp_conn.c/tcp.c before a
  * field is used, and fuzzed as they are (tests/fuzz/fuzz_tcp.c). */

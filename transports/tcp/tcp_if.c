@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Interface selection for the tcp transport: RMP_TCP_IF names an interface
  * or a CIDR block; by default the first non-loopback IPv4 interface that is
  * up, never a container or VM bridge (their addresses do not reach other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The verbs transport: RC queue pairs over libibverbs, connected lazily with
  * librdmacm. This file holds the interface table and the instance's life
  * cycle; docs/verbs.md describes the design. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Connections: an rdma_cm listener per rank, and RC queue pairs created on
  * first use of a peer, driven by progress() through a non-blocking event
  * channel (no rdma_cm call here waits for the network).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Completions: one CQ for every QP's sends and the SRQ's receives, polled by
  * progress(). Receive work requests carry their buffer's address | 1, send
  * work requests their slot sequence << 1 (a failed completion has no valid

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Device, port and GID selection, and the per-instance verbs objects (PD, CQ,
  * SRQ). rdma_cm names a device by an IP address, so the chosen GID is turned
  * into the address the listener binds to: the IPv4 address inside a RoCEv2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Endpoints: the operations posted on a peer's RC queue pair.
  *
  * Eager messages are SEND_WITH_IMM (imm: header length and returned credits)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal declarations of the verbs transport (RC queue pairs over libibverbs,
  * connections with librdmacm). docs/verbs.md describes the design; the contract
  * is core/transport.h. Only files of this folder include this header, and only

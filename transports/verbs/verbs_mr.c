@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Memory: the registered buffer pools (eager send bounce buffers, SRQ receive
  * buffers) and the registration cache used for rendezvous and RMA buffers.
  * User memory is registered only through core/rcache, so a buffer that is

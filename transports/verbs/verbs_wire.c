@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Validation of what verbs peers send (verbs_wire.h): pure functions. */
 #include <netinet/in.h>
 #include <string.h>

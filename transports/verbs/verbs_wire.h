@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a verbs peer sends us outside the data it asked for: the immediate
  * data of every SEND, the private data of a connection request and the
  * address verbs_get_address publishes (in the rmp.tl blob); and their validation. Free of

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The values of mpi.h that the MPI-5.0 standard ABI fixes (a sample of every
+ * kind, from the standard's ABI appendix): a binary built against another
+ * implementation's standard mpi.h passes these very numbers to rmp. A change
+ * of mpi.h that breaks the ABI fails to compile here. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#define HANDLE(h, v) _Static_assert((uintptr_t)(h) == (v), #h " must be " #v)
+#define VALUE(c, v) _Static_assert((c) == (v), #c " must be " #v)
+
+HANDLE(MPI_OP_NULL, 0x20);
+HANDLE(MPI_SUM, 0x21);
+HANDLE(MPI_MAXLOC, 0x39);
+HANDLE(MPI_NO_OP, 0x3d);
+HANDLE(MPI_COMM_NULL, 0x100);
+HANDLE(MPI_COMM_WORLD, 0x101);
+HANDLE(MPI_COMM_SELF, 0x102);
+HANDLE(MPI_GROUP_EMPTY, 0x109);
+HANDLE(MPI_WIN_NULL, 0x110);
+HANDLE(MPI_FILE_NULL, 0x118);
+HANDLE(MPI_SESSION_NULL, 0x120);
+HANDLE(MPI_MESSAGE_NO_PROC, 0x129);
+HANDLE(MPI_INFO_ENV, 0x131);
+HANDLE(MPI_ERRORS_ARE_FATAL, 0x141);
+HANDLE(MPI_ERRORS_RETURN, 0x142);
+HANDLE(MPI_ERRORS_ABORT, 0x143);
+HANDLE(MPI_REQUEST_NULL, 0x180);
+HANDLE(MPI_DATATYPE_NULL, 0x200);
+HANDLE(MPI_PACKED, 0x207);
+HANDLE(MPI_INT, 0x209);
+HANDLE(MPI_DOUBLE, 0x214);
+HANDLE(MPI_CHARACTER, 0x21e);
+HANDLE(MPI_2INT, 0x22b);
+HANDLE(MPI_LONG_DOUBLE_INT, 0x22d);
+HANDLE(MPI_C_BOOL, 0x238);
+HANDLE(MPI_CHAR, 0x243);
+HANDLE(MPI_BYTE, 0x247);
+HANDLE(MPI_UINT64_T, 0x259);
+HANDLE(MPI_COMPLEX32, 0x2eb);
+HANDLE(MPI_IN_PLACE, 1);
+HANDLE(MPI_UNWEIGHTED, 10);
+HANDLE(MPI_WEIGHTS_EMPTY, 11);
+VALUE(MPI_ERR_UNSUPPORTED_OPERATION, 55);
+VALUE(MPI_ERR_PROC_ABORTED, 58);
+VALUE(MPI_ERR_ERRHANDLER, 61);
+VALUE(MPI_ERR_ABI, 62);
+VALUE(MPI_ERR_LASTCODE, 0x3fff);
+VALUE(MPI_T_ERR_PVAR_NO_ATOMIC, 1018);
+VALUE(MPI_ANY_SOURCE, -1);
+VALUE(MPI_ANY_TAG, -2);
+VALUE(MPI_PROC_NULL, -3);
+VALUE(MPI_ROOT, -4);
+VALUE(MPI_UNDEFINED, -32766);
+VALUE(MPI_THREAD_FUNNELED, 1024);
+VALUE(MPI_THREAD_MULTIPLE, 4096);
+VALUE(MPI_IDENT, 201);
+VALUE(MPI_UNEQUAL, 204);
+VALUE(MPI_CART, 211);
+VALUE(MPI_DIST_GRAPH, 213);
+VALUE(MPI_COMM_TYPE_SHARED, 221);
+VALUE(MPI_LOCK_EXCLUSIVE, 301);
+VALUE(MPI_WIN_FLAVOR_SHARED, 314);
+VALUE(MPI_WIN_SEPARATE, 322);
+VALUE(MPI_TAG_UB, 501);
+VALUE(MPI_LASTUSEDCODE, 507);
+VALUE(MPI_WIN_MODEL, 605);
+VALUE(MPI_MODE_NOSUCCEED, 16384);
+VALUE(MPI_COMBINER_VALUE_INDEX, 117);
+VALUE(MPI_ORDER_FORTRAN, 15);
+VALUE(MPI_MAX_ERROR_STRING, 512);
+VALUE(MPI_MAX_LIBRARY_VERSION_STRING, 8192);
+VALUE(MPI_MAX_PROCESSOR_NAME, 256);
+VALUE(MPI_BSEND_OVERHEAD, 512);
+VALUE(MPI_VERSION, 5);
+VALUE(MPI_ABI_VERSION, 1);
+_Static_assert(sizeof(MPI_Status) == 8 * sizeof(int), "MPI_Status is 8 ints");
+_Static_assert(offsetof(MPI_Status, MPI_ERROR) == 2 * sizeof(int), "MPI_ERROR is the third int");
+_Static_assert(sizeof(MPI_Aint) == sizeof(intptr_t), "MPI_Aint is intptr_t");
+_Static_assert(sizeof(MPI_Count) == 8 && sizeof(MPI_Offset) == 8, "64-bit Count and Offset");
+_Static_assert(sizeof(MPI_Comm) == sizeof(void *), "handles are pointers");
+
+int main(void)
+{
+    return 0;
+}

@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Runs one OSU benchmark under rrun and checks its output.
+# usage: run_one.sh RRUN OSU_DIR BENCHMARK NP [ARGS...]
+# Fails on a non-zero exit, on any "Fail" (OSU's -c data validation) and when
+# the benchmark printed no result line.
+rrun=$1 dir=$2 bench=$3 np=$4
+shift 4
+prog=$dir/osu-micro-benchmarks-7.4/c/mpi/$bench
+if [ ! -x "$prog" ]; then
+    echo "FAIL: $prog was not built"
+    exit 1
+fi
+out=$("$rrun" --oversubscribe -n "$np" --timeout 240 "$prog" "$@" 2>&1)
+status=$?
+echo "$out"
+if [ $status -ne 0 ]; then
+    echo "FAIL: $bench at $np ranks exited $status"
+    exit 1
+fi
+if echo "$out" | grep -q -w "Fail"; then
+    echo "FAIL: $bench at $np ranks: data validation failed"
+    exit 1
+fi
+# a result line starts with a number (size) or is one of the startup benchmarks' lines
+if ! echo "$out" | grep -q -E '^[0-9]|^# OSU MPI Init Test|This is a test'; then
+    echo "FAIL: $bench at $np ranks printed no result"
+    exit 1
+fi
+echo "ok: $bench at $np ranks"
