@@ -35,7 +35,15 @@ enum {
 const char *rmp_strerror(int code);
 
 /* ---- Runtime ---- */
-int rmp_init(int *argc, char ***argv);
+int rmp_init(int *argc, char ***argv); /* = rmp_init_thread at RMP_THREAD_SINGLE */
+/* Thread levels, MPI's in the same order. SINGLE and FUNNELED: only the thread that called
+ * rmp_init_thread calls rmp (any other gets RMP_ERR_STATE); SERIALIZED: any thread, never
+ * two at once (the caller serialises); MULTIPLE: any threads at once (not provided yet:
+ * asking for it gives SERIALIZED, docs/threads.md). */
+enum { RMP_THREAD_SINGLE = 0, RMP_THREAD_FUNNELED, RMP_THREAD_SERIALIZED, RMP_THREAD_MULTIPLE };
+int rmp_init_thread(int *argc, char ***argv, int required, int *provided);
+int rmp_query_thread(int *provided);
+int rmp_is_thread_main(int *flag);
 int rmp_finalize(void);
 int rmp_initialized(void);
 
