@@ -277,6 +277,12 @@ void bench_row(size_t size, double value)
     fflush(stdout);
 }
 
+void bench_coll_row(size_t size, double avg, double min, double max, int iters)
+{
+    printf("%-10zu%18.2f%18.2f%18.2f%12d\n", size, avg, min, max, iters);
+    fflush(stdout);
+}
+
 void bench_comment(const char *text)
 {
     printf("# %s\n", text);

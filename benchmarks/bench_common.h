@@ -62,6 +62,10 @@ long bench_check(const void *buf, size_t bytes, uint32_t seed);
 /* Output: "# <impl> <title> v0.1" and "# Size<column>", then rows "%-10zu%18.2f". */
 void bench_header(const char *impl, const char *title, const char *column);
 void bench_row(size_t size, double value);
+/* Collective rows carry OSU's -f columns: average, minimum and maximum over the ranks of
+ * each rank's mean time per call, and the iterations; the compare scripts read the max. */
+#define BENCH_COLL_COLUMNS "       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations"
+void bench_coll_row(size_t size, double avg, double min, double max, int iters);
 void bench_comment(const char *text);
 
 /* Datatypes for the collective tests, in the order of rmp_datatype_t. */

@@ -100,7 +100,7 @@ static inline void bench_rmp_coll_header(const bench_rmp_t *b, const bench_opts_
     char line[128];
     if (b->rank != 0)
         return;
-    bench_header("rmp", title, "       Avg Latency(us)");
+    bench_header("rmp", title, BENCH_COLL_COLUMNS);
     if (o->dtype)
         snprintf(line, sizeof(line), "datatype %s%s%s, %d ranks", o->dtype,
                  reduction ? ", op " : "", reduction ? o->op : "", b->size);
@@ -109,13 +109,16 @@ static inline void bench_rmp_coll_header(const bench_rmp_t *b, const bench_opts_
     bench_comment(line);
 }
 
-/* Average over the ranks of each rank's mean time per call, printed by rank 0 (OSU). */
-static inline void bench_rmp_coll_row(const bench_rmp_t *b, size_t size, double my_us)
+/* Average, minimum and maximum over the ranks of each rank's mean time per call, printed
+ * by rank 0 (osu_* -f). */
+static inline void bench_rmp_coll_row(const bench_rmp_t *b, size_t size, double my_us, int iters)
 {
-    double sum = 0.0;
+    double sum = 0.0, min = 0.0, max = 0.0;
     CK(rmp_reduce(&my_us, &sum, 1, RMP_DOUBLE, RMP_SUM, 0, b->world));
+    CK(rmp_reduce(&my_us, &min, 1, RMP_DOUBLE, RMP_MIN, 0, b->world));
+    CK(rmp_reduce(&my_us, &max, 1, RMP_DOUBLE, RMP_MAX, 0, b->world));
     if (b->rank == 0)
-        bench_row(size, sum / b->size);
+        bench_coll_row(size, sum / b->size, min, max, iters);
 }
 
 /* One collective call of a benchmark, with its arguments. */
@@ -158,7 +161,7 @@ static inline void bench_rmp_time_coll(const bench_rmp_t *b, const bench_opts_t 
             total += bench_now() - t0;
         CK(rmp_barrier(b->world));
     }
-    bench_rmp_coll_row(b, size, total * 1e6 / iters);
+    bench_rmp_coll_row(b, size, total * 1e6 / iters, iters);
 }
 
 #endif /* BENCH_RMP_H */

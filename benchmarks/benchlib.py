@@ -209,15 +209,17 @@ def launcher(build, impl, np):
     raise ValueError(impl)
 
 
-# Size, then the value (OSU -f adds min, max, iterations: the first value, the average over
-# ranks, is kept).
-ROW = re.compile(r"^\s*(\d+)\s+([-+0-9.eE]+|inf|nan)(\s+[-+0-9.eE]+)*\s*$")
+# Size, then the values. Collectives (osu_* -f and rmp's programs) print the average, min
+# and max over ranks, then the iterations: COLUMN_MAX picks the max (the slowest rank), as
+# the brief asks of collective figures; other rows have one value (column 0).
+ROW = re.compile(r"^\s*(\d+)((?:\s+(?:[-+0-9.eE]+|inf|nan))+)\s*$")
+COLUMN_MAX = 2
 SECTION = re.compile(r"^#\s*(\w+)\s*$")
 
 
-def parse(text):
-    """OSU-style output -> {section: {size: value}}; rows before any one-word '# name'
-    line belong to section ''."""
+def parse(text, column=0):
+    """OSU-style output -> {section: {size: value of the column}}; rows before any one-word
+    '# name' line belong to section ''; a row without that column keeps its first value."""
     out, sec = {}, ""
     for line in text.splitlines():
         m = SECTION.match(line)
@@ -226,11 +228,12 @@ def parse(text):
             continue
         m = ROW.match(line)
         if m:
-            out.setdefault(sec, {})[int(m.group(1))] = float(m.group(2))
+            vals = m.group(2).split()
+            out.setdefault(sec, {})[int(m.group(1))] = float(vals[column if column < len(vals) else 0])
     return out
 
 
-def run(cmd, timeout, verbose=False):
+def run(cmd, timeout, verbose=False, column=0):
     """Runs cmd in its own process group; returns (parsed output or None, text)."""
     if verbose:
         log("+ " + " ".join(cmd))
@@ -248,7 +251,7 @@ def run(cmd, timeout, verbose=False):
         log("failed (exit %d, %.1f s): %s\n%s" % (p.returncode, time.time() - t0,
                                                   " ".join(cmd), "\n".join((out + err).splitlines()[-15:])))
         return None, out + err
-    res = parse(out)
+    res = parse(out, column)
     if not res:
         log("no data rows from: %s\n%s" % (" ".join(cmd), (out + err)[-2000:]))
         return None, out + err
@@ -260,8 +263,8 @@ def run(cmd, timeout, verbose=False):
 class Job:
     """One command producing one or more metrics: sections maps output section -> metric."""
 
-    def __init__(self, impl, cmd, sections):
-        self.impl, self.cmd, self.sections = impl, cmd, sections
+    def __init__(self, impl, cmd, sections, column=0):
+        self.impl, self.cmd, self.sections, self.column = impl, cmd, sections, column
 
 
 class Results:
@@ -371,7 +374,7 @@ def interleave(results, jobs_by_round, rounds, timeout, verbose=False):
         for group in jobs_by_round:
             k = r % len(group) if group else 0
             for job in group[k:] + group[:k]:
-                rows, _ = run(job.cmd, timeout, verbose)
+                rows, _ = run(job.cmd, timeout, verbose, job.column)
                 for sec, metric in job.sections.items():
                     results.add(metric, job.impl, job.cmd, None if rows is None else rows.get(sec))
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Allreduce latency (osu_allreduce): -m in bytes, -T datatype (default float), -o op
  * (default sum). Each timed call is followed by an untimed barrier; the printed value is the
- * average over ranks of each rank's mean time per call. */
+ * average, min and max over ranks of each rank's mean time per call. */
 #include "bench_rmp.h"
 
 int main(int argc, char **argv)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Barrier latency (osu_barrier): back-to-back barriers, average over ranks of each rank's
+/* Barrier latency (osu_barrier): back-to-back barriers, average, min and max over ranks of each rank's
  * mean time per barrier, printed as one row of size 0. */
 #include "bench_rmp.h"
 
@@ -19,7 +19,7 @@ int main(int argc, char **argv)
     double t0 = bench_now();
     for (int i = 0; i < iters; i++)
         CK(rmp_barrier(b.world));
-    bench_rmp_coll_row(&b, 0, (bench_now() - t0) * 1e6 / iters);
+    bench_rmp_coll_row(&b, 0, (bench_now() - t0) * 1e6 / iters, iters);
     CK(rmp_finalize());
     return 0;
 }

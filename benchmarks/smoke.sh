@@ -27,7 +27,8 @@ run() {
     # shellcheck disable=SC2086
     "$rrun" --timeout 120 $extra -n "$np" "$bdir/$prog" "$@" >"$out" 2>&1
     rc=$?
-    rows=$(grep -cE '^[0-9]+[[:space:]]+[0-9.]+[[:space:]]*$' "$out")
+    # a size and one value (point-to-point) or avg, min, max and iterations (collectives)
+    rows=$(grep -cE '^[0-9]+([[:space:]]+[0-9.]+)+[[:space:]]*$' "$out")
     if [ "$rc" -eq 0 ] && [ "$rows" -gt 0 ]; then
         echo "ok   -n $np $prog $* ($rows rows)"
     else

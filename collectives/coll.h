@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Collective algorithms (internal). Every collective runs over point-to-point messages on
- * the communicator's collective context (comm->cid + 1), so it never matches a user receive.
- *
- * Tags: each collective call takes the next value of comm->coll_seq (every rank calls the
- * collectives of a communicator in the same order, so the values agree) and uses the tags
- * coll_tag(seq, sub) with sub < COLL_SUB_MAX, one sub per phase of the algorithm. Within a
- * phase, messages between a pair are matched in the order they were sent; the algorithms
- * post receives in the order their peers send. All tags stay below 0x10000000, away from
- * the tag rmp_comm_split uses on the same context.
+ * the communicator's collective context, so it never matches a user receive. Context id and
+ * tag layout belong to core/coll_id.h: each collective call takes a tag base from
+ * coll_next_tag and adds its phase (< COLL_SUB_MAX). Within a phase, messages between a
+ * pair are matched in the order they were sent; the algorithms post receives in the order
+ * their peers send.
  *
  * Determinism: every reducing algorithm combines partial results in an order that depends
  * only on (count, datatype, number of ranks, algorithm), and the algorithm choice depends
@@ -22,24 +19,23 @@
 #include <string.h>
 
 #include "coll_op.h"
+#include "coll_id.h"
 #include "comm.h"
 #include "p2p.h"
 
-#define COLL_SUB_BITS 10
-#define COLL_SUB_MAX (1 << COLL_SUB_BITS)
+#define COLL_SUB_MAX RMPI_COLL_PHASE_MAX
 /* Scratch up to this size lives on the stack. */
 #define COLL_STACK_BYTES 4096
 
 static inline uint32_t coll_cid(rmp_comm_t comm)
 {
-    return comm->cid + 1;
+    return rmpi_cid_coll(comm);
 }
 
-/* Tag base of a new collective call on comm (sub-tag 0). */
+/* Tag base of a new collective call on comm (phase 0). */
 static inline int coll_next_tag(rmp_comm_t comm)
 {
-    uint32_t seq = comm->coll_seq++;
-    return (int)((seq & 0x3ffffu) << COLL_SUB_BITS);
+    return rmpi_coll_next_tag(comm);
 }
 
 /* ---- Blocks: a vector cut into contiguous parts. ----
@@ -320,7 +316,7 @@ typedef struct coll_comm {
     rmp_comm_t leaders; /* hier: the lowest comm rank of each node; NULL elsewhere */
 } coll_comm_t;
 
-/* The state of comm, created on first use from rmpi_g.node_of (no communication); NULL
+/* The state of comm, created on first use from rmpi_comm_node_of (no communication); NULL
  * when out of memory. */
 coll_comm_t *coll_comm_get(rmp_comm_t comm);
 /* Nodes comm spans: every rank computes the same value. Out of memory: comm->size (one

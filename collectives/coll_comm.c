@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-communicator collective state (comm->coll_priv): the node layout, and what the
  * node-aware algorithms build on first use (the shared segment, the node and leader
- * communicators). The layout comes from rmpi_g.node_of, whose ids may differ between
+ * communicators). The layout comes from rmpi_comm_node_of, whose ids may differ between
  * ranks (a launcher gives some ranks numeric ids, others host-derived ones) but whose
  * partition into nodes is the same everywhere: only the partition is used. */
 #include "coll.h"
@@ -29,13 +29,13 @@ static int coll_comm_layout(rmp_comm_t comm, coll_comm_t *cc)
     }
     int unknown = 0;
     for (int r = 0; r < n; r++)
-        unknown |= rmpi_g.node_of[rmpi_comm_world_rank(comm, r)] < 0;
+        unknown |= rmpi_comm_node_of(comm, r) < 0;
     for (int r = 0; r < n; r++) {
         /* A remote rank whose node the launcher did not tell (negative id) could share a
          * node with another such rank, and another rank's view may differ: then every rank
          * is its own node, which gives the flat algorithms, correct whatever the layout.
          * Each rank of comm has such a peer in this case, so all of them agree. */
-        int id = unknown ? r : rmpi_g.node_of[rmpi_comm_world_rank(comm, r)], k = 0;
+        int id = unknown ? r : rmpi_comm_node_of(comm, r), k = 0;
         while (k < nodes && ids[k] != id)
             k++;
         if (k == nodes)

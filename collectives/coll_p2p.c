@@ -114,7 +114,7 @@ int coll_check_comm(rmp_comm_t comm, const char *call)
     int rc = rmpi_comm_check(comm);
     if (rc != RMP_SUCCESS)
         return rc;
-    rmpi_coll_call = call;
+    rmpi_diag_coll_enter(call);
     /* Without a member the collective cannot complete anywhere: fail at once,
      * the same on every survivor, rather than after a partial exchange. */
     if (RMPI_UNLIKELY(rmpi_comm_lost_member(comm)))

@@ -164,7 +164,7 @@ static int shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t c
     unsigned polls = 0;
     rmpi_waiter_t w;
     int have_waiter = 0;
-    rmpi_diag_t outer = rmpi_blocked_other;
+    rmpi_diag_t outer = rmpi_diag_save();
     for (;;) {
         while (r < n && __atomic_load_n((uint64_t *)((char *)shm_ctl(s, r) + field),
                                         __ATOMIC_ACQUIRE) >= want)
@@ -174,7 +174,7 @@ static int shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t c
             rc = RMP_SUCCESS;
             break;
         }
-        if (++polls % SHM_POLLS != 0 && !rmpi_g.yield_when_idle) {
+        if (++polls % SHM_POLLS != 0 && !rmpi_progress_yields()) {
             shm_relax();
             continue;
         }
@@ -184,21 +184,18 @@ static int shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t c
             have_waiter = 1;
         }
         /* For the SIGUSR1 / rrun --timeout report: which rank this one waits for. */
-        rmpi_blocked_other = (rmpi_diag_t){rmpi_coll_call, rmpi_comm_world_rank(comm, r),
-                                           (int)(((comm->coll_seq - 1) & 0x3ffffu) << 10),
-                                           (long)comm->cid, 1};
+        rmpi_diag_wait_coll(comm, rmpi_comm_world_rank(comm, r));
         rc = rmpi_waiter_poll(&w);
         /* Any member, not only rank r: a survivor that saw the failure first stops
          * publishing, and waiting on it would hang. */
-        for (int q = 0; q < s->n && rc == RMP_SUCCESS && (polls & 1023) == 0; q++)
-            if (rmpi_peers[rmpi_comm_world_rank(comm, q)].failed)
-                rc = RMP_ERR_PEER_FAILED;
+        if (rc == RMP_SUCCESS && (polls & 1023) == 0 && rmpi_comm_lost_member(comm))
+            rc = RMP_ERR_PEER_FAILED;
         if (rc != RMP_SUCCESS) {
             s->broken = rc;
             break;
         }
     }
-    rmpi_blocked_other = outer;
+    rmpi_diag_restore(outer);
     return rc;
 }
 

@@ -6,6 +6,7 @@
  * The choice depends only on (kind, bytes, layout), which every rank of a call agrees on:
  * that keeps the ranks in step and the reductions bitwise identical. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,18 +40,39 @@ static const struct {
     [COLL_ALLTOALL] = {"alltoall", "RMP_ALLTOALL_ALGO", {"pairwise", "bruck", "linear", "shm"}},
 };
 
+/* RMP_<KIND>_ALGO: one parameter per kind, its help written from the names above at
+ * load time, so the names exist once. */
+#define COLL_ALGO_LEN 32
+typedef struct coll_params {
+    char algo[COLL_NKINDS][COLL_ALGO_LEN];
+} coll_params_t;
+
+static coll_params_t coll_params;
+static char coll_param_help[COLL_NKINDS][192];
+static rmpi_param_t coll_param_table[COLL_NKINDS + 1]; /* the last one ends it */
+
+__attribute__((constructor)) static void coll_params_register(void)
+{
+    for (int k = 0; k < COLL_NKINDS; k++) {
+        size_t o = (size_t)snprintf(coll_param_help[k], sizeof(coll_param_help[k]),
+                                    "%s algorithm (auto", coll_kinds[k].kind);
+        for (int a = 0; a < COLL_MAX_ALGOS && coll_kinds[k].names[a]; a++)
+            o += (size_t)snprintf(coll_param_help[k] + o,
+                                  o < sizeof(coll_param_help[k]) ? sizeof(coll_param_help[k]) - o : 0,
+                                  ", %s", coll_kinds[k].names[a]);
+        if (o < sizeof(coll_param_help[k]) - 1)
+            strcat(coll_param_help[k], ")");
+        coll_param_table[k] = (rmpi_param_t){coll_kinds[k].env, RMPI_PT_STRING, "auto", NULL,
+                                             offsetof(coll_params_t, algo) +
+                                                 (size_t)k * COLL_ALGO_LEN,
+                                             COLL_ALGO_LEN, coll_param_help[k]};
+    }
+    (void)rmpi_config_register("collectives", coll_param_table, &coll_params);
+}
+
 static const char *coll_env_value(coll_kind_t kind)
 {
-    switch (kind) {
-    case COLL_BARRIER: return rmpi_cfg.barrier_algo;
-    case COLL_BCAST: return rmpi_cfg.bcast_algo;
-    case COLL_REDUCE: return rmpi_cfg.reduce_algo;
-    case COLL_ALLREDUCE: return rmpi_cfg.allreduce_algo;
-    case COLL_ALLGATHER: return rmpi_cfg.allgather_algo;
-    case COLL_REDUCE_SCATTER: return rmpi_cfg.reduce_scatter_algo;
-    case COLL_ALLTOALL: return rmpi_cfg.alltoall_algo;
-    default: return "auto";
-    }
+    return (unsigned)kind < COLL_NKINDS ? coll_params.algo[kind] : "auto";
 }
 
 const char *coll_algo_name(coll_kind_t kind, int algo)

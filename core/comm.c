@@ -5,12 +5,13 @@
 
 #include "comm.h"
 #include "log.h"
+#include "coll_id.h"
 #include "p2p.h"
+#include "xchg.h"
 
 struct rmp_comm *rmpi_world;
 static uint32_t comm_next_cid = 2; /* 0/1: world p2p/collectives */
 
-#define COMM_MAGIC_TAG 0x3ffffff0 /* collective-context tag used by split */
 
 int rmpi_comm_check(rmp_comm_t comm)
 {
@@ -77,35 +78,6 @@ static int comm_entry_cmp(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* Exchange (color, key, next cid) among n members of comm (members[i] is a
- * comm rank, NULL for all of comm; me is the caller's index): an allgather
- * over point-to-point on the collective context. */
-static int comm_exchange(rmp_comm_t comm, int n, const int *members, int me, int tag,
-                         comm_split_entry_t *all)
-{
-    int rc = RMP_SUCCESS;
-    rmp_request_t *reqs = calloc((size_t)(2 * n), sizeof(*reqs));
-    if (!reqs)
-        return RMP_ERR_NOMEM;
-    int nr = 0;
-    for (int i = 0; i < n && rc == RMP_SUCCESS; i++) {
-        int r = members ? members[i] : i;
-        if (i == me)
-            continue;
-        rc = rmpi_irecv_cid(&all[i], sizeof(all[i]), r, tag, comm, comm->cid + 1, &reqs[nr]);
-        if (rc == RMP_SUCCESS)
-            nr++;
-        if (rc == RMP_SUCCESS)
-            rc = rmpi_isend_cid(&all[me], sizeof(all[0]), r, tag, comm, comm->cid + 1,
-                                &reqs[nr]);
-        if (rc == RMP_SUCCESS)
-            nr++;
-    }
-    int wrc = rmp_waitall((size_t)nr, reqs, NULL);
-    free(reqs);
-    return rc != RMP_SUCCESS ? rc : wrc;
-}
-
 RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *newcomm)
 {
     int rc = rmpi_comm_check(comm);
@@ -119,7 +91,7 @@ RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *n
     if (!all)
         return RMP_ERR_NOMEM;
     all[comm->rank] = (comm_split_entry_t){color, key, comm->rank, comm_next_cid};
-    rc = comm_exchange(comm, n, NULL, comm->rank, COMM_MAGIC_TAG, all);
+    rc = rmpi_xchg_allgather(comm, RMPI_TAG_CORE_SPLIT, all, sizeof(*all));
     if (rc != RMP_SUCCESS)
         goto out_free;
     /* The entries come from the peers: a rank that is not its sender's
@@ -206,10 +178,6 @@ RMP_EXPORT int rmp_node_id(void)
     return id >= 0 ? id : 2000000 + rmpi_g.rank;
 }
 
-/* Tags of rmp_comm_create_group on the collective context: above the
- * collectives' (< 0x10000000), below split's COMM_MAGIC_TAG. */
-#define COMM_GROUP_TAG_BASE 0x20000000
-
 RMP_EXPORT int rmp_comm_create_group(rmp_comm_t comm, int n, const int ranks[], int tag,
                                      rmp_comm_t *newcomm)
 {
@@ -235,7 +203,9 @@ RMP_EXPORT int rmp_comm_create_group(rmp_comm_t comm, int n, const int ranks[], 
     if (!all)
         return RMP_ERR_NOMEM;
     all[me] = (comm_split_entry_t){0, 0, comm->rank, comm_next_cid};
-    rc = comm_exchange(comm, n, ranks, me, COMM_GROUP_TAG_BASE + (tag & 0x0fffffff), all);
+    rc = rmpi_xchg_allgather_among(comm, n, ranks, me,
+                                   RMPI_TAG_CORE_GROUP + (tag & RMPI_TAG_CORE_GROUP_MASK), all,
+                                   sizeof(*all));
     for (int i = 0; i < n && rc == RMP_SUCCESS; i++)
         if (all[i].rank != ranks[i]) {
             rmpi_error("comm_create_group: malformed entry from rank %d", ranks[i]);

@@ -6,7 +6,7 @@
 #include "rmpi.h"
 
 struct rmp_comm {
-    uint32_t cid;  /* point-to-point context; cid + 1 is for collectives */
+    uint32_t cid;  /* point-to-point context, even (collectives: core/coll_id.h) */
     int rank;
     int size;
     int *world;    /* comm rank -> world rank; NULL for the world communicator */
@@ -19,6 +19,13 @@ struct rmp_comm {
 static inline int rmpi_comm_world_rank(const struct rmp_comm *c, int r)
 {
     return c->world ? c->world[r] : r;
+}
+
+/* Node id of comm rank r, as the launcher told it (negative: a remote rank
+ * whose node is unknown). Ids may differ between ranks; the partition does not. */
+static inline int rmpi_comm_node_of(const struct rmp_comm *c, int r)
+{
+    return rmpi_g.node_of[rmpi_comm_world_rank(c, r)];
 }
 
 /* Validate a user communicator handle. */

@@ -41,20 +41,6 @@ const rmpi_param_t rmpi_params[] = {
      "yield the core when polling finds nothing (auto: when ranks outnumber cores)"},
     {"RMP_TUNING_FILE", RMPI_PT_STRING, "", NULL, STR(tuning_file),
      "tuning file written by rmp_tune (thresholds, collective algorithms)"},
-    {"RMP_ALLREDUCE_ALGO", RMPI_PT_STRING, "auto", NULL, STR(allreduce_algo),
-     "allreduce algorithm (auto, recursive_doubling, rabenseifner, ring, direct, shm, hier)"},
-    {"RMP_BCAST_ALGO", RMPI_PT_STRING, "auto", NULL, STR(bcast_algo),
-     "bcast algorithm (auto, binomial, scatter_allgather, linear, hier)"},
-    {"RMP_ALLGATHER_ALGO", RMPI_PT_STRING, "auto", NULL, STR(allgather_algo),
-     "allgather algorithm (auto, recursive_doubling, bruck, ring, direct)"},
-    {"RMP_REDUCE_SCATTER_ALGO", RMPI_PT_STRING, "auto", NULL, STR(reduce_scatter_algo),
-     "reduce_scatter algorithm (auto, recursive_halving, ring, direct)"},
-    {"RMP_ALLTOALL_ALGO", RMPI_PT_STRING, "auto", NULL, STR(alltoall_algo),
-     "alltoall algorithm (auto, pairwise, bruck, linear)"},
-    {"RMP_BARRIER_ALGO", RMPI_PT_STRING, "auto", NULL, STR(barrier_algo),
-     "barrier algorithm (auto, dissemination, direct, hier)"},
-    {"RMP_REDUCE_ALGO", RMPI_PT_STRING, "auto", NULL, STR(reduce_algo),
-     "reduce algorithm (auto, binomial, reduce_scatter_gather, linear)"},
     {NULL, 0, NULL, NULL, 0, 0, NULL},
 };
 
@@ -175,6 +161,24 @@ static size_t config_distance(const char *a, const char *b)
     return row[lb];
 }
 
+static struct {
+    const char *owner;
+    const rmpi_param_t *params;
+    void *values;
+} config_modules[RMPI_CONFIG_MAX_MODULES];
+static int config_nmodules;
+
+int rmpi_config_register(const char *owner, const rmpi_param_t *params, void *values)
+{
+    if (config_nmodules == RMPI_CONFIG_MAX_MODULES)
+        return RMP_ERR_NOMEM;
+    config_modules[config_nmodules].owner = owner;
+    config_modules[config_nmodules].params = params;
+    config_modules[config_nmodules].values = values;
+    config_nmodules++;
+    return RMP_SUCCESS;
+}
+
 int rmpi_config_sets(rmpi_config_t *cfg, rmpi_param_set_t *sets)
 {
     int n = 0;
@@ -185,6 +189,9 @@ int rmpi_config_sets(rmpi_config_t *cfg, rmpi_param_set_t *sets)
             sets[n++] = (rmpi_param_set_t){t->name, t->params, t->param_values,
                                            &cfg->tl_from_env[i]};
     }
+    for (int i = 0; i < config_nmodules; i++)
+        sets[n++] = (rmpi_param_set_t){config_modules[i].owner, config_modules[i].params,
+                                       config_modules[i].values, &cfg->mod_from_env[i]};
     return n;
 }
 

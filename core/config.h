@@ -12,6 +12,8 @@
 #include "param.h"
 #include "transport.h"
 
+#define RMPI_CONFIG_MAX_MODULES 4
+
 typedef struct rmpi_config {
     int log_level;
     char transports[128];
@@ -22,15 +24,9 @@ typedef struct rmpi_config {
     size_t rcache_max_bytes;
     int poll_yield;           /* 0 auto, 1 always, 2 never */
     char tuning_file[256];
-    char allreduce_algo[32];
-    char bcast_algo[32];
-    char allgather_algo[32];
-    char reduce_scatter_algo[32];
-    char alltoall_algo[32];
-    char barrier_algo[32];
-    char reduce_algo[32];
     uint64_t from_env;        /* bit i: rmpi_params[i] was set in the environment */
     uint64_t tl_from_env[RMPI_TL_MAX]; /* the same per registry entry's params */
+    uint64_t mod_from_env[RMPI_CONFIG_MAX_MODULES]; /* ... per registered module's */
 } rmpi_config_t;
 
 extern rmpi_config_t rmpi_cfg;
@@ -45,10 +41,15 @@ typedef struct rmpi_param_set {
     void *values;
     uint64_t *from_env;
 } rmpi_param_set_t;
-#define RMPI_PARAM_SETS_MAX (1 + RMPI_TL_MAX)
-/* Every table: the core's (values in cfg), then each built transport's, in
- * registry order. Returns how many were written to sets. */
+#define RMPI_PARAM_SETS_MAX (1 + RMPI_TL_MAX + RMPI_CONFIG_MAX_MODULES)
+/* Every table: the core's (values in cfg), each built transport's in registry
+ * order, then each registered module's. Returns how many were written to sets. */
 int rmpi_config_sets(rmpi_config_t *cfg, rmpi_param_set_t *sets);
+
+/* A module above the core (the collectives: collectives/coll_tune.c) registers
+ * its table and values, from a constructor (before rmpi_config_load).
+ * RMP_ERR_NOMEM when RMPI_CONFIG_MAX_MODULES are registered. */
+int rmpi_config_register(const char *owner, const rmpi_param_t *params, void *values);
 
 /* Parse envp (NULL-terminated "NAME=VALUE" array) into cfg and every
  * transport's parameter values. On a malformed

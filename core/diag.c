@@ -6,12 +6,40 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll_id.h"
 #include "comm.h"
-#include "p2p.h"
+#include "diag.h"
+#include "request.h"
 
-extern volatile rmp_request_t rmpi_blocked_req;
-volatile rmpi_diag_t rmpi_blocked_other = {NULL, -1, 0, -1, 0};
-const char *volatile rmpi_coll_call;
+/* Written by the blocking loops, read by the signal handler. */
+static volatile rmpi_diag_t diag_other = {NULL, -1, 0, -1, 0};
+static const char *volatile diag_coll_call;
+
+rmpi_diag_t rmpi_diag_save(void)
+{
+    return diag_other;
+}
+
+void rmpi_diag_restore(rmpi_diag_t saved)
+{
+    diag_other = saved;
+}
+
+void rmpi_diag_wait(const char *call, int peer, int tag, long cid)
+{
+    diag_other = (rmpi_diag_t){call, peer, tag, cid, 0};
+}
+
+void rmpi_diag_wait_coll(rmp_comm_t comm, int peer)
+{
+    diag_other = (rmpi_diag_t){diag_coll_call, peer, rmpi_coll_current_tag(comm),
+                               (long)comm->cid, 1};
+}
+
+void rmpi_diag_coll_enter(const char *call)
+{
+    diag_coll_call = call;
+}
 
 static size_t diag_put(char *b, size_t o, size_t cap, const char *s)
 {
@@ -45,14 +73,14 @@ static void diag_on_usr1(int sig)
     o = diag_int(b, o, cap, rmpi_g.rank);
     o = diag_put(b, o, cap, "] blocked: ");
     rmp_request_t r = rmpi_blocked_req;
-    rmpi_diag_t other = rmpi_blocked_other;
+    rmpi_diag_t other = diag_other;
     if (!r && other.call && other.coll) {
         o = diag_put(b, o, cap, "in ");
         o = diag_put(b, o, cap, other.call);
         o = diag_put(b, o, cap, " (collective #");
-        o = diag_int(b, o, cap, other.tag >> 10);
+        o = diag_int(b, o, cap, rmpi_coll_tag_seq(other.tag));
         o = diag_put(b, o, cap, " phase ");
-        o = diag_int(b, o, cap, other.tag & 1023);
+        o = diag_int(b, o, cap, rmpi_coll_tag_phase(other.tag));
         o = diag_put(b, o, cap, " on context ");
         o = diag_int(b, o, cap, other.cid);
         o = diag_put(b, o, cap, ", shared segment), receiving from world rank ");
@@ -74,17 +102,16 @@ static void diag_on_usr1(int sig)
     } else if (!r) {
         o = diag_put(b, o, cap, "not in a blocking rmp call");
     } else {
-        int coll = r->mq.cid & 1;
-        if (r->kind == RMPI_REQ_RECV && coll) {
-            /* Collective tags are (sequence number << 10) | phase (collectives/coll.h). */
+        if (r->kind == RMPI_REQ_RECV && rmpi_cid_is_coll(r->mq.cid)) {
+            const char *call = diag_coll_call;
             o = diag_put(b, o, cap, "in ");
-            o = diag_put(b, o, cap, rmpi_coll_call ? rmpi_coll_call : "a collective");
+            o = diag_put(b, o, cap, call ? call : "a collective");
             o = diag_put(b, o, cap, " (collective #");
-            o = diag_int(b, o, cap, r->mq.tag >> 10);
+            o = diag_int(b, o, cap, rmpi_coll_tag_seq(r->mq.tag));
             o = diag_put(b, o, cap, " phase ");
-            o = diag_int(b, o, cap, r->mq.tag & 1023);
+            o = diag_int(b, o, cap, rmpi_coll_tag_phase(r->mq.tag));
             o = diag_put(b, o, cap, " on context ");
-            o = diag_int(b, o, cap, (long)(r->mq.cid & ~1u));
+            o = diag_int(b, o, cap, (long)rmpi_cid_comm(r->mq.cid));
             o = diag_put(b, o, cap, "), receiving from ");
             if (r->peer < 0) {
                 o = diag_put(b, o, cap, "any rank");

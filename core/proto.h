@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Wire formats of the point-to-point protocol (docs/protocols.md). */
+/* Wire formats of the point-to-point protocol (docs/protocols.md): the one
+ * enum of message ids, whose handlers core/am.c dispatches to. */
 #ifndef RMPI_PROTO_H
 #define RMPI_PROTO_H
 
@@ -13,7 +14,8 @@ enum {
     RMPI_MSG_FRAG_FIRST = 4,/* rmpi_rts_t + first chunk: fragmented message */
     RMPI_MSG_FRAG = 5,      /* rmpi_hdr_t (type only) + next chunk, same pair */
     RMPI_MSG_CTS = 6,       /* rmpi_cts_t: receiver's buffer for an RNDV_PUT transport */
-    RMPI_MSG_RMA = 7        /* rmpi_rma_t: emulated one-sided operation (core/rma.c) */
+    RMPI_MSG_RMA = 7,       /* rmpi_rma_t: emulated one-sided operation (core/rma.c) */
+    RMPI_MSG_MAX            /* one past the last id: the size of the handler table (am.c) */
 };
 
 /* rmpi_hdr_t.flags */

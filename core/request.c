@@ -6,7 +6,9 @@
 
 #include "config.h"
 #include "log.h"
-#include "p2p.h"
+#include "failure.h"
+#include "progress.h"
+#include "request.h"
 
 #define REQ_CHUNK 64
 
@@ -70,6 +72,15 @@ void rmpi_req_complete(rmp_request_t req)
     req->done = 1;
     if (RMPI_UNLIKELY(req->flags & RMPI_REQF_ORPHAN))
         rmpi_req_free(req);
+}
+
+void rmpi_req_fail(rmp_request_t req, int rc)
+{
+    req->status.error = rc;
+    if (req->kind == RMPI_REQ_CTRL)
+        rmpi_req_free(req);
+    else
+        rmpi_req_complete(req);
 }
 
 int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_request_t),
@@ -167,7 +178,6 @@ int rmpi_req_wait(rmp_request_t req)
     return rc;
 }
 
-/* Every live request, for failure handling (rare: a linear scan is fine). */
 void rmpi_req_foreach(void (*fn)(rmp_request_t req, void *arg), void *arg)
 {
     for (size_t c = 0; c < req_nchunks; c++) {

@@ -26,48 +26,7 @@
 #include "config.h"
 #include "log.h"
 #include "p2p.h"
-#include "shmem.h"
-
-#define RMA_MAGIC 0x726d7077696e3031ULL /* "rmpwin01" */
-
-typedef struct rma_entry {
-    uint64_t base;
-    uint64_t bytes;
-    uint32_t id;
-    uint32_t allocated;
-    uint64_t keys[RMPI_TL_MAX];  /* per transport slot of rmpi_g.tls */
-    char seg[48];      /* allocated windows: shared segment name */
-} rma_entry_t;
-
-struct rmp_win {
-    uint64_t magic;
-    int live;
-    rmp_comm_t comm;
-    void *base;
-    size_t bytes;
-    uint32_t id;
-    rma_entry_t *peers;   /* by comm rank */
-    void **mapped;        /* by comm rank: the peer's window mapped here, or NULL */
-    rmpi_mr_t *mr[RMPI_TL_MAX];     /* registrations with rmpi_g.tls[i] */
-    int allocated;
-    rmpi_shmem_t mem;     /* allocated windows */
-    size_t seglen;
-    long outstanding;     /* non-blocking transport operations in flight */
-    int nbi_error;
-    struct rmp_win *next_dead; /* released windows, oldest first (rma_release) */
-};
-
-/* Windows by id, for the target side of emulated operations.
- * A released window struct stays readable so that a stale handle is
- * recognised (live == 0), not followed: it waits in a FIFO and is reused only
- * once RMA_QUARANTINE later windows have been freed, so memory stays bounded
- * in a program that creates and frees windows in a loop. rmp_finalize frees
- * them all (every call is refused from then on before the handle is read). */
-#define RMA_QUARANTINE 64
-static struct rmp_win **rma_table;
-static uint32_t rma_ntable;
-static struct rmp_win *rma_dead_old, *rma_dead_new;
-static unsigned rma_ndead;
+#include "rma_win.h"
 
 typedef struct rma_op {
     volatile long pending; /* bytes or replies still expected */
@@ -121,8 +80,8 @@ static int rma_wait(volatile long *pending, int peer, rmp_comm_t comm, const cha
         return RMP_SUCCESS; /* nothing in flight: no clock read, no progress */
     rmpi_waiter_t w;
     rmpi_waiter_init(&w);
-    rmpi_diag_t outer = rmpi_blocked_other;
-    rmpi_blocked_other = (rmpi_diag_t){call, peer, 0, -1, 0};
+    rmpi_diag_t outer = rmpi_diag_save();
+    rmpi_diag_wait(call, peer, 0, -1);
     int rc = RMP_SUCCESS;
     while (*pending > 0) {
         rmpi_progress();
@@ -134,16 +93,11 @@ static int rma_wait(volatile long *pending, int peer, rmp_comm_t comm, const cha
         if (rc != RMP_SUCCESS)
             break;
     }
-    rmpi_blocked_other = outer;
+    rmpi_diag_restore(outer);
     return rc;
 }
 
 /* ---- the target side of emulation ---- */
-
-static struct rmp_win *rma_lookup(uint32_t id)
-{
-    return id < rma_ntable && rma_table[id] && rma_table[id]->live ? rma_table[id] : NULL;
-}
 
 static void rma_reply(int src, const rmpi_rma_t *m, int op, int status, uint64_t operand,
                       uint64_t off, const void *payload, size_t plen)
@@ -164,7 +118,7 @@ static void rma_reply(int src, const rmpi_rma_t *m, int op, int status, uint64_t
 
 static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t plen)
 {
-    struct rmp_win *w = rma_lookup(m->win_id);
+    struct rmp_win *w = rmpi_win_lookup(m->win_id);
     uint64_t len;
     const char *why;
     int rc = rmpi_rma_access_check(m, plen, w ? (uintptr_t)w->base : 0, w ? w->bytes : 0,
@@ -208,7 +162,7 @@ static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t
     }
 }
 
-void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
+static void rma_on_msg(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
     const rmpi_rma_t *m = hdr;
     if (hlen < sizeof(*m)) {
@@ -260,18 +214,14 @@ void rmpi_rma_handler(int src, const void *hdr, size_t hlen, const void *payload
     }
 }
 
-/* ---- the caller side ---- */
-
-/* Is win the address of a live window? A few windows at most: a scan. */
-static int rma_is_live(rmp_win_t win)
+void rmpi_rma_register(void)
 {
-    for (uint32_t i = 0; i < rma_ntable; i++)
-        if (rma_table[i] == win)
-            return 1;
-    return 0;
+    rmpi_am_register(RMPI_MSG_RMA, rma_on_msg);
 }
 
-static int rma_check_win(rmp_win_t win)
+/* ---- the caller side ---- */
+
+int rmpi_rma_check_win(rmp_win_t win)
 {
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
@@ -280,7 +230,7 @@ static int rma_check_win(rmp_win_t win)
         return RMP_ERR_ARG;
     /* Only a handle of a live window is followed: a forged or stale value is
      * refused without reading through it. */
-    if (!rma_is_live(win) || win->magic != RMA_MAGIC || !win->live) {
+    if (!rmpi_win_is_live(win) || win->magic != RMPI_WIN_MAGIC || !win->live) {
         rmpi_warn("one-sided call on a freed or invalid window");
         return RMP_ERR_ACCESS;
     }
@@ -289,14 +239,14 @@ static int rma_check_win(rmp_win_t win)
 
 static int rma_check(rmp_win_t win, int target, size_t offset, size_t bytes, const void *buf)
 {
-    int rc = rma_check_win(win);
+    int rc = rmpi_rma_check_win(win);
     if (rc != RMP_SUCCESS)
         return rc;
     if (target < 0 || target >= win->comm->size || (buf == NULL && bytes > 0))
         return RMP_ERR_ARG;
     if (rmpi_peers[rmpi_comm_world_rank(win->comm, target)].failed)
         return RMP_ERR_PEER_FAILED;
-    const rma_entry_t *e = &win->peers[target];
+    const rmpi_win_entry_t *e = &win->peers[target];
     if (offset > e->bytes || bytes > e->bytes - offset) {
         rmpi_warn("one-sided access of %zu bytes at offset %zu is outside rank %d's window of "
                   "%llu bytes",
@@ -477,7 +427,7 @@ RMP_EXPORT int rmp_get_nbi(void *dst, size_t bytes, int target, size_t offset, r
 
 RMP_EXPORT int rmp_win_flush_all(rmp_win_t win)
 {
-    int rc = rma_check_win(win);
+    int rc = rmpi_rma_check_win(win);
     if (rc != RMP_SUCCESS)
         return rc;
     rmpi_health_tick();
@@ -493,7 +443,7 @@ RMP_EXPORT int rmp_win_flush_all(rmp_win_t win)
 
 RMP_EXPORT int rmp_win_flush(int target, rmp_win_t win)
 {
-    int rc = rma_check_win(win);
+    int rc = rmpi_rma_check_win(win);
     if (rc != RMP_SUCCESS)
         return rc;
     if (target < 0 || target >= win->comm->size)
@@ -568,213 +518,15 @@ RMP_EXPORT int rmp_atomic_cswap(uint64_t compare, uint64_t swap, uint64_t *old, 
     return rma_atomic(win, RMPI_RMA_CSWAP, swap, compare, old, target, offset);
 }
 
-/* ---- creation and destruction ---- */
-
-static int rma_register_id(struct rmp_win *w)
+/* The target's window as mapped into this process (an allocated window of a same-node
+ * rank, or this rank's own): what MPI_Win_shared_query hands out. */
+RMP_EXPORT int rmp_win_shared_ptr(rmp_win_t win, int target, void **ptr)
 {
-    for (uint32_t i = 0; i < rma_ntable; i++) {
-        if (!rma_table[i]) {
-            w->id = i;
-            rma_table[i] = w;
-            return RMP_SUCCESS;
-        }
-    }
-    struct rmp_win **t = realloc(rma_table, (rma_ntable + 16) * sizeof(*t));
-    if (!t)
-        return RMP_ERR_NOMEM;
-    memset(t + rma_ntable, 0, 16 * sizeof(*t));
-    rma_table = t;
-    w->id = rma_ntable;
-    rma_table[rma_ntable] = w;
-    rma_ntable += 16;
-    return RMP_SUCCESS;
-}
-
-static void rma_release(struct rmp_win *w)
-{
-    for (int i = 0; i < rmpi_g.num_tls; i++)
-        if (w->mr[i])
-            rmpi_g.tls[i].iface->mem_dereg(rmpi_g.tls[i].tl, w->mr[i]);
-    if (w->mapped) {
-        for (int r = 0; r < (w->comm ? w->comm->size : 0); r++)
-            if (w->mapped[r] && r != w->comm->rank)
-                munmap(w->mapped[r], w->seglen > 0 ? (size_t)w->peers[r].bytes : 0);
-    }
-    if (w->allocated)
-        rmpi_shmem_destroy(&w->mem);
-    if (w->id < rma_ntable && rma_table[w->id] == w)
-        rma_table[w->id] = NULL;
-    free(w->peers);
-    free(w->mapped);
-    w->peers = NULL;
-    w->mapped = NULL;
-    w->live = 0;
-    w->next_dead = NULL;
-    if (rma_dead_new)
-        rma_dead_new->next_dead = w;
-    else
-        rma_dead_old = w;
-    rma_dead_new = w;
-    rma_ndead++;
-}
-
-/* A zeroed window struct: the oldest released one past the quarantine, or new. */
-static struct rmp_win *rma_new_struct(void)
-{
-    if (rma_ndead <= RMA_QUARANTINE)
-        return calloc(1, sizeof(struct rmp_win));
-    struct rmp_win *w = rma_dead_old;
-    rma_dead_old = w->next_dead;
-    rma_ndead--;
-    memset(w, 0, sizeof(*w));
-    return w;
-}
-
-/* At rmp_finalize, after the closing fence (nobody accesses a window any
- * more) and before the transports go: windows the program did not free are
- * released, then every window struct is freed. */
-void rmpi_rma_fini(void)
-{
-    for (uint32_t i = 0; i < rma_ntable; i++)
-        if (rma_table[i] && rma_table[i]->live)
-            rma_release(rma_table[i]);
-    while (rma_dead_old) {
-        struct rmp_win *w = rma_dead_old;
-        rma_dead_old = w->next_dead;
-        free(w);
-    }
-    rma_dead_new = NULL;
-    rma_ndead = 0;
-    free(rma_table);
-    rma_table = NULL;
-    rma_ntable = 0;
-}
-
-static size_t rma_pagesize(size_t n)
-{
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-    return n == 0 ? pg : (n + pg - 1) / pg * pg;
-}
-
-/* Library memory in a shared segment, so that same-node ranks map it. */
-static int rma_alloc_segment(struct rmp_win *w, size_t bytes)
-{
-    w->seglen = rma_pagesize(bytes);
-    int rc = rmpi_shmem_create(w->seglen, "rmp-win", &w->mem);
-    if (rc == RMP_SUCCESS)
-        w->base = w->mem.addr;
-    return rc;
-}
-
-static int rma_map_peers(struct rmp_win *w)
-{
-    int n = w->comm->size;
-    w->mapped = calloc((size_t)n, sizeof(void *));
-    if (!w->mapped)
-        return RMP_ERR_NOMEM;
-    int mynode = rmpi_g.node_of[rmpi_g.rank];
-    for (int r = 0; r < n; r++) {
-        rma_entry_t *e = &w->peers[r];
-        if (r == w->comm->rank || !e->allocated ||
-            rmpi_g.node_of[rmpi_comm_world_rank(w->comm, r)] != mynode)
-            continue;
-        /* The entry comes from the peer: a name without its NUL or a size
-         * that rounds past 2^64 is not mapped (the transport path checks). */
-        void *p = NULL;
-        if (memchr(e->seg, '\0', sizeof(e->seg)) && e->bytes <= SIZE_MAX / 2 &&
-            rmpi_shmem_attach(e->seg, rma_pagesize(e->bytes), &p) == RMP_SUCCESS)
-            w->mapped[r] = p; /* otherwise it goes through the transport */
-    }
-    return RMP_SUCCESS;
-}
-
-static int rma_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, void **out_base,
-                      rmp_win_t *out)
-{
-    int rc = rmpi_comm_check(comm);
+    int rc = rmpi_rma_check_win(win);
     if (rc != RMP_SUCCESS)
         return rc;
-    if (!out || (!allocate && base == NULL && bytes > 0) || (allocate && !out_base))
+    if (!ptr || target < 0 || target >= win->comm->size)
         return RMP_ERR_ARG;
-    struct rmp_win *w = rma_new_struct();
-    if (!w)
-        return RMP_ERR_NOMEM;
-    w->magic = RMA_MAGIC;
-    w->comm = comm;
-    w->bytes = bytes;
-    w->base = base;
-    w->allocated = allocate;
-    w->mem.fd = -1;
-    rc = rma_register_id(w);
-    if (rc == RMP_SUCCESS && allocate)
-        rc = rma_alloc_segment(w, bytes);
-    rma_entry_t me;
-    memset(&me, 0, sizeof(me));
-    me.base = (uint64_t)(uintptr_t)w->base;
-    me.bytes = bytes;
-    me.id = w->id;
-    me.allocated = (uint32_t)allocate;
-    snprintf(me.seg, sizeof(me.seg), "%s", w->allocated ? w->mem.name : "");
-    for (int i = 0; rc == RMP_SUCCESS && i < rmpi_g.num_tls && i < 4; i++) {
-        const rmpi_tl_iface_t *t = rmpi_g.tls[i].iface;
-        if (t->mem_reg && bytes > 0)
-            rc = t->mem_reg(rmpi_g.tls[i].tl, w->base, bytes, &w->mr[i], &me.keys[i]);
-    }
-    /* Live from here on: a faster peer may reach it as soon as it has our
-     * entry, before this rank returns from the collective. */
-    w->live = 1;
-    /* Everybody learns everybody's window, even when one rank failed, so
-     * that the collective ends on every rank with the same outcome. */
-    int32_t myrc = rc, anyrc = 0;
-    w->peers = calloc((size_t)comm->size, sizeof(rma_entry_t));
-    if (!w->peers) {
-        rma_release(w);
-        return RMP_ERR_NOMEM;
-    }
-    int arc = rmp_allgather(&me, w->peers, sizeof(me), RMP_UINT8, comm);
-    if (arc == RMP_SUCCESS)
-        arc = rmp_allreduce(&myrc, &anyrc, 1, RMP_INT32, RMP_MIN, comm);
-    rc = arc != RMP_SUCCESS ? arc : anyrc;
-    if (rc == RMP_SUCCESS && allocate)
-        rc = rma_map_peers(w);
-    /* Once every same-node rank has mapped it, the descriptor can go. */
-    if (rc == RMP_SUCCESS && allocate)
-        rc = rmp_barrier(comm);
-    if (allocate)
-        rmpi_shmem_seal(&w->mem);
-    if (rc != RMP_SUCCESS) {
-        rmpi_error("window creation failed: %s", rmp_strerror(rc));
-        rma_release(w);
-        return rc;
-    }
-    if (allocate)
-        *out_base = w->base; /* zero-filled: a new segment */
-    *out = w;
-    return RMP_SUCCESS;
-}
-
-RMP_EXPORT int rmp_win_create(void *base, size_t bytes, rmp_comm_t comm, rmp_win_t *win)
-{
-    return rma_create(base, bytes, comm, 0, NULL, win);
-}
-
-RMP_EXPORT int rmp_win_allocate(size_t bytes, rmp_comm_t comm, void **base, rmp_win_t *win)
-{
-    return rma_create(NULL, bytes, comm, 1, base, win);
-}
-
-RMP_EXPORT int rmp_win_free(rmp_win_t *win)
-{
-    if (!win)
-        return RMP_ERR_ARG;
-    int rc = rma_check_win(*win);
-    if (rc != RMP_SUCCESS)
-        return rc;
-    struct rmp_win *w = *win;
-    rc = rmp_win_flush_all(w);
-    /* Nobody may still be accessing our memory when it goes. */
-    int brc = rmp_barrier(w->comm);
-    rma_release(w);
-    *win = RMP_WIN_NULL;
-    return rc != RMP_SUCCESS ? rc : brc;
+    *ptr = rma_direct(win, target);
+    return *ptr || win->peers[target].bytes == 0 ? RMP_SUCCESS : RMP_ERR_NOT_SUPPORTED;
 }

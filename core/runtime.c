@@ -19,7 +19,6 @@
 #include "tuning.h"
 
 rmpi_global_t rmpi_g;
-void rmpi_diag_install(void);
 
 /* Arguments of each open instance (slot of rmpi_g.tls): they outlive it. */
 static rmpi_tl_args_t runtime_tl_args[RMPI_TL_MAX];
@@ -39,6 +38,50 @@ RMP_EXPORT double rmp_wtime(void)
 RMP_EXPORT int rmp_initialized(void)
 {
     return rmpi_g.state == RMPI_STATE_INIT;
+}
+
+__thread int rmpi_tls_main __attribute__((tls_model("initial-exec")));
+static __thread int runtime_tls_warned;
+
+static const char *const runtime_level_names[] = {"RMP_THREAD_SINGLE", "RMP_THREAD_FUNNELED",
+                                                  "RMP_THREAD_SERIALIZED",
+                                                  "RMP_THREAD_MULTIPLE"};
+
+int rmpi_check_state_slow(void)
+{
+    if (rmpi_g.state != RMPI_STATE_INIT)
+        return RMP_ERR_STATE;
+    if (rmpi_g.thread_level >= RMP_THREAD_SERIALIZED)
+        return RMP_SUCCESS;
+    if (!runtime_tls_warned) {
+        runtime_tls_warned = 1;
+        rmpi_error("rmp called from a thread other than the one that initialised it, at "
+                   "thread level %s: calls from this thread return RMP_ERR_STATE (start rmp "
+                   "with rmp_init_thread(..., RMP_THREAD_SERIALIZED, ...) or more to call "
+                   "from several threads)",
+                   runtime_level_names[rmpi_g.thread_level]);
+    }
+    return RMP_ERR_STATE;
+}
+
+RMP_EXPORT int rmp_query_thread(int *provided)
+{
+    if (!provided)
+        return RMP_ERR_ARG;
+    if (rmpi_g.state != RMPI_STATE_INIT)
+        return RMP_ERR_STATE;
+    *provided = rmpi_g.thread_level;
+    return RMP_SUCCESS;
+}
+
+RMP_EXPORT int rmp_is_thread_main(int *flag)
+{
+    if (!flag)
+        return RMP_ERR_ARG;
+    if (rmpi_g.state != RMPI_STATE_INIT)
+        return RMP_ERR_STATE;
+    *flag = &rmpi_tls_main == rmpi_g.main_tls;
+    return RMP_SUCCESS;
 }
 
 /* Open t in the next slot of rmpi_g.tls. */
@@ -275,8 +318,16 @@ static void runtime_step_transports(double t0, const char *what)
 
 RMP_EXPORT int rmp_init(int *argc, char ***argv)
 {
+    int provided;
+    return rmp_init_thread(argc, argv, RMP_THREAD_SINGLE, &provided);
+}
+
+RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provided)
+{
     (void)argc;
     (void)argv;
+    if (!provided || required < RMP_THREAD_SINGLE || required > RMP_THREAD_MULTIPLE)
+        return RMP_ERR_ARG;
     if (rmpi_g.state != RMPI_STATE_NONE) {
         rmpi_warn("rmp_init called %s", rmpi_g.state == RMPI_STATE_INIT
                                              ? "twice"
@@ -330,7 +381,13 @@ RMP_EXPORT int rmp_init(int *argc, char ***argv)
         rc = rmpi_comm_world_init();
     if (rc != RMP_SUCCESS)
         goto err_runtime;
+    /* MULTIPLE needs the concurrent engine (issue 17, docs/threads.md): until then the most
+     * rmp gives is SERIALIZED, as MPI lets an implementation answer with less. */
+    rmpi_g.thread_level = required > RMP_THREAD_SERIALIZED ? RMP_THREAD_SERIALIZED : required;
+    *provided = rmpi_g.thread_level;
     rmpi_g.state = RMPI_STATE_INIT;
+    rmpi_g.main_tls = &rmpi_tls_main;
+    rmpi_tls_main = 1;
     rmpi_diag_install();
     runtime_step(t0, "ready (segments mapped, connections set up)");
     rmpi_info("initialized: rank %d of %d on %s (local %d of %d, %d node(s))%s", rmpi_g.rank,
@@ -348,7 +405,6 @@ err_boot:
 
 static void runtime_print_stats(void)
 {
-    extern size_t rmpi_p2p_unexpected_high_water(void);
     fprintf(stderr,
             "[rmp %d] stats: eager %llu msgs %llu B, rendezvous %llu msgs %llu B, fragmented "
             "%llu msgs %llu B, unexpected %llu (queue high water %zu)\n",
@@ -376,6 +432,7 @@ RMP_EXPORT int rmp_finalize(void)
     if (rmpi_cfg.stats)
         runtime_print_stats();
     rmpi_g.state = RMPI_STATE_FINALIZED;
+    *rmpi_g.main_tls = 0;
     runtime_release();
     int brc = rmpi_boot_finalize();
     if (rc == RMP_SUCCESS)

@@ -35,7 +35,15 @@ enum {
 const char *rmp_strerror(int code);
 
 /* ---- Runtime ---- */
-int rmp_init(int *argc, char ***argv);
+int rmp_init(int *argc, char ***argv); /* = rmp_init_thread at RMP_THREAD_SINGLE */
+/* Thread levels, MPI's in the same order. SINGLE and FUNNELED: only the thread that called
+ * rmp_init_thread calls rmp (any other gets RMP_ERR_STATE); SERIALIZED: any thread, never
+ * two at once (the caller serialises); MULTIPLE: any threads at once (not provided yet:
+ * asking for it gives SERIALIZED, docs/threads.md). */
+enum { RMP_THREAD_SINGLE = 0, RMP_THREAD_FUNNELED, RMP_THREAD_SERIALIZED, RMP_THREAD_MULTIPLE };
+int rmp_init_thread(int *argc, char ***argv, int required, int *provided);
+int rmp_query_thread(int *provided);
+int rmp_is_thread_main(int *flag);
 int rmp_finalize(void);
 int rmp_initialized(void);
 
@@ -131,6 +139,10 @@ int rmp_atomic_fetch_add(uint64_t value, uint64_t *old, int target, size_t offse
                          rmp_win_t win);
 int rmp_atomic_cswap(uint64_t compare, uint64_t swap, uint64_t *old, int target,
                      size_t offset, rmp_win_t win);
+/* Where target's window is mapped into this process (this rank's own, or an allocated
+ * window of a rank on this node): *ptr, or RMP_ERR_NOT_SUPPORTED when it is not mapped
+ * (another node, or a window over user memory). NULL for an empty window. */
+int rmp_win_shared_ptr(rmp_win_t win, int target, void **ptr);
 
 /* ---- Collectives ---- */
 typedef enum {
@@ -254,6 +266,20 @@ int rmp_ialltoallv(const void *sbuf, const size_t *sbytes, const size_t *sdispls
                    rmp_request_t *req);
 int rmp_ireduce_scatter_v(const void *sbuf, void *rbuf, const size_t *counts,
                           rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm, rmp_request_t *req);
+
+/* Neighbourhood exchange: receive rbytes[j] bytes from src[j] at rbuf + rdispls[j] and send
+ * sbytes[i] bytes from sbuf + sdispls[i] to dst[i], all at once (negative ranks skipped).
+ * Edge i of a sender carries the sub-tag ssub[i] (0..1023) and edge j of a receiver takes
+ * rsub[j], so that several edges between one pair match the right way (NULL: all 0).
+ * MPI's neighbour collectives are made of it. */
+int rmp_neighbor_alltoallv(const void *sbuf, const size_t *sbytes, const size_t *sdispls,
+                           const int *dst, const int *ssub, int outdeg, void *rbuf,
+                           const size_t *rbytes, const size_t *rdispls, const int *src,
+                           const int *rsub, int indeg, rmp_comm_t comm);
+int rmp_ineighbor_alltoallv(const void *sbuf, const size_t *sbytes, const size_t *sdispls,
+                            const int *dst, const int *ssub, int outdeg, void *rbuf,
+                            const size_t *rbytes, const size_t *rdispls, const int *src,
+                            const int *rsub, int indeg, rmp_comm_t comm, rmp_request_t *req);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -14,6 +15,58 @@
 #include "rrun.h"
 
 extern char **environ;
+
+/* The descriptors above 2 that rrun inherited, ascending (a CI runner's pipe, say): the
+ * ranks keep them. Anything else open at fork is rrun's own, possibly opened by the PMIx
+ * server thread without close-on-exec (an accepted client socket) while this thread
+ * forks: the child closes it before exec. */
+#define LAUNCH_FDS_MAX 64
+static int launch_fds[LAUNCH_FDS_MAX];
+static int launch_nfds;
+
+static int launch_int_cmp(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+void rrun_launch_note_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) {
+        launch_nfds = -1; /* unknown: close nothing */
+        return;
+    }
+    int self = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd <= 2 || fd == self)
+            continue;
+        if (launch_nfds == LAUNCH_FDS_MAX) {
+            launch_nfds = -1; /* too many to track: close nothing */
+            break;
+        }
+        launch_fds[launch_nfds++] = fd;
+    }
+    closedir(d);
+    if (launch_nfds > 0)
+        qsort(launch_fds, (size_t)launch_nfds, sizeof(int), launch_int_cmp);
+}
+
+/* In the child (async-signal-safe): close every descriptor above 2 that rrun did not
+ * inherit. */
+static void launch_close_own_fds(void)
+{
+    if (launch_nfds < 0)
+        return;
+    unsigned lo = 3;
+    for (int i = 0; i < launch_nfds; i++) {
+        if ((unsigned)launch_fds[i] > lo)
+            close_range(lo, (unsigned)launch_fds[i] - 1, 0);
+        lo = (unsigned)launch_fds[i] + 1;
+    }
+    close_range(lo, ~0u, 0);
+}
 
 static void launch_set_nonblock_cloexec(int fd)
 {
@@ -97,6 +150,7 @@ static void launch_exec(const rrun_opts_t *o, int rank, pid_t rrun_pid, int outp
     close(outp[1]);
     close(errp[0]);
     close(errp[1]);
+    launch_close_own_fds();
     rrun_bind_apply(rank);
     rrun_loop_child_signals();
     execve(o->program, o->argv, env);

@@ -256,6 +256,7 @@ int main(int argc, char **argv)
 {
     rrun_opts_t o;
     double t0 = rrun_now();
+    rrun_launch_note_fds();
     parse_args(argc, argv, &o);
     rrun_clean_environ();
     rrun_job_t job = {.o = &o, .end = RRUN_END_NONE};

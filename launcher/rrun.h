@@ -68,6 +68,9 @@ void rrun_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* launch.c: start ranks [0, np) of job->o; sets job->launched and alive.
  * Returns 0, or -1 (logged) when a rank could not be started. */
 int rrun_launch(rrun_job_t *job);
+/* launch.c: note the descriptors rrun was started with (call first thing in main): ranks
+ * get those and stdin/stdout/stderr, never one rrun or its PMIx thread opened. */
+void rrun_launch_note_fds(void);
 
 /* loop.c */
 /* Catch SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1 into a self-pipe; returns

@@ -47,7 +47,7 @@ int mpii_view_in(const void *buf, MPI_Count count, mpii_dtype_t *d, mpii_view_t 
     v->bytes = view_bytes(count, d);
     v->tmp = NULL;
     if (d->contig || v->bytes == 0) {
-        v->p = mpii_buf_at(buf, d->true_lb);
+        v->p = mpii_coll_at(buf, d->true_lb);
         return MPI_SUCCESS;
     }
     if (!(v->tmp = malloc(v->bytes)))
@@ -62,7 +62,7 @@ int mpii_view_out(void *buf, MPI_Count count, mpii_dtype_t *d, mpii_view_t *v)
     v->bytes = view_bytes(count, d);
     v->tmp = NULL;
     if (d->contig || v->bytes == 0) {
-        v->p = mpii_buf_at(buf, d->true_lb);
+        v->p = mpii_coll_at(buf, d->true_lb);
         return MPI_SUCCESS;
     }
     if (!(v->tmp = malloc(v->bytes)))
@@ -148,7 +148,7 @@ static int red_run(red_kind_t kind, const void *sbuf, void *rbuf, MPI_Count coun
                       MPI_SUCCESS))
         return mpii_err_comm(c, rc, fn, "%s",
                              rc == MPI_ERR_OP ? "invalid op, or op not defined on the datatype"
-                                              : "datatype not usable with this user op");
+                                              : "datatype not usable in this reduction");
     if (count == 0)
         return MPI_SUCCESS;
     int is_root = kind != RED_REDUCE || c->rank == root;
@@ -156,8 +156,8 @@ static int red_run(red_kind_t kind, const void *sbuf, void *rbuf, MPI_Count coun
     if (MPII_UNLIKELY(sbuf == MPI_IN_PLACE && !is_root))
         sbuf = NULL; /* MPI: IN_PLACE at the root only; a non-root's is ignored by rmp */
     if (MPII_LIKELY(!r.packed)) {
-        const void *s = sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_buf_at(sbuf, r.shift);
-        void *out = is_root ? mpii_buf_at(rbuf, r.shift) : NULL;
+        const void *s = sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_coll_at(sbuf, r.shift);
+        void *out = is_root ? mpii_coll_at(rbuf, r.shift) : NULL;
         switch (kind) {
         case RED_REDUCE: rc = rmp_reduce(s, out, r.count, r.dt, r.op, root, c->rc); break;
         case RED_ALLREDUCE: rc = rmp_allreduce(s, out, r.count, r.dt, r.op, c->rc); break;
@@ -195,25 +195,25 @@ static int red_run(red_kind_t kind, const void *sbuf, void *rbuf, MPI_Count coun
     return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
 }
 
-#define RED_API(Name, kind, ...)                                                           \
-    int PMPI_##Name##_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,    \
-                        MPI_Op op, __VA_ARGS__)
-RED_API(Reduce, RED_REDUCE, int root, MPI_Comm comm)
+int PMPI_Reduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
 {
     return red_run(RED_REDUCE, sbuf, rbuf, count, dt, op, root, comm, "MPI_Reduce");
 }
 MPII_WEAK(Reduce_c)
-RED_API(Allreduce, RED_ALLREDUCE, MPI_Comm comm)
+
+int PMPI_Allreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return red_run(RED_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Allreduce");
 }
 MPII_WEAK(Allreduce_c)
-RED_API(Scan, RED_SCAN, MPI_Comm comm)
+
+int PMPI_Scan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return red_run(RED_SCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Scan");
 }
 MPII_WEAK(Scan_c)
-RED_API(Exscan, RED_EXSCAN, MPI_Comm comm)
+
+int PMPI_Exscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return red_run(RED_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Exscan");
 }

@@ -129,57 +129,59 @@ static int mv_run(mv_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Dataty
     return mv_done(c, rc, fn);
 }
 
-#define MV_API(Name, kind, ...)                                                             \
-    int PMPI_##Name##_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, \
-                        MPI_Count rcount, MPI_Datatype rtype __VA_ARGS__)
-#define MV_API_INT(Name, kind, ...)                                                         \
-    int PMPI_##Name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,           \
-                    int rcount, MPI_Datatype rtype __VA_ARGS__)
-
-MV_API(Gather, MV_GATHER, , int root, MPI_Comm comm)
+int PMPI_Gather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+    MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     return mv_run(MV_GATHER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, "MPI_Gather");
 }
 MPII_WEAK(Gather_c)
-MV_API_INT(Gather, MV_GATHER, , int root, MPI_Comm comm)
+
+int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+    MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     return mv_run(MV_GATHER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, "MPI_Gather");
 }
 MPII_WEAK(Gather)
-MV_API(Scatter, MV_SCATTER, , int root, MPI_Comm comm)
+
+int PMPI_Scatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+    MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    return mv_run(MV_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm,
-                  "MPI_Scatter");
+    return mv_run(MV_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, "MPI_Scatter");
 }
 MPII_WEAK(Scatter_c)
-MV_API_INT(Scatter, MV_SCATTER, , int root, MPI_Comm comm)
+
+int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+    MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    return mv_run(MV_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm,
-                  "MPI_Scatter");
+    return mv_run(MV_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, "MPI_Scatter");
 }
 MPII_WEAK(Scatter)
-MV_API(Allgather, MV_ALLGATHER, , MPI_Comm comm)
+
+int PMPI_Allgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+    MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    return mv_run(MV_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,
-                  "MPI_Allgather");
+    return mv_run(MV_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, "MPI_Allgather");
 }
 MPII_WEAK(Allgather_c)
-MV_API_INT(Allgather, MV_ALLGATHER, , MPI_Comm comm)
+
+int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+    MPI_Datatype rtype, MPI_Comm comm)
 {
-    return mv_run(MV_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,
-                  "MPI_Allgather");
+    return mv_run(MV_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, "MPI_Allgather");
 }
 MPII_WEAK(Allgather)
-MV_API(Alltoall, MV_ALLTOALL, , MPI_Comm comm)
+
+int PMPI_Alltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+    MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    return mv_run(MV_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,
-                  "MPI_Alltoall");
+    return mv_run(MV_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, "MPI_Alltoall");
 }
 MPII_WEAK(Alltoall_c)
-MV_API_INT(Alltoall, MV_ALLTOALL, , MPI_Comm comm)
+
+int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+    MPI_Datatype rtype, MPI_Comm comm)
 {
-    return mv_run(MV_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,
-                  "MPI_Alltoall");
+    return mv_run(MV_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, "MPI_Alltoall");
 }
 MPII_WEAK(Alltoall)
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Alltoallv, alltoallw and reduce_scatter with counts. */
+/* Alltoallv, alltoallw (blocking and nonblocking) and reduce_scatter with counts. */
 #include "mpii.h"
 
 /* Per-peer bytes and offsets of one side: types[i] (or d for all), counts, displacements
@@ -91,8 +91,78 @@ static int vw_types(mpii_comm_t *c, const vw_args_t *a, mpii_dtype_t **t, const 
     return MPI_SUCCESS;
 }
 
+/* A nonblocking alltoallw in flight: the packed sides and the receive arguments, which
+ * MPI keeps valid until completion. */
+typedef struct vw_nb {
+    vw_side_t s, r;
+    mpii_dtype_t **t;
+    vw_args_t ra;
+    char *rbuf;
+    int n, w;
+} vw_nb_t;
+
+static int vw_nb_fin(mpii_req_t *q)
+{
+    vw_nb_t *x = q->ctx;
+    if (q->err == MPI_SUCCESS)
+        vw_unpack(&x->r, x->n, x->rbuf, x->ra.cnt, x->ra.icnt, x->ra.dsp, x->ra.idsp,
+                  x->t + x->n, x->w);
+    mpii_status_empty(&q->status);
+    q->status.MPI_ERROR = q->err;
+    return MPI_SUCCESS;
+}
+
+static void vw_nb_release(mpii_req_t *q)
+{
+    vw_nb_t *x = q->ctx;
+    if (!x)
+        return;
+    vw_free(&x->s);
+    vw_free(&x->r);
+    free(x->t);
+    free(x);
+    q->ctx = NULL;
+}
+
+/* The blocking call (req NULL) or the nonblocking one, which owns s, r and t from here. */
+static int vw_exchange(mpii_comm_t *c, const char *sb, vw_side_t *s, vw_side_t *r, char *rbuf,
+                       const vw_args_t *ra, mpii_dtype_t **t, int w, MPI_Request *req,
+                       const char *fn)
+{
+    int n = c->size;
+    char *rb = r->tmp ? r->tmp : rbuf;
+    if (!req) {
+        int rc = rmp_alltoallv(sb, s->len, s->off, rb, r->len, r->off, c->rc);
+        if (rc == RMP_SUCCESS)
+            vw_unpack(r, n, rbuf, ra->cnt, ra->icnt, ra->dsp, ra->idsp, t + n, w);
+        return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
+    }
+    vw_nb_t *x = calloc(1, sizeof(*x));
+    rmp_request_t rr = RMP_REQUEST_NULL;
+    int rc = x ? rmp_ialltoallv(sb, s->len, s->off, rb, r->len, r->off, c->rc, &rr)
+               : RMP_ERR_NOMEM;
+    if (rc != RMP_SUCCESS) {
+        free(x);
+        return mpii_coll_err(c, rc, fn);
+    }
+    *x = (vw_nb_t){*s, *r, t, *ra, rbuf, n, w};
+    *s = (vw_side_t){NULL, NULL, NULL, 0};
+    *r = (vw_side_t){NULL, NULL, NULL, 0};
+    mpii_req_t *q = mpii_req_new_rmp(c, rr, vw_nb_fin);
+    if (!q) {
+        rmp_wait(&rr, NULL);
+        mpii_req_t fake = {.ctx = x};
+        vw_nb_release(&fake);
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    q->ctx = x;
+    q->release = vw_nb_release;
+    *req = (MPI_Request)q;
+    return MPI_SUCCESS;
+}
+
 static int alltoallvw_run(const void *sbuf, vw_args_t sa, void *rbuf, vw_args_t ra,
-                          MPI_Comm comm, int w, const char *fn)
+                          MPI_Comm comm, int w, MPI_Request *req, const char *fn)
 {
     mpii_comm_t *c;
     int rc, in_place = sbuf == MPI_IN_PLACE;
@@ -113,12 +183,10 @@ static int alltoallvw_run(const void *sbuf, vw_args_t sa, void *rbuf, vw_args_t 
     if (rc == MPI_SUCCESS && !in_place)
         rc = vw_prepare(&s, n, (char *)sbuf, sa.cnt, sa.icnt, sa.dsp, sa.idsp, t, w, 1);
     if (rc == MPI_SUCCESS) {
-        char *rb = r.tmp ? r.tmp : rbuf;
         const char *sb = in_place ? RMP_IN_PLACE : s.tmp ? s.tmp : sbuf;
-        rc = rmp_alltoallv(sb, s.len, s.off, rb, r.len, r.off, c->rc);
-        if (rc == RMP_SUCCESS)
-            vw_unpack(&r, n, rbuf, ra.cnt, ra.icnt, ra.dsp, ra.idsp, t + n, w);
-        rc = rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
+        rc = vw_exchange(c, sb, &s, &r, rbuf, &ra, t, w, req, fn);
+        if (req && rc == MPI_SUCCESS)
+            t = NULL; /* the request owns it */
     } else {
         rc = mpii_err_comm(c, rc, fn, "%s", rc == MPI_ERR_COUNT ? "negative count" : "out of memory");
     }
@@ -134,7 +202,7 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 {
     vw_args_t s = {NULL, scounts, NULL, sdispls, NULL, stype};
     vw_args_t r = {NULL, rcounts, NULL, rdispls, NULL, rtype};
-    return alltoallvw_run(sbuf, s, rbuf, r, comm, 0, "MPI_Alltoallv");
+    return alltoallvw_run(sbuf, s, rbuf, r, comm, 0, NULL, "MPI_Alltoallv");
 }
 MPII_WEAK(Alltoallv)
 
@@ -144,7 +212,7 @@ int PMPI_Alltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
 {
     vw_args_t s = {scounts, NULL, sdispls, NULL, NULL, stype};
     vw_args_t r = {rcounts, NULL, rdispls, NULL, NULL, rtype};
-    return alltoallvw_run(sbuf, s, rbuf, r, comm, 0, "MPI_Alltoallv");
+    return alltoallvw_run(sbuf, s, rbuf, r, comm, 0, NULL, "MPI_Alltoallv");
 }
 MPII_WEAK(Alltoallv_c)
 
@@ -156,7 +224,7 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
     vw_args_t r = {NULL, rcounts, NULL, rdispls, rtypes, MPI_DATATYPE_NULL};
     if (!rtypes || (sbuf != MPI_IN_PLACE && !stypes))
         s.types = r.types = NULL; /* reported as invalid datatypes */
-    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, "MPI_Alltoallw");
+    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, NULL, "MPI_Alltoallw");
 }
 MPII_WEAK(Alltoallw)
 
@@ -168,9 +236,39 @@ int PMPI_Alltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint
     vw_args_t r = {rcounts, NULL, rdispls, NULL, rtypes, MPI_DATATYPE_NULL};
     if (!rtypes || (sbuf != MPI_IN_PLACE && !stypes))
         s.types = r.types = NULL;
-    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, "MPI_Alltoallw");
+    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, NULL, "MPI_Alltoallw");
 }
 MPII_WEAK(Alltoallw_c)
+
+int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                    const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                    const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                    MPI_Request *req)
+{
+    vw_args_t s = {NULL, scounts, NULL, sdispls, stypes, MPI_DATATYPE_NULL};
+    vw_args_t r = {NULL, rcounts, NULL, rdispls, rtypes, MPI_DATATYPE_NULL};
+    if (!req)
+        return mpii_err_comm(mpii_comm(comm), MPI_ERR_ARG, "MPI_Ialltoallw", "request is NULL");
+    if (!rtypes || (sbuf != MPI_IN_PLACE && !stypes))
+        s.types = r.types = NULL;
+    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, req, "MPI_Ialltoallw");
+}
+MPII_WEAK(Ialltoallw)
+
+int PMPI_Ialltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
+                      const MPI_Datatype stypes[], void *rbuf, const MPI_Count rcounts[],
+                      const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                      MPI_Request *req)
+{
+    vw_args_t s = {scounts, NULL, sdispls, NULL, stypes, MPI_DATATYPE_NULL};
+    vw_args_t r = {rcounts, NULL, rdispls, NULL, rtypes, MPI_DATATYPE_NULL};
+    if (!req)
+        return mpii_err_comm(mpii_comm(comm), MPI_ERR_ARG, "MPI_Ialltoallw_c", "request is NULL");
+    if (!rtypes || (sbuf != MPI_IN_PLACE && !stypes))
+        s.types = r.types = NULL;
+    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, req, "MPI_Ialltoallw_c");
+}
+MPII_WEAK(Ialltoallw_c)
 
 /* ---- Reduce_scatter with counts ---- */
 static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int *icnt,
@@ -197,7 +295,7 @@ static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int
         MPI_SUCCESS)
         return mpii_err_comm(c, rc, fn, "%s",
                              rc == MPI_ERR_OP ? "invalid op, or op not defined on the datatype"
-                                              : "datatype not usable with this user op");
+                                              : "datatype not usable in this reduction");
     size_t per = total > 0 ? r.count / (size_t)total : 1; /* rmp elements per element */
     size_t *counts = malloc((size_t)n * sizeof(size_t));
     char *tmp = NULL;
@@ -207,8 +305,8 @@ static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int
         counts[i] = (size_t)(cnt ? cnt[i] : icnt[i]) * per;
     MPI_Count mine = cnt ? cnt[c->rank] : icnt[c->rank];
     if (!r.packed) {
-        rc = rmp_reduce_scatter_v(sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_buf_at(sbuf, r.shift),
-                                  mpii_buf_at(rbuf, r.shift), counts, r.dt, r.op, c->rc);
+        rc = rmp_reduce_scatter_v(sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_coll_at(sbuf, r.shift),
+                                  mpii_coll_at(rbuf, r.shift), counts, r.dt, r.op, c->rc);
     } else if (!(tmp = malloc((size_t)total * d->size + 1))) {
         rc = RMP_ERR_NOMEM;
     } else {

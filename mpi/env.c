@@ -53,14 +53,27 @@ int mpii_check_init(const char *fn)
 
 /* ---- Init / Finalize ---- */
 
-static int env_init(int *argc, char ***argv, const char *fn)
+/* The ABI's thread levels (0, 1024, 2048, 4096) in rmp's order, and back. */
+static const int env_levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                                 MPI_THREAD_MULTIPLE};
+
+static int env_level_to_rmp(int mpi_level)
+{
+    for (int i = 3; i > 0; i--)
+        if (mpi_level >= env_levels[i])
+            return i;
+    return RMP_THREAD_SINGLE;
+}
+
+static int env_init(int *argc, char ***argv, int required, const char *fn)
 {
     if (mpii_state != 0) {
         fprintf(stderr, "rmp MPI: %s called twice (or after MPI_Finalize)\n", fn);
         _exit(1);
     }
     mpii_dtype_init();
-    int rc = rmp_init(argc, argv);
+    int provided = RMP_THREAD_SINGLE;
+    int rc = rmp_init_thread(argc, argv, env_level_to_rmp(required), &provided);
     if (rc != RMP_SUCCESS) {
         fprintf(stderr, "rmp MPI: %s: rmp_init failed: %s\n", fn, rmp_strerror(rc));
         return MPI_ERR_OTHER;
@@ -80,6 +93,7 @@ static int env_init(int *argc, char ***argv, const char *fn)
     mpii_comm_self.size = 1;
     mpii_comm_world.errh = mpii_comm_self.errh = mpii_errh(MPI_ERRORS_ARE_FATAL);
     env_main_thread = pthread_self();
+    env_thread_level = env_levels[provided];
     mpii_state = 1;
     rc = mpii_attr_init();
     if (rc == MPI_SUCCESS)
@@ -89,22 +103,19 @@ static int env_init(int *argc, char ***argv, const char *fn)
 
 int PMPI_Init(int *argc, char ***argv)
 {
-    env_thread_level = MPI_THREAD_SINGLE;
-    return env_init(argc, argv, "MPI_Init");
+    return env_init(argc, argv, MPI_THREAD_SINGLE, "MPI_Init");
 }
 MPII_WEAK(Init)
 
-/* rmp is not thread-safe yet (issue 17): it needs no thread-local state, so
- * FUNNELED (only the thread that called Init makes MPI calls) holds; more is
- * not promised. */
+/* The level rmp_init_thread provides (SERIALIZED at most until MULTIPLE lands: issue 17,
+ * docs/threads.md). */
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     if (!provided)
         return MPI_ERR_ARG;
-    int rc = env_init(argc, argv, "MPI_Init_thread");
+    int rc = env_init(argc, argv, required, "MPI_Init_thread");
     if (rc != MPI_SUCCESS)
         return rc;
-    env_thread_level = required >= MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
     *provided = env_thread_level;
     return MPI_SUCCESS;
 }

@@ -13,6 +13,12 @@
 
 typedef struct mpii_dtype mpii_dtype_t; /* mpii_dtype.h (C11 allows the repeat) */
 
+/* buf + off as addresses (MPI_BOTTOM plus absolute displacements is valid MPI). */
+static inline void *mpii_coll_at(const void *buf, MPI_Aint off)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)off);
+}
+
 /* ---- Ops (op.c) ---- */
 typedef struct mpii_op mpii_op_t;
 

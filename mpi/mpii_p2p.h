@@ -45,7 +45,8 @@ enum {
     MPII_REQ_POLL,    /* poll() returns 1 once done, having filled status */
     MPII_REQ_GREQ,    /* generalized request: done when MPI_Grequest_complete is called */
     MPII_REQ_PSEND,   /* persistent send / receive: start() makes an rmp request */
-    MPII_REQ_PRECV
+    MPII_REQ_PRECV,
+    MPII_REQ_PCOLL    /* persistent collective (coll_persist.c) */
 };
 
 enum { MPII_MODE_STD = 0, MPII_MODE_SYNC, MPII_MODE_READY, MPII_MODE_BUFFERED };
@@ -100,6 +101,8 @@ mpii_req_t *mpii_req_new_rmp(mpii_comm_t *c, rmp_request_t rr, int (*fin)(mpii_r
 mpii_req_t *mpii_req_new_poll(mpii_comm_t *c, int (*poll)(mpii_req_t *r),
                               void (*release)(mpii_req_t *r), void *ctx);
 void mpii_req_free(mpii_req_t *r);
+/* MPI_Start of a persistent collective: runs its nonblocking collective (coll_persist.c). */
+int mpii_pcoll_start(mpii_req_t *r, const char *fn);
 /* Move r towards completion without blocking; 1 when it is done. */
 int mpii_req_test(mpii_req_t *r);
 /* Block until r is done (RMP_TIMEOUT and peer failures end it with an error). */

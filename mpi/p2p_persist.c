@@ -120,6 +120,8 @@ static int persist_start(MPI_Request h, const char *fn)
                              (void *)h);
     if (r->active)
         return mpii_err_comm(r->comm, MPI_ERR_REQUEST, fn, "the request is already active");
+    if (r->persistent == MPII_REQ_PCOLL)
+        return mpii_pcoll_start(r, fn);
     int rc = r->recv ? mpii_irecv(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, r, NULL)
                      : mpii_isend(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, r->mode, r,
                                   NULL);

@@ -30,12 +30,14 @@ static MPI_Datatype mpi_dt(int dt)
 
 static MPI_Op mpi_op(int op) { return op == BOP_MIN ? MPI_MIN : op == BOP_MAX ? MPI_MAX : MPI_SUM; }
 
-static void report(const bench_mpi_t *b, size_t size, double my_us)
+static void report(const bench_mpi_t *b, size_t size, double my_us, int iters)
 {
-    double sum = 0.0;
+    double sum = 0.0, min = 0.0, max = 0.0;
     MCK(MPI_Reduce(&my_us, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+    MCK(MPI_Reduce(&my_us, &min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD));
+    MCK(MPI_Reduce(&my_us, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD));
     if (b->rank == 0)
-        bench_row(size, sum / b->size);
+        bench_coll_row(size, sum / b->size, min, max, iters);
 }
 
 /* One call of the collective with count elements (per rank where applicable). */
@@ -132,7 +134,7 @@ int main(int argc, char **argv)
     int reduction = type == T_ALLREDUCE || type == T_REDUCE_SCATTER;
     if (b.rank == 0) {
         char line[128];
-        bench_header("MPI", titles[type], "       Avg Latency(us)");
+        bench_header("MPI", titles[type], BENCH_COLL_COLUMNS);
         if (type == T_BARRIER)
             snprintf(line, sizeof(line), "%d ranks", b.size);
         else
@@ -148,7 +150,7 @@ int main(int argc, char **argv)
         double t0 = bench_now();
         for (int i = 0; i < iters; i++)
             MCK(MPI_Barrier(MPI_COMM_WORLD));
-        report(&b, 0, (bench_now() - t0) * 1e6 / iters);
+        report(&b, 0, (bench_now() - t0) * 1e6 / iters, iters);
         MPI_Finalize();
         return 0;
     }
@@ -173,7 +175,7 @@ int main(int argc, char **argv)
                 total += bench_now() - t0;
             MCK(MPI_Barrier(MPI_COMM_WORLD));
         }
-        report(&b, size, total * 1e6 / iters);
+        report(&b, size, total * 1e6 / iters, iters);
     }
     bench_free(sbuf);
     bench_free(rbuf);

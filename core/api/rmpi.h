@@ -24,6 +24,8 @@
 /* Process-wide state established by rmp_init. */
 typedef struct rmpi_global {
     int state;           /* RMPI_STATE_* */
+    int thread_level;    /* RMP_THREAD_* provided */
+    int *main_tls;       /* the initialising thread's rmpi_tls_main */
     int rank;            /* world rank */
     int size;            /* world size */
     int local_rank;      /* index among ranks of this node */
@@ -52,10 +54,20 @@ enum { RMPI_STATE_NONE = 0, RMPI_STATE_INIT = 1, RMPI_STATE_FINALIZED = 2 };
 
 extern rmpi_global_t rmpi_g;
 
-/* Check that rmp_init has run and rmp_finalize has not. */
+/* 1 in the thread that called rmp_init, from the end of rmp_init to the start of
+ * rmp_finalize (which clears it through rmpi_g.main_tls, whichever thread finalizes):
+ * the only test on the path of every call. Static TLS (initial-exec): one load, no
+ * __tls_get_addr call. */
+extern __thread int rmpi_tls_main __attribute__((tls_model("initial-exec")));
+
+/* The reason a call may not proceed (core/runtime.c): not initialised, finalised, or a
+ * thread other than the main one below RMP_THREAD_SERIALIZED (logged once per thread). */
+int rmpi_check_state_slow(void);
+
+/* Check that rmp_init has run, rmp_finalize has not, and this thread may call. */
 static inline int rmpi_check_state(void)
 {
-    return RMPI_LIKELY(rmpi_g.state == RMPI_STATE_INIT) ? RMP_SUCCESS : RMP_ERR_STATE;
+    return RMPI_LIKELY(rmpi_tls_main) ? RMP_SUCCESS : rmpi_check_state_slow();
 }
 
 double rmpi_now(void);

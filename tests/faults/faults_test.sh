@@ -231,7 +231,8 @@ else
     RMP_TRANSPORTS=tcp,shm "$RRUN" -n 2 --timeout 60 "$F" idle > "$TMP/idle" 2>&1 & rp=$!
     for i in $(seq 100); do [ "$(grep -c 'ready pid' "$TMP/idle")" -eq 2 ] && break; sleep 0.1; done
     pids=$(awk '/ready pid/{print $5}' "$TMP/idle")
-    p0=$(head -1 <<<"$pids")
+    # Ranks print in any order: pick each by its rank number.
+    p0=$(awk '/^rank 0: ready pid/{print $5}' "$TMP/idle")
     check "[ -n \"$p0\" ]" "isolation: the job did not start: $(cat "$TMP/idle")"
     for p in $pids; do
         check "grep -q 'memfd:rmp' /proc/$p/maps" "isolation: rank pid $p maps no rmp segment"
@@ -286,7 +287,7 @@ PY
     check "! as_nobody ls '$rd' >/dev/null 2>&1" "isolation: nobody lists rrun's directory"
     check "kill -0 $p0 2>/dev/null" "isolation: rank 0 died from the strangers"
     # SIGKILL of a rank: rrun removes everything (checked by no_leftovers).
-    p1=$(tail -1 <<<"$pids")
+    p1=$(awk '/^rank 1: ready pid/{print $5}' "$TMP/idle")
     s=$(now); kill -9 "$p1"; wait $rp; rc=$?; e=$(now)
     check "[ $rc -eq 137 ]" "isolation: exit $rc after SIGKILL of rank 1"
     check "awk 'BEGIN{exit !($e - $s < $BOUND)}'" \

@@ -120,8 +120,10 @@ check "! grep -q 'init [0-9.]* ms' <<<\"\$out\"" "set-up steps printed without -
 
 # a rank gets the descriptors rrun was given (here also the caller's own
 # extras, e.g. a CI runner's pipe) and none of rrun's: no pipe, socket or file
-want=$(sh -c 'ls /proc/$$/fd | sort -n | tr "\n" " "')
-got=$("$RRUN" -n 2 sh -c 'ls /proc/$$/fd | sort -n | tr "\n" " "; echo' 2>&1 | sort -u)
+# (listed by the shell itself: a pipeline would show its own pipe descriptors, or not)
+fds='cd /proc/self/fd && echo *'
+want=$(sh -c "$fds")
+got=$("$RRUN" -n 2 sh -c "$fds" 2>&1 | sort -u)
 check "[ \"\$got\" = \"\$want\" ]" "rank descriptors '$got', rrun's caller had '$want'"
 
 # bad invocations: status 2 and a message

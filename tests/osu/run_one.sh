@@ -23,7 +23,7 @@ if echo "$out" | grep -q -w "Fail"; then
     exit 1
 fi
 # a result line starts with a number (size) or is one of the startup benchmarks' lines
-if ! echo "$out" | grep -q -E '^[0-9]|^# OSU MPI Init Test|This is a test'; then
+if ! echo "$out" | grep -q -E '^ *[0-9]|^# OSU MPI Init Test|This is a test'; then
     echo "FAIL: $bench at $np ranks printed no result"
     exit 1
 fi

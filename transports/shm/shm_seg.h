@@ -61,11 +61,14 @@ static inline size_t shm_seg_bytes(uint64_t ncells, uint64_t nbufs, uint64_t buf
  * with a reason in *why. */
 static inline int shm_addr_check(const void *blob, size_t len, int nlocal, const char **why)
 {
-    const shm_addr_t *a = blob;
+    shm_addr_t abuf, *a = &abuf; /* the blob from PMIx may be unaligned */
     *why = NULL;
-    if (len != sizeof(*a))
+    if (len != sizeof(*a)) {
         *why = "wrong size";
-    else if (memchr(a->name, '\0', sizeof(a->name)) == NULL)
+        return RMP_ERR_BOOTSTRAP;
+    }
+    memcpy(&abuf, blob, sizeof(abuf));
+    if (memchr(a->name, '\0', sizeof(a->name)) == NULL)
         *why = "unterminated segment name";
     else if (a->pid <= 0)
         *why = "bad process id";

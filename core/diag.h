@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Hang diagnosis (core/diag.c): on SIGUSR1 every rank writes one line saying
+ * what it is blocked on. A blocking wait on a request is known from
+ * rmpi_req_wait; loops without a request (probe, one-sided waits, collectives
+ * spinning on shared memory) say here what they wait on. */
+#ifndef RMPI_DIAG_H
+#define RMPI_DIAG_H
+
+#include "rmp.h"
+
+/* What a blocking call waits on when it has no request; call == NULL: nothing. */
+typedef struct rmpi_diag {
+    const char *call;
+    int peer; /* world rank, -1: any or several */
+    int tag;
+    long cid; /* -1: none */
+    int coll; /* a collective waiting in a shared segment: reported like its receives */
+} rmpi_diag_t;
+
+/* The current state, to restore when the loop ends (loops nest). */
+rmpi_diag_t rmpi_diag_save(void);
+void rmpi_diag_restore(rmpi_diag_t saved);
+/* Waiting in call on world rank peer (-1: any), for tag on context cid (-1: none). */
+void rmpi_diag_wait(const char *call, int peer, int tag, long cid);
+/* A collective of comm (the call last entered) waits in a shared segment on
+ * its world rank peer. */
+void rmpi_diag_wait_coll(rmp_comm_t comm, int peer);
+/* A collective call starts (the report names it). */
+void rmpi_diag_coll_enter(const char *call);
+
+/* Install the SIGUSR1 handler unless the application has its own (rmp_init). */
+void rmpi_diag_install(void);
+
+#endif

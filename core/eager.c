@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Eager protocol, receive side (core/eager.h). */
+#include <string.h>
+
+#include "am.h"
+#include "eager.h"
+#include "recv.h"
+
+void rmpi_eager_deliver(rmp_request_t req, const rmpi_hdr_t *h, const void *data, size_t size)
+{
+    rmpi_recv_status(req, h, size);
+    if (req->status.bytes) /* buf may be NULL for 0 bytes */
+        memcpy(req->buf, data, req->status.bytes);
+    rmpi_req_complete(req);
+}
+
+static void eager_on_msg(int src, const void *hdr, size_t hlen, const void *payload,
+                         size_t plen)
+{
+    (void)hlen;
+    const rmpi_hdr_t *h = hdr;
+    rmp_request_t req = rmpi_recv_match(h);
+    if (RMPI_LIKELY(req != NULL)) {
+        req->peer = src;
+        rmpi_eager_deliver(req, h, payload, plen);
+    } else {
+        rmpi_recv_buffer(src, h, plen, plen, payload, plen);
+    }
+}
+
+void rmpi_eager_register(void)
+{
+    rmpi_am_register(RMPI_MSG_EAGER, eager_on_msg);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The engine's state and lifetime (core/engine.h): start, finalize
+ * draining, teardown. */
+#include <string.h>
+
+#include "am.h"
+#include "eager.h"
+#include "engine.h"
+#include "frag.h"
+#include "log.h"
+#include "peer.h"
+#include "progress.h"
+#include "recv.h"
+#include "request.h"
+#include "rma.h"
+#include "rndv.h"
+#include "send.h"
+
+rmpi_ctx_t rmpi_ctx;
+rmpi_peer_t *rmpi_peers;
+rmpi_stats_t rmpi_stats;
+
+int rmpi_p2p_init(void)
+{
+    memset(&rmpi_ctx, 0, sizeof(rmpi_ctx));
+    rmpi_mq_init(&rmpi_ctx.posted);
+    rmpi_mq_init(&rmpi_ctx.unexp);
+    rmpi_mq_init(&rmpi_ctx.need_put);
+    memset(&rmpi_stats, 0, sizeof(rmpi_stats));
+    /* The one list of protocol modules: each registers its own message ids. */
+    rmpi_am_reset();
+    rmpi_eager_register();
+    rmpi_rndv_register();
+    rmpi_frag_register();
+    rmpi_rma_register();
+    return RMP_SUCCESS;
+}
+
+static int engine_tls_flushed(void)
+{
+    for (int i = 0; i < rmpi_g.num_tls; i++)
+        if (rmpi_g.tls[i].iface->flushed &&
+            rmpi_g.tls[i].iface->flushed(rmpi_g.tls[i].tl) != RMP_SUCCESS)
+            return 0;
+    return 1;
+}
+
+int rmpi_p2p_drain(void)
+{
+    double deadline = rmpi_now() + 10.0;
+    rmpi_waiter_t wt;
+    rmpi_waiter_init(&wt);
+    wt.deadline = 0; /* its own deadline below, not RMP_TIMEOUT */
+    rmpi_send_drop_orphans();
+    while (rmpi_ctx.npending > 0 || !engine_tls_flushed()) {
+        rmpi_progress();
+        rmpi_waiter_poll(&wt);
+        if (rmpi_now() > deadline) {
+            rmpi_warn("finalize: %d peers still have unsent messages", rmpi_ctx.npending);
+            return RMP_ERR_TIMEOUT;
+        }
+    }
+    return RMP_SUCCESS;
+}
+
+void rmpi_p2p_fini(void)
+{
+    rmpi_recv_fini();
+    rmpi_req_pool_fini();
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Per-peer state of the engine (one entry per world rank, set up by
+ * core/runtime.c at connect time) and the message counters. */
+#ifndef RMPI_PEER_H
+#define RMPI_PEER_H
+
+#include "match.h"
+#include "rmpi.h"
+#include "transport.h"
+
+typedef struct rmpi_peer {
+    const rmpi_tl_iface_t *iface;
+    rmpi_tl_t *tl;
+    rmpi_ep_t *ep;
+    size_t max_am;
+    size_t rndv_threshold;
+    int rndv_mode;
+    int slot;                   /* index of its transport in rmpi_g.tls */
+    int failed;                 /* the peer died or its connection broke */
+    bool rma;                   /* transport put/get usable with this peer */
+    rmpi_mq_t pending;          /* sends waiting for room, in order */
+    rmp_request_t frag_rx;      /* fragmented message being received */
+    struct rmpi_ux *frag_ux;    /* ... or buffered as unexpected */
+} rmpi_peer_t;
+
+typedef struct rmpi_stats {
+    uint64_t eager_sent, eager_bytes, rndv_sent, rndv_bytes, frag_sent, frag_bytes;
+    uint64_t unexpected;
+    /* per transport slot of rmpi_g.tls (RMP_STATS=1) */
+    uint64_t tl_msgs[RMPI_TL_MAX], tl_bytes[RMPI_TL_MAX];
+} rmpi_stats_t;
+
+extern rmpi_peer_t *rmpi_peers;
+extern rmpi_stats_t rmpi_stats;
+
+/* Count a message of bytes sent to p (RMP_STATS=1 prints the counters). */
+#define RMPI_STATS_SENT(p, kind, nbytes)                  \
+    do {                                                  \
+        rmpi_stats.kind##_sent++;                         \
+        rmpi_stats.kind##_bytes += (nbytes);              \
+        rmpi_stats.tl_msgs[(p)->slot]++;                  \
+        rmpi_stats.tl_bytes[(p)->slot] += (nbytes);       \
+    } while (0)
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The progress engine (core/progress.h). */
+#include <sched.h>
+#include <time.h>
+
+#include "engine.h"
+#include "progress.h"
+#include "request.h"
+#include "rndv.h"
+#include "send.h"
+
+void rmpi_progress_active(void)
+{
+    rmpi_ctx.idle = 0;
+    rmpi_ctx.sleep_ns = 0;
+}
+
+/* More ranks than cores: give the core away while idle, and once idle for
+ * over 2 ms (a rank parked in a barrier or a receive while others work)
+ * sleep, 20 us at first, then longer up to 0.5 ms, so that ranks with work
+ * keep the cores. Active ranks never stay idle that long, so they never sleep. */
+static void progress_idle(int n)
+{
+    if (n > 0) {
+        rmpi_progress_active();
+    } else if (rmpi_ctx.sleep_ns) {
+        struct timespec ts = {0, rmpi_ctx.sleep_ns};
+        nanosleep(&ts, NULL);
+        if (rmpi_ctx.sleep_ns < 500000)
+            rmpi_ctx.sleep_ns *= 2; /* up to 0.5 ms */
+    } else {
+        if (rmpi_ctx.idle++ == 0)
+            rmpi_ctx.idle_since = rmpi_now();
+        else if ((rmpi_ctx.idle & 255) == 0 && rmpi_now() - rmpi_ctx.idle_since > 2e-3)
+            rmpi_ctx.sleep_ns = 20000;
+        sched_yield();
+    }
+}
+
+int rmpi_progress(void)
+{
+    int n = 0;
+    for (int i = 0; i < rmpi_g.num_polled; i++)
+        n += rmpi_g.polled[i].progress(rmpi_g.polled[i].tl);
+    if (rmpi_ctx.npending)
+        n += rmpi_send_drain_pending();
+    if (RMPI_UNLIKELY(!rmpi_mq_empty(&rmpi_ctx.need_put)))
+        n += rmpi_rndv_retry_puts();
+    if (rmpi_req_have_gen)
+        n += rmpi_req_progress_gen();
+    if (RMPI_UNLIKELY(rmpi_g.yield_when_idle))
+        progress_idle(n);
+    return n;
+}
+
+RMP_EXPORT int rmp_progress(void)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rmpi_progress();
+    return RMP_SUCCESS;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The progress engine (core/progress.c): polls the transports, retries what
+ * found no room, drives generic requests, and idles politely when ranks
+ * outnumber cores. */
+#ifndef RMPI_PROGRESS_H
+#define RMPI_PROGRESS_H
+
+#include "rmpi.h"
+
+/* Poll every transport, retry pending sends and puts, poll generic requests.
+ * Returns the number of events. */
+int rmpi_progress(void);
+/* Work happened outside the progress engine (a shared-memory collective saw its peers
+ * move): an oversubscribed rank must not drift into its sleeping idle mode. */
+void rmpi_progress_active(void);
+
+/* Should a rank spinning outside the progress engine (a shared-memory
+ * collective) call it, and so yield the core, on every poll? Ranks outnumber cores. */
+static inline int rmpi_progress_yields(void)
+{
+    return rmpi_g.yield_when_idle;
+}
+
+#endif

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Matching: posted receives and unexpected messages (core/recv.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "eager.h"
+#include "engine.h"
+#include "frag.h"
+#include "log.h"
+#include "failure.h"
+#include "peer.h"
+#include "recv.h"
+#include "request.h"
+#include "rndv.h"
+
+static rmpi_ux_t *ux_alloc(size_t size)
+{
+    rmpi_ux_t *u = rmpi_ctx.ux_free;
+    if (u)
+        rmpi_ctx.ux_free = u->next_free;
+    else if (!(u = malloc(sizeof(*u))))
+        return NULL;
+    u->data = u->inline_buf;
+    if (size > RMPI_UX_INLINE && !(u->data = malloc(size))) {
+        u->next_free = rmpi_ctx.ux_free;
+        rmpi_ctx.ux_free = u;
+        return NULL;
+    }
+    u->have = 0;
+    return u;
+}
+
+static void ux_free(rmpi_ux_t *u)
+{
+    if (u->data != u->inline_buf)
+        free(u->data);
+    u->next_free = rmpi_ctx.ux_free;
+    rmpi_ctx.ux_free = u;
+}
+
+rmpi_ux_t *rmpi_recv_buffer(int src, const rmpi_hdr_t *h, size_t cap, size_t size,
+                            const void *payload, size_t plen)
+{
+    rmpi_ux_t *u = ux_alloc(cap);
+    if (!u) {
+        /* The size comes from the peer: one that cannot be buffered fails
+         * that peer's operations, not this whole process. */
+        rmpi_error("out of memory buffering an unexpected message of %zu bytes from rank %d",
+                   cap, src);
+        rmpi_peer_failed(src, "unexpected message too large to buffer");
+        return NULL;
+    }
+    u->mq.cid = h->cid;
+    u->mq.src = h->src;
+    u->mq.tag = h->tag;
+    u->peer = src;
+    u->type = h->type;
+    u->hflags = h->flags;
+    u->size = size;
+    if (plen)
+        memcpy(u->data, payload, plen);
+    u->have = plen;
+    rmpi_stats.unexpected++;
+    rmpi_mq_push(&rmpi_ctx.unexp, &u->mq);
+    return u;
+}
+
+/* A receive takes an unexpected message: the protocol that brought it finishes it. */
+static void recv_take_unexpected(rmp_request_t req, rmpi_ux_t *u)
+{
+    rmpi_hdr_t h = {u->type, u->hflags, 0, u->mq.cid, u->mq.src, u->mq.tag};
+    req->peer = u->peer;
+    if (u->type == RMPI_MSG_EAGER)
+        rmpi_eager_deliver(req, &h, u->data, u->size);
+    else if (u->type == RMPI_MSG_RTS)
+        rmpi_rndv_take(req, &h, u);
+    else
+        rmpi_frag_take(req, &h, u);
+    ux_free(u);
+}
+
+int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
+                   rmp_request_t *out)
+{
+    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_RECV);
+    if (RMPI_UNLIKELY(!req))
+        return RMP_ERR_NOMEM;
+    req->buf = buf;
+    req->bytes = bytes;
+    req->mq.cid = cid;
+    req->mq.src = source;
+    req->mq.tag = tag;
+    req->peer = source == RMP_ANY_SOURCE ? -1 : rmpi_comm_world_rank(comm, source);
+    req->comm = comm;
+    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 1);
+    if (e) {
+        recv_take_unexpected(req, rmpi_container_of(e, rmpi_ux_t, mq));
+    } else if (RMPI_UNLIKELY(rmpi_ctx.nfailed > 0 && rmpi_failure_dooms_recv(req->peer, cid, comm))) {
+        rmpi_req_free(req);
+        return RMP_ERR_PEER_FAILED;
+    } else {
+        rmpi_mq_push(&rmpi_ctx.posted, &req->mq);
+    }
+    *out = req;
+    return RMP_SUCCESS;
+}
+
+int rmpi_recv_cancel(rmp_request_t req)
+{
+    if (req->kind != RMPI_REQ_RECV || req->done || !rmpi_recv_is_posted(&req->mq))
+        return 0;
+    rmpi_recv_withdraw(req);
+    rmpi_req_free(req);
+    return 1;
+}
+
+rmpi_ux_t *rmpi_recv_mprobe(uint32_t cid, int source, int tag, rmp_status_t *st)
+{
+    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 1);
+    if (!e)
+        return NULL;
+    rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
+    if (st)
+        *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS};
+    return u;
+}
+
+void rmpi_recv_take(rmp_request_t req, rmpi_ux_t *u)
+{
+    req->mq.cid = u->mq.cid;
+    req->mq.src = u->mq.src;
+    req->mq.tag = u->mq.tag;
+    req->comm = NULL; /* a user context: no collective failure rule applies */
+    recv_take_unexpected(req, u);
+}
+
+void rmpi_recv_withdraw(rmp_request_t req)
+{
+    rmpi_mq_remove(&rmpi_ctx.posted, &req->mq);
+}
+
+void rmpi_req_abandon(rmp_request_t req)
+{
+    if (req->done) {
+        rmpi_req_free(req);
+    } else if (req->kind == RMPI_REQ_RECV && rmpi_recv_is_posted(&req->mq)) {
+        rmpi_recv_withdraw(req); /* still unmatched: withdraw */
+        rmpi_req_free(req);
+    } else {
+        req->flags |= RMPI_REQF_ORPHAN;
+    }
+}
+
+int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
+                  rmp_status_t *st)
+{
+    rmp_request_t req;
+    int rc = rmpi_irecv_cid(buf, bytes, source, tag, comm, cid, &req);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rc = rmpi_req_wait(req);
+    if (rc != RMP_SUCCESS) {
+        rmpi_req_abandon(req);
+        return rc;
+    }
+    if (st)
+        *st = req->status;
+    rc = req->status.error;
+    rmpi_req_free(req);
+    return rc;
+}
+
+int rmpi_recv_probe(uint32_t cid, int source, int tag, rmp_status_t *st)
+{
+    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 0);
+    if (e && st) {
+        rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
+        *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS};
+    }
+    return e != NULL;
+}
+
+void rmpi_recv_fini(void)
+{
+    while (!rmpi_mq_empty(&rmpi_ctx.unexp)) {
+        rmpi_mq_elem_t *e = rmpi_ctx.unexp.head.next;
+        rmpi_mq_remove(&rmpi_ctx.unexp, e);
+        ux_free(rmpi_container_of(e, rmpi_ux_t, mq));
+    }
+    while (rmpi_ctx.ux_free) {
+        rmpi_ux_t *u = rmpi_ctx.ux_free;
+        rmpi_ctx.ux_free = u->next_free;
+        free(u);
+    }
+}
+
+size_t rmpi_p2p_unexpected_high_water(void)
+{
+    return rmpi_ctx.unexp.high_water;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Requests: the object behind rmp_request_t, their pool, completion, and the
+ * wait loop with its timeout and health checks (core/request.c). */
+#ifndef RMPI_REQUEST_H
+#define RMPI_REQUEST_H
+
+#include "match.h"
+#include "proto.h"
+#include "rmpi.h"
+#include "transport.h"
+
+enum { RMPI_REQ_SEND = 1, RMPI_REQ_RECV, RMPI_REQ_CTRL, RMPI_REQ_GEN };
+
+enum {
+    RMPI_REQF_WAIT_FIN = 1, /* rendezvous send: complete when FIN arrives */
+    RMPI_REQF_FRAG = 2,     /* fragmented send in progress */
+    RMPI_REQF_ORPHAN = 4,   /* its waiter gave up (timeout): free on completion */
+    RMPI_REQF_NEED_PUT = 8, /* CTS received but the transport had no room: retry */
+    RMPI_REQF_SYNC_ACK = 16 /* receive of a synchronous fragmented send: FIN when complete */
+};
+
+struct rmp_request {
+    rmpi_mq_elem_t mq; /* posted-receive queue, or a peer's pending-send FIFO */
+    uint8_t kind;
+    uint8_t flags;
+    uint8_t hlen; /* bytes of wire used while the send is pending */
+    volatile int done;
+    int peer; /* world rank: destination of a send, source of a matched receive */
+    void *buf;
+    size_t bytes;
+    rmp_status_t status;
+    /* Send state kept while the transport has no room. */
+    union {
+        rmpi_hdr_t h;
+        rmpi_rts_t rts;
+        rmpi_fin_t fin;
+        rmpi_cts_t cts;
+        unsigned char raw[64];
+    } wire;
+    rmpi_mr_t *mr;      /* rendezvous registration, released at completion */
+    rmp_comm_t comm;    /* receives: their communicator (for failure handling) */
+    uint64_t peer_req;  /* rendezvous: the other side's request id */
+    const void *payload;
+    size_t plen;
+    size_t frag_off; /* fragmented protocol: bytes moved so far */
+    size_t total;
+    /* RMPI_REQ_GEN: poll returns 1 when done (status/error set), 0 otherwise. */
+    int (*poll)(rmp_request_t req);
+    void *ctx;
+    void (*release)(rmp_request_t req); /* frees ctx when the request is freed */
+    struct rmp_request *next_active;     /* list of active generic requests */
+};
+
+rmp_request_t rmpi_req_alloc(int kind);
+void rmpi_req_free(rmp_request_t req);
+void rmpi_req_complete(rmp_request_t req);
+/* Complete req with error rc; a control message (nobody waits on it) is freed. */
+void rmpi_req_fail(rmp_request_t req, int rc);
+/* Wait until done; the request stays allocated. Honors RMP_TIMEOUT and
+ * detects failed peers (their requests complete with RMP_ERR_PEER_FAILED). */
+int rmpi_req_wait(rmp_request_t req);
+/* A generic request completed by poll(), driven by the progress engine. */
+int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_request_t),
+                 rmp_request_t *out);
+/* Poll the generic requests (progress engine); the number that completed. */
+int rmpi_req_progress_gen(void);
+/* Is any generic request active? Read by every progress call. */
+extern int rmpi_req_have_gen;
+/* Every live request, for failure handling (rare: a linear scan). */
+void rmpi_req_foreach(void (*fn)(rmp_request_t req, void *arg), void *arg);
+/* Free the pool (rmp_finalize). */
+void rmpi_req_pool_fini(void);
+/* The request a blocking call waits on, for the SIGUSR1 report (core/diag.c). */
+extern volatile rmp_request_t rmpi_blocked_req;
+
+/* For every blocking loop: call rmpi_waiter_poll after each progress. Every
+ * 1024th call it looks at the clock: RMP_TIMEOUT, and every 50 ms a check of
+ * the peers' health. Returns RMP_SUCCESS or RMP_ERR_TIMEOUT. */
+typedef struct rmpi_waiter {
+    unsigned spins;
+    double deadline; /* 0: none */
+    double next_check;
+} rmpi_waiter_t;
+void rmpi_waiter_init(rmpi_waiter_t *w);
+int rmpi_waiter_poll(rmpi_waiter_t *w);
+/* For loops that never block (direct one-sided access): now and then the
+ * same health check as a blocking wait, so that a dead target is noticed. */
+void rmpi_health_tick(void);
+
+#endif

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Window objects: the table by id, a quarantine for released ones, creation
+ * (an exchange of entries among the members: core/xchg.c) and release
+ * (core/rma_win.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "coll_id.h"
+#include "comm.h"
+#include "log.h"
+#include "p2p.h"
+#include "rma_win.h"
+#include "xchg.h"
+
+/* Windows by id, for the target side of emulated operations.
+ * A released window struct stays readable so that a stale handle is
+ * recognised (live == 0), not followed: it waits in a FIFO and is reused only
+ * once WIN_QUARANTINE later windows have been freed, so memory stays bounded
+ * in a program that creates and frees windows in a loop. rmp_finalize frees
+ * them all (every call is refused from then on before the handle is read). */
+#define WIN_QUARANTINE 64
+static struct rmp_win **win_table;
+static uint32_t win_ntable;
+static struct rmp_win *win_dead_old, *win_dead_new;
+static unsigned win_ndead;
+
+struct rmp_win *rmpi_win_lookup(uint32_t id)
+{
+    return id < win_ntable && win_table[id] && win_table[id]->live ? win_table[id] : NULL;
+}
+
+/* A few windows at most: a scan. */
+int rmpi_win_is_live(rmp_win_t win)
+{
+    for (uint32_t i = 0; i < win_ntable; i++)
+        if (win_table[i] == win)
+            return 1;
+    return 0;
+}
+
+/* ---- creation and destruction ---- */
+
+static int win_register_id(struct rmp_win *w)
+{
+    for (uint32_t i = 0; i < win_ntable; i++) {
+        if (!win_table[i]) {
+            w->id = i;
+            win_table[i] = w;
+            return RMP_SUCCESS;
+        }
+    }
+    struct rmp_win **t = realloc(win_table, (win_ntable + 16) * sizeof(*t));
+    if (!t)
+        return RMP_ERR_NOMEM;
+    memset(t + win_ntable, 0, 16 * sizeof(*t));
+    win_table = t;
+    w->id = win_ntable;
+    win_table[win_ntable] = w;
+    win_ntable += 16;
+    return RMP_SUCCESS;
+}
+
+static void win_release(struct rmp_win *w)
+{
+    for (int i = 0; i < rmpi_g.num_tls; i++)
+        if (w->mr[i])
+            rmpi_g.tls[i].iface->mem_dereg(rmpi_g.tls[i].tl, w->mr[i]);
+    if (w->mapped) {
+        for (int r = 0; r < (w->comm ? w->comm->size : 0); r++)
+            if (w->mapped[r] && r != w->comm->rank)
+                munmap(w->mapped[r], w->seglen > 0 ? (size_t)w->peers[r].bytes : 0);
+    }
+    if (w->allocated)
+        rmpi_shmem_destroy(&w->mem);
+    if (w->id < win_ntable && win_table[w->id] == w)
+        win_table[w->id] = NULL;
+    free(w->peers);
+    free(w->mapped);
+    w->peers = NULL;
+    w->mapped = NULL;
+    w->live = 0;
+    w->next_dead = NULL;
+    if (win_dead_new)
+        win_dead_new->next_dead = w;
+    else
+        win_dead_old = w;
+    win_dead_new = w;
+    win_ndead++;
+}
+
+/* A zeroed window struct: the oldest released one past the quarantine, or new. */
+static struct rmp_win *win_new_struct(void)
+{
+    if (win_ndead <= WIN_QUARANTINE)
+        return calloc(1, sizeof(struct rmp_win));
+    struct rmp_win *w = win_dead_old;
+    win_dead_old = w->next_dead;
+    win_ndead--;
+    memset(w, 0, sizeof(*w));
+    return w;
+}
+
+/* At rmp_finalize, after the closing fence (nobody accesses a window any
+ * more) and before the transports go: windows the program did not free are
+ * released, then every window struct is freed. */
+void rmpi_rma_fini(void)
+{
+    for (uint32_t i = 0; i < win_ntable; i++)
+        if (win_table[i] && win_table[i]->live)
+            win_release(win_table[i]);
+    while (win_dead_old) {
+        struct rmp_win *w = win_dead_old;
+        win_dead_old = w->next_dead;
+        free(w);
+    }
+    win_dead_new = NULL;
+    win_ndead = 0;
+    free(win_table);
+    win_table = NULL;
+    win_ntable = 0;
+}
+
+static size_t win_pagesize(size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return n == 0 ? pg : (n + pg - 1) / pg * pg;
+}
+
+/* Library memory in a shared segment, so that same-node ranks map it. */
+static int win_alloc_segment(struct rmp_win *w, size_t bytes)
+{
+    w->seglen = win_pagesize(bytes);
+    int rc = rmpi_shmem_create(w->seglen, "rmp-win", &w->mem);
+    if (rc == RMP_SUCCESS)
+        w->base = w->mem.addr;
+    return rc;
+}
+
+static int win_map_peers(struct rmp_win *w)
+{
+    int n = w->comm->size;
+    w->mapped = calloc((size_t)n, sizeof(void *));
+    if (!w->mapped)
+        return RMP_ERR_NOMEM;
+    int mynode = rmpi_g.node_of[rmpi_g.rank];
+    for (int r = 0; r < n; r++) {
+        rmpi_win_entry_t *e = &w->peers[r];
+        if (r == w->comm->rank || !e->allocated ||
+            rmpi_g.node_of[rmpi_comm_world_rank(w->comm, r)] != mynode)
+            continue;
+        /* The entry comes from the peer: a name without its NUL or a size
+         * that rounds past 2^64 is not mapped (the transport path checks). */
+        void *p = NULL;
+        if (memchr(e->seg, '\0', sizeof(e->seg)) && e->bytes <= SIZE_MAX / 2 &&
+            rmpi_shmem_attach(e->seg, win_pagesize(e->bytes), &p) == RMP_SUCCESS)
+            w->mapped[r] = p; /* otherwise it goes through the transport */
+    }
+    return RMP_SUCCESS;
+}
+
+static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, void **out_base,
+                      rmp_win_t *out)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!out || (!allocate && base == NULL && bytes > 0) || (allocate && !out_base))
+        return RMP_ERR_ARG;
+    struct rmp_win *w = win_new_struct();
+    if (!w)
+        return RMP_ERR_NOMEM;
+    w->magic = RMPI_WIN_MAGIC;
+    w->comm = comm;
+    w->bytes = bytes;
+    w->base = base;
+    w->allocated = allocate;
+    w->mem.fd = -1;
+    rc = win_register_id(w);
+    if (rc == RMP_SUCCESS && allocate)
+        rc = win_alloc_segment(w, bytes);
+    rmpi_win_entry_t me;
+    memset(&me, 0, sizeof(me));
+    me.base = (uint64_t)(uintptr_t)w->base;
+    me.bytes = bytes;
+    me.id = w->id;
+    me.allocated = (uint32_t)allocate;
+    snprintf(me.seg, sizeof(me.seg), "%s", w->allocated ? w->mem.name : "");
+    for (int i = 0; rc == RMP_SUCCESS && i < rmpi_g.num_tls && i < RMPI_TL_MAX; i++) {
+        const rmpi_tl_iface_t *t = rmpi_g.tls[i].iface;
+        if (t->mem_reg && bytes > 0)
+            rc = t->mem_reg(rmpi_g.tls[i].tl, w->base, bytes, &w->mr[i], &me.keys[i]);
+    }
+    /* Live from here on: a faster peer may reach it as soon as it has our
+     * entry, before this rank returns from the collective. */
+    w->live = 1;
+    /* Everybody learns everybody's window, even when one rank failed, so
+     * that the collective ends on every rank with the same outcome. */
+    w->peers = calloc((size_t)comm->size, sizeof(rmpi_win_entry_t));
+    if (!w->peers) {
+        win_release(w);
+        return RMP_ERR_NOMEM;
+    }
+    me.status = rc;
+    w->peers[comm->rank] = me;
+    rc = rmpi_xchg_allgather(comm, RMPI_TAG_CORE_WIN, w->peers, sizeof(me));
+    for (int r = 0; rc == RMP_SUCCESS && r < comm->size; r++)
+        if (w->peers[r].status != RMP_SUCCESS)
+            rc = w->peers[r].status < 0 ? w->peers[r].status : RMP_ERR_TRANSPORT;
+    if (rc == RMP_SUCCESS && allocate)
+        rc = win_map_peers(w);
+    /* Once every same-node rank has mapped it, the descriptor can go. */
+    if (rc == RMP_SUCCESS && allocate)
+        rc = rmpi_xchg_barrier(comm);
+    if (allocate)
+        rmpi_shmem_seal(&w->mem);
+    if (rc != RMP_SUCCESS) {
+        rmpi_error("window creation failed: %s", rmp_strerror(rc));
+        win_release(w);
+        return rc;
+    }
+    if (allocate)
+        *out_base = w->base; /* zero-filled: a new segment */
+    *out = w;
+    return RMP_SUCCESS;
+}
+
+RMP_EXPORT int rmp_win_create(void *base, size_t bytes, rmp_comm_t comm, rmp_win_t *win)
+{
+    return win_create(base, bytes, comm, 0, NULL, win);
+}
+
+RMP_EXPORT int rmp_win_allocate(size_t bytes, rmp_comm_t comm, void **base, rmp_win_t *win)
+{
+    return win_create(NULL, bytes, comm, 1, base, win);
+}
+
+RMP_EXPORT int rmp_win_free(rmp_win_t *win)
+{
+    if (!win)
+        return RMP_ERR_ARG;
+    int rc = rmpi_rma_check_win(*win);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    struct rmp_win *w = *win;
+    rc = rmp_win_flush_all(w);
+    /* Nobody may still be accessing our memory when it goes. */
+    int brc = rmpi_xchg_barrier(w->comm);
+    win_release(w);
+    *win = RMP_WIN_NULL;
+    return rc != RMP_SUCCESS ? rc : brc;
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Rendezvous protocols, get and put (core/rndv.h, docs/protocols.md). */
+#include <string.h>
+
+#include "am.h"
+#include "engine.h"
+#include "log.h"
+#include "rndv.h"
+#include "send.h"
+
+int rmpi_rndv_start(rmpi_peer_t *p, rmp_request_t req)
+{
+    rmpi_rts_t *r = &req->wire.rts;
+    r->h.type = RMPI_MSG_RTS;
+    if (p->rndv_mode == RMPI_RNDV_GET && p->iface->mem_reg) {
+        int rc = p->iface->mem_reg(p->tl, req->buf, req->bytes, &req->mr, &r->key);
+        if (rc != RMP_SUCCESS)
+            return rc;
+    }
+    req->flags |= RMPI_REQF_WAIT_FIN;
+    req->payload = NULL;
+    req->plen = 0;
+    RMPI_STATS_SENT(p, rndv, req->bytes);
+    return RMP_SUCCESS;
+}
+
+static void rndv_release(rmp_request_t req)
+{
+    if (req->mr) {
+        rmpi_peers[req->peer].iface->mem_dereg(rmpi_peers[req->peer].tl, req->mr);
+        req->mr = NULL;
+    }
+}
+
+/* RNDV_GET: the data has arrived here; release the sender. */
+static void rndv_get_done(void *arg, int status)
+{
+    rmp_request_t req = arg;
+    if (status != RMP_SUCCESS) {
+        rmpi_error("rendezvous read from rank %d failed: %s", req->peer, rmp_strerror(status));
+        req->status.error = status;
+    }
+    int frc = rmpi_send_fin(req->peer, req->peer_req, status);
+    if (frc != RMP_SUCCESS && req->status.error == RMP_SUCCESS)
+        req->status.error = frc;
+    rmpi_req_complete(req);
+}
+
+/* RNDV_PUT, receiver side: tell the sender where to write. */
+static void rndv_send_cts(rmpi_peer_t *p, rmp_request_t req, int src, const rmpi_rts_t *r)
+{
+    rmpi_cts_t c;
+    memset(&c, 0, sizeof(c));
+    c.type = RMPI_MSG_CTS;
+    c.sreq = r->sreq;
+    c.rreq = (uint64_t)(uintptr_t)req;
+    c.addr = (uint64_t)(uintptr_t)req->buf;
+    c.len = req->status.bytes;
+    int rc = RMP_SUCCESS;
+    if (c.len > 0 && p->iface->mem_reg)
+        rc = p->iface->mem_reg(p->tl, req->buf, c.len, &req->mr, &c.key);
+    if (rc != RMP_SUCCESS) {
+        /* The sender still needs an answer: a CTS of 0 bytes with the error. */
+        req->status.error = rc;
+        c.status = rc;
+        c.len = 0;
+    }
+    rc = rmpi_send_ctrl(src, &c, sizeof(c), NULL, 0);
+    if (rc != RMP_SUCCESS) {
+        req->status.error = rc;
+        rndv_release(req);
+        rmpi_req_complete(req);
+    }
+    /* otherwise it completes on FIN */
+}
+
+/* A matched RTS: pull the data (RNDV_GET) or tell the sender where to write
+ * (RNDV_PUT). Truncation: only what fits moves. */
+static void rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
+{
+    rmpi_peer_t *p = &rmpi_peers[src];
+    rmpi_recv_status(req, &r->h, r->size);
+    req->peer = src;
+    req->peer_req = r->sreq;
+    req->mr = NULL;
+    if (RMPI_UNLIKELY(p->failed)) {
+        /* An RTS buffered before its sender died: the data is gone with it. */
+        req->status.error = RMP_ERR_PEER_FAILED;
+        rmpi_req_complete(req);
+        return;
+    }
+    if (p->rndv_mode == RMPI_RNDV_PUT) {
+        rndv_send_cts(p, req, src, r);
+        return;
+    }
+    if (req->status.bytes == 0) {
+        rndv_get_done(req, RMP_SUCCESS);
+        return;
+    }
+    int rc = p->iface->get(p->ep, req->buf, req->status.bytes, r->addr, r->key, rndv_get_done,
+                           req);
+    if (rc != RMP_SUCCESS)
+        rndv_get_done(req, rc);
+}
+
+void rmpi_rndv_take(rmp_request_t req, const rmpi_hdr_t *h, const rmpi_ux_t *u)
+{
+    rmpi_rts_t r = {*h, u->size, u->sreq, u->addr, u->key};
+    rndv_pull(req, u->peer, &r);
+}
+
+static void rndv_on_rts(int src, const void *hdr, size_t hlen, const void *payload,
+                        size_t plen)
+{
+    (void)hlen;
+    const rmpi_rts_t *r = hdr;
+    rmp_request_t req = rmpi_recv_match(&r->h);
+    if (req) {
+        req->peer = src;
+        rndv_pull(req, src, r);
+        return;
+    }
+    rmpi_ux_t *u = rmpi_recv_buffer(src, &r->h, 0, r->size, payload, plen);
+    if (u) {
+        u->sreq = r->sreq;
+        u->addr = r->addr;
+        u->key = r->key;
+    }
+}
+
+/* RNDV_PUT, sender side: the data is placed at the receiver; FIN follows it
+ * on the same endpoint. */
+static void rndv_put_done(void *arg, int status)
+{
+    rmp_request_t req = arg;
+    if (status != RMP_SUCCESS)
+        req->status.error = status;
+    rmpi_send_fin(req->peer, req->peer_req, status);
+    rmpi_req_complete(req);
+}
+
+static void rndv_start_put(rmp_request_t req, size_t len, uint64_t addr, uint64_t key)
+{
+    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    int rc = p->iface->put(p->ep, req->buf, len, addr, key, rndv_put_done, req);
+    if (rc == RMPI_AGAIN) {
+        req->flags |= RMPI_REQF_NEED_PUT;
+        req->total = len;
+        req->wire.cts.addr = addr;
+        req->wire.cts.key = key;
+        rmpi_mq_push(&rmpi_ctx.need_put, &req->mq);
+        return;
+    }
+    if (rc != RMP_SUCCESS)
+        rndv_put_done(req, rc);
+}
+
+static void rndv_on_cts(int src, const void *hdr, size_t hlen, const void *payload,
+                        size_t plen)
+{
+    (void)hlen, (void)payload, (void)plen;
+    const rmpi_cts_t *c = hdr;
+    rmp_request_t req = (rmp_request_t)(uintptr_t)c->sreq;
+    req->peer_req = c->rreq;
+    /* More than the message would put bytes beyond the send buffer. */
+    int bad_len = c->len > req->bytes;
+    if (bad_len)
+        rmpi_error("protocol error: rank %d asks for %llu bytes of a %zu-byte message", src,
+                   (unsigned long long)c->len, req->bytes);
+    if (c->status != RMP_SUCCESS || c->len == 0 || bad_len) {
+        if (c->status != RMP_SUCCESS || bad_len)
+            req->status.error = bad_len ? RMP_ERR_TRANSPORT : c->status;
+        rmpi_send_fin(src, c->rreq, bad_len ? RMP_ERR_TRANSPORT : RMP_SUCCESS);
+        rmpi_req_complete(req);
+        return;
+    }
+    rndv_start_put(req, c->len, c->addr, c->key);
+}
+
+int rmpi_rndv_retry_puts(void)
+{
+    int n = 0;
+    while (!rmpi_mq_empty(&rmpi_ctx.need_put)) {
+        rmp_request_t req =
+            rmpi_container_of(rmpi_ctx.need_put.head.next, struct rmp_request, mq);
+        rmpi_peer_t *p = &rmpi_peers[req->peer];
+        int rc = p->iface->put(p->ep, req->buf, req->total, req->wire.cts.addr,
+                               req->wire.cts.key, rndv_put_done, req);
+        if (rc == RMPI_AGAIN)
+            break;
+        rmpi_mq_remove(&rmpi_ctx.need_put, &req->mq);
+        req->flags &= (uint8_t)~RMPI_REQF_NEED_PUT;
+        n++;
+        if (rc != RMP_SUCCESS)
+            rndv_put_done(req, rc);
+    }
+    return n;
+}
+
+void rmpi_rndv_withdraw(rmp_request_t req)
+{
+    rmpi_mq_remove(&rmpi_ctx.need_put, &req->mq);
+}
+
+/* FIN: the side that waited (sender for GET, receiver for PUT) completes. */
+static void rndv_on_fin(int src, const void *hdr, size_t hlen, const void *payload,
+                        size_t plen)
+{
+    (void)src, (void)hlen, (void)payload, (void)plen;
+    const rmpi_fin_t *f = hdr;
+    rmp_request_t req = (rmp_request_t)(uintptr_t)f->req;
+    if (f->status != RMP_SUCCESS && f->status != RMP_ERR_TRUNCATE)
+        req->status.error = f->status;
+    rndv_release(req);
+    rmpi_req_complete(req);
+}
+
+void rmpi_rndv_register(void)
+{
+    rmpi_am_register(RMPI_MSG_RTS, rndv_on_rts);
+    rmpi_am_register(RMPI_MSG_CTS, rndv_on_cts);
+    rmpi_am_register(RMPI_MSG_FIN, rndv_on_fin);
+}

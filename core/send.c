@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Sending: choose the protocol of a message (eager, rendezvous or
+ * fragmented: docs/protocols.md), move it now if the transport has room,
+ * otherwise queue it in its peer's FIFO, which keeps the order of a pair. */
+#include <string.h>
+
+#include "comm.h"
+#include "eager.h"
+#include "engine.h"
+#include "frag.h"
+#include "log.h"
+#include "peer.h"
+#include "request.h"
+#include "rndv.h"
+#include "send.h"
+
+static void send_pending_push(rmpi_peer_t *p, rmp_request_t req)
+{
+    if (rmpi_mq_empty(&p->pending))
+        rmpi_ctx.npending++;
+    rmpi_mq_push(&p->pending, &req->mq);
+}
+
+/* Move as much of req's wire data as the transport takes. RMP_SUCCESS when
+ * all of it left, RMPI_AGAIN when the transport is full, or an error. */
+static int send_try(rmpi_peer_t *p, rmp_request_t req)
+{
+    if (!(req->flags & RMPI_REQF_FRAG))
+        return p->iface->send(p->ep, &req->wire, req->hlen, req->payload, req->plen);
+    return rmpi_frag_send(p, req);
+}
+
+/* The wire part of req is gone: finish what that means for its kind. */
+static void send_done(rmp_request_t req)
+{
+    if (req->kind == RMPI_REQ_CTRL) {
+        rmpi_req_free(req);
+        return;
+    }
+    if (!(req->flags & RMPI_REQF_WAIT_FIN))
+        rmpi_req_complete(req);
+}
+
+static int send_fail(rmp_request_t req, int rc)
+{
+    rmpi_error("send to rank %d failed: %s", req->peer, rmp_strerror(rc));
+    rmpi_req_fail(req, rc);
+    return rc;
+}
+
+/* Send req now if the peer's FIFO is empty and the transport has room,
+ * otherwise queue it behind the others. */
+static int send_post(rmp_request_t req)
+{
+    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    if (RMPI_UNLIKELY(p->failed)) {
+        /* Nobody would ever drain its FIFO again (control messages get here
+         * without the entry points' check). */
+        rmpi_req_fail(req, RMP_ERR_PEER_FAILED);
+        return RMP_ERR_PEER_FAILED;
+    }
+    if (rmpi_mq_empty(&p->pending)) {
+        int rc = send_try(p, req);
+        if (rc == RMP_SUCCESS) {
+            send_done(req);
+            return RMP_SUCCESS;
+        }
+        if (rc < 0)
+            return send_fail(req, rc);
+    }
+    send_pending_push(p, req);
+    return RMP_SUCCESS;
+}
+
+int rmpi_send_drain_pending(void)
+{
+    int n = 0;
+    for (int w = 0; w < rmpi_g.size && rmpi_ctx.npending > 0; w++) {
+        rmpi_peer_t *p = &rmpi_peers[w];
+        while (!rmpi_mq_empty(&p->pending)) {
+            rmp_request_t req = rmpi_container_of(p->pending.head.next, struct rmp_request, mq);
+            int rc = send_try(p, req);
+            if (rc == RMPI_AGAIN)
+                break;
+            rmpi_mq_remove(&p->pending, &req->mq);
+            if (rmpi_mq_empty(&p->pending))
+                rmpi_ctx.npending--;
+            n++;
+            if (rc < 0)
+                send_fail(req, rc);
+            else
+                send_done(req);
+        }
+    }
+    return n;
+}
+
+void rmpi_send_fail_pending(int peer)
+{
+    rmpi_peer_t *p = &rmpi_peers[peer];
+    while (!rmpi_mq_empty(&p->pending)) {
+        rmp_request_t req = rmpi_container_of(p->pending.head.next, struct rmp_request, mq);
+        rmpi_mq_remove(&p->pending, &req->mq);
+        if (rmpi_mq_empty(&p->pending))
+            rmpi_ctx.npending--;
+        rmpi_req_fail(req, RMP_ERR_PEER_FAILED);
+    }
+}
+
+void rmpi_send_drop_orphans(void)
+{
+    for (int w = 0; w < rmpi_g.size && rmpi_ctx.npending > 0; w++) {
+        rmpi_peer_t *p = &rmpi_peers[w];
+        rmpi_mq_elem_t *e = p->pending.head.next;
+        while (e != &p->pending.head) {
+            rmp_request_t req = rmpi_container_of(e, struct rmp_request, mq);
+            e = e->next;
+            if (!(req->flags & RMPI_REQF_ORPHAN))
+                continue;
+            rmpi_mq_remove(&p->pending, &req->mq);
+            if (rmpi_mq_empty(&p->pending))
+                rmpi_ctx.npending--;
+            rmpi_req_free(req);
+        }
+    }
+}
+
+int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen)
+{
+    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_CTRL);
+    if (!req)
+        return RMP_ERR_NOMEM;
+    req->peer = peer;
+    memcpy(&req->wire, msg, len);
+    req->hlen = (uint8_t)len;
+    req->payload = payload;
+    req->plen = plen;
+    return send_post(req);
+}
+
+int rmpi_send_fin(int peer, uint64_t target_req, int status)
+{
+    rmpi_fin_t f;
+    memset(&f, 0, sizeof(f));
+    f.type = RMPI_MSG_FIN;
+    f.status = status;
+    f.req = target_req;
+    return rmpi_send_ctrl(peer, &f, sizeof(f), NULL, 0);
+}
+
+/* Fill req's wire for a message of its buf/bytes and choose the protocol. */
+static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag, int sync)
+{
+    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    rmpi_hdr_t *h = &req->wire.h;
+    h->flags = 0;
+    h->reserved = 0;
+    h->cid = cid;
+    h->src = comm->rank;
+    h->tag = tag;
+    int rc;
+    /* A synchronous send never goes eager: a rendezvous completes after the
+     * match anyway; a fragmented one asks the receiver for a FIN. */
+    if (!sync && rmpi_eager_fits(p, req->bytes)) {
+        rc = rmpi_eager_start(p, req);
+    } else {
+        /* Rendezvous and fragmentation both open with an RTS header. */
+        rmpi_rts_t *r = &req->wire.rts;
+        r->size = req->bytes;
+        r->sreq = (uint64_t)(uintptr_t)req;
+        r->addr = (uint64_t)(uintptr_t)req->buf;
+        r->key = 0;
+        req->mr = NULL;
+        req->hlen = sizeof(rmpi_rts_t);
+        if (p->rndv_mode == RMPI_RNDV_GET || p->rndv_mode == RMPI_RNDV_PUT) {
+            rc = rmpi_rndv_start(p, req);
+        } else {
+            rc = rmpi_frag_start(p, req);
+            if (sync) {
+                h->flags |= RMPI_HDR_SYNC;
+                req->flags |= RMPI_REQF_WAIT_FIN;
+            }
+        }
+    }
+    if (rc != RMP_SUCCESS)
+        return rc;
+    return send_post(req);
+}
+
+static int send_isend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                      uint32_t cid, int sync, rmp_request_t *out)
+{
+    int w = rmpi_comm_world_rank(comm, dest);
+    if (RMPI_UNLIKELY(rmpi_peers[w].failed))
+        return RMP_ERR_PEER_FAILED;
+    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_SEND);
+    if (RMPI_UNLIKELY(!req))
+        return RMP_ERR_NOMEM;
+    req->peer = w;
+    req->buf = (void *)buf;
+    req->bytes = bytes;
+    int rc = send_start(req, comm, cid, tag, sync);
+    if (rc != RMP_SUCCESS && !req->done) {
+        rmpi_req_free(req);
+        return rc;
+    }
+    *out = req;
+    return RMP_SUCCESS;
+}
+
+int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                   uint32_t cid, rmp_request_t *out)
+{
+    return send_isend(buf, bytes, dest, tag, comm, cid, 0, out);
+}
+
+int rmpi_issend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                    uint32_t cid, rmp_request_t *out)
+{
+    return send_isend(buf, bytes, dest, tag, comm, cid, 1, out);
+}
+
+int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                  uint32_t cid)
+{
+    int w = rmpi_comm_world_rank(comm, dest);
+    rmpi_peer_t *p = &rmpi_peers[w];
+    if (RMPI_UNLIKELY(p->failed))
+        return RMP_ERR_PEER_FAILED;
+    /* Fast path: an eager message that fits now needs no request at all. */
+    if (rmpi_eager_fits(p, bytes) && rmpi_mq_empty(&p->pending)) {
+        int rc = rmpi_eager_send_now(p, buf, bytes, cid, comm->rank, tag);
+        if (RMPI_LIKELY(rc == RMP_SUCCESS))
+            return RMP_SUCCESS;
+        if (rc < 0)
+            return rc;
+    }
+    rmp_request_t req;
+    int rc = rmpi_isend_cid(buf, bytes, dest, tag, comm, cid, &req);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    rc = rmpi_req_wait(req);
+    if (rc != RMP_SUCCESS) {
+        req->flags |= RMPI_REQF_ORPHAN;
+        return rc;
+    }
+    rc = req->status.error;
+    rmpi_req_free(req);
+    return rc;
+}

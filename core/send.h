@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Sending (core/send.c): the protocol choice for a message, the per-peer FIFO
+ * of sends waiting for room in the transport, control messages. */
+#ifndef RMPI_SEND_H
+#define RMPI_SEND_H
+
+#include <stdint.h>
+
+#include "rmp.h"
+
+/* Messaging on an explicit context id (collectives use their own, core/coll_id.h).
+ * dest/source are ranks in comm. */
+int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                   uint32_t cid, rmp_request_t *req);
+/* A synchronous send: completes once the receiver matched it (docs/protocols.md). */
+int rmpi_issend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                    uint32_t cid, rmp_request_t *req);
+int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                  uint32_t cid);
+/* Send a control message (<= 64 bytes of header) to world rank peer, queued in order. */
+int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen);
+/* The FIN of a rendezvous: completes target_req on peer with status. */
+int rmpi_send_fin(int peer, uint64_t target_req, int status);
+/* Retry the sends that found no room (progress engine); the number that left. */
+int rmpi_send_drain_pending(void);
+/* Fail every unsent message to world rank peer (it failed). */
+void rmpi_send_fail_pending(int peer);
+/* Sends whose caller gave up (RMP_TIMEOUT) are not pushed out at teardown:
+ * the peer that never took them may be in its own finalize already. */
+void rmpi_send_drop_orphans(void);
+
+#endif

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Persistent collectives (MPI_<Coll>_init, MPI 4): the request keeps the call's arguments
+ * and each MPI_Start runs the nonblocking collective (MPI_I<coll>) behind it; the
+ * persistent request completes when that one does. MPI requires the arguments, arrays
+ * included, to stay valid and unchanged until the request is freed, so they are kept by
+ * reference. The info argument carries no hint rmp uses. */
+#include "mpii.h"
+
+typedef enum {
+    PC_BARRIER, PC_BCAST, PC_GATHER, PC_GATHERV, PC_SCATTER, PC_SCATTERV, PC_ALLGATHER,
+    PC_ALLGATHERV, PC_ALLTOALL, PC_ALLTOALLV, PC_ALLTOALLW, PC_REDUCE, PC_ALLREDUCE,
+    PC_REDUCE_SCATTER, PC_REDUCE_SCATTER_BLOCK, PC_SCAN, PC_EXSCAN, PC_NB_ALLGATHER,
+    PC_NB_ALLGATHERV, PC_NB_ALLTOALL, PC_NB_ALLTOALLV, PC_NB_ALLTOALLW
+} pc_kind_t;
+
+typedef struct pc_args {
+    pc_kind_t kind;
+    const void *sbuf;
+    void *rbuf;
+    int scount, rcount, root;
+    MPI_Datatype stype, rtype;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    const MPI_Aint *sdispls_a, *rdispls_a; /* neighbor_alltoallw */
+    const MPI_Datatype *stypes, *rtypes;
+    MPI_Op op;
+    MPI_Comm comm;
+    MPI_Request inner; /* the running nonblocking collective */
+} pc_args_t;
+
+static int pc_launch(pc_args_t *a, MPI_Request *q)
+{
+    const void *s = a->sbuf;
+    void *r = a->rbuf;
+    MPI_Comm c = a->comm;
+    switch (a->kind) {
+    case PC_BARRIER: return PMPI_Ibarrier(c, q);
+    case PC_BCAST: return PMPI_Ibcast(r, a->rcount, a->rtype, a->root, c, q);
+    case PC_GATHER:
+        return PMPI_Igather(s, a->scount, a->stype, r, a->rcount, a->rtype, a->root, c, q);
+    case PC_GATHERV:
+        return PMPI_Igatherv(s, a->scount, a->stype, r, a->rcounts, a->rdispls, a->rtype,
+                             a->root, c, q);
+    case PC_SCATTER:
+        return PMPI_Iscatter(s, a->scount, a->stype, r, a->rcount, a->rtype, a->root, c, q);
+    case PC_SCATTERV:
+        return PMPI_Iscatterv(s, a->scounts, a->sdispls, a->stype, r, a->rcount, a->rtype,
+                              a->root, c, q);
+    case PC_ALLGATHER:
+        return PMPI_Iallgather(s, a->scount, a->stype, r, a->rcount, a->rtype, c, q);
+    case PC_ALLGATHERV:
+        return PMPI_Iallgatherv(s, a->scount, a->stype, r, a->rcounts, a->rdispls, a->rtype,
+                                c, q);
+    case PC_ALLTOALL:
+        return PMPI_Ialltoall(s, a->scount, a->stype, r, a->rcount, a->rtype, c, q);
+    case PC_ALLTOALLV:
+        return PMPI_Ialltoallv(s, a->scounts, a->sdispls, a->stype, r, a->rcounts, a->rdispls,
+                               a->rtype, c, q);
+    case PC_ALLTOALLW:
+        return PMPI_Ialltoallw(s, a->scounts, a->sdispls, a->stypes, r, a->rcounts,
+                               a->rdispls, a->rtypes, c, q);
+    case PC_REDUCE: return PMPI_Ireduce(s, r, a->rcount, a->rtype, a->op, a->root, c, q);
+    case PC_ALLREDUCE: return PMPI_Iallreduce(s, r, a->rcount, a->rtype, a->op, c, q);
+    case PC_REDUCE_SCATTER:
+        return PMPI_Ireduce_scatter(s, r, a->rcounts, a->rtype, a->op, c, q);
+    case PC_REDUCE_SCATTER_BLOCK:
+        return PMPI_Ireduce_scatter_block(s, r, a->rcount, a->rtype, a->op, c, q);
+    case PC_SCAN: return PMPI_Iscan(s, r, a->rcount, a->rtype, a->op, c, q);
+    case PC_EXSCAN: return PMPI_Iexscan(s, r, a->rcount, a->rtype, a->op, c, q);
+    case PC_NB_ALLGATHER:
+        return PMPI_Ineighbor_allgather(s, a->scount, a->stype, r, a->rcount, a->rtype, c, q);
+    case PC_NB_ALLGATHERV:
+        return PMPI_Ineighbor_allgatherv(s, a->scount, a->stype, r, a->rcounts, a->rdispls,
+                                         a->rtype, c, q);
+    case PC_NB_ALLTOALL:
+        return PMPI_Ineighbor_alltoall(s, a->scount, a->stype, r, a->rcount, a->rtype, c, q);
+    case PC_NB_ALLTOALLV:
+        return PMPI_Ineighbor_alltoallv(s, a->scounts, a->sdispls, a->stype, r, a->rcounts,
+                                        a->rdispls, a->rtype, c, q);
+    default:
+        return PMPI_Ineighbor_alltoallw(s, a->scounts, a->sdispls_a, a->stypes, r, a->rcounts,
+                                        a->rdispls_a, a->rtypes, c, q);
+    }
+}
+
+static int pc_poll(mpii_req_t *r)
+{
+    pc_args_t *a = r->ctx;
+    mpii_req_t *in = mpii_req(a->inner);
+    if (in && !mpii_req_test(in))
+        return 0;
+    r->err = in ? in->err : MPI_SUCCESS;
+    mpii_status_empty(&r->status);
+    r->status.MPI_ERROR = r->err;
+    if (in)
+        mpii_req_free(in);
+    a->inner = MPI_REQUEST_NULL;
+    return 1;
+}
+
+static void pc_release(mpii_req_t *r)
+{
+    pc_args_t *a = r->ctx;
+    if (!a)
+        return;
+    mpii_req_t *in = mpii_req(a->inner);
+    if (in) { /* freed while running (MPI_Request_free reaps only once done) */
+        mpii_req_wait(in);
+        mpii_req_free(in);
+    }
+    free(a);
+    r->ctx = NULL;
+}
+
+int mpii_pcoll_start(mpii_req_t *r, const char *fn)
+{
+    pc_args_t *a = r->ctx;
+    MPI_Request q = MPI_REQUEST_NULL;
+    int rc = pc_launch(a, &q); /* argument errors are reported by the I-call's name */
+    if (rc != MPI_SUCCESS) {
+        r->kind = MPII_REQ_DONE;
+        r->done = 1;
+        return mpii_err_comm(r->comm, rc, fn, "could not start the persistent collective");
+    }
+    a->inner = q;
+    r->kind = MPII_REQ_POLL;
+    r->poll = pc_poll;
+    r->done = 0;
+    r->err = MPI_SUCCESS;
+    r->active = 1;
+    return MPI_SUCCESS;
+}
+
+/* A new inactive persistent request holding *a. */
+static int pc_init(const pc_args_t *a, MPI_Request *request, const char *fn)
+{
+    mpii_comm_t *c;
+    int rc = mpii_coll_comm(a->comm, fn, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!request)
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "request is NULL");
+    pc_args_t *x = malloc(sizeof(*x));
+    mpii_req_t *r = x ? mpii_req_new(c, MPII_REQ_DONE) : NULL;
+    if (!r) {
+        free(x);
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    *x = *a;
+    x->inner = MPI_REQUEST_NULL;
+    r->persistent = MPII_REQ_PCOLL;
+    r->done = 1; /* inactive */
+    mpii_status_empty(&r->status);
+    r->ctx = x;
+    r->release = pc_release;
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+#define PC_INIT(name, ...)                                                                 \
+    do {                                                                                   \
+        (void)info;                                                                        \
+        pc_args_t a_ = {__VA_ARGS__};                                                      \
+        return pc_init(&a_, request, "MPI_" #name "_init");                                \
+    } while (0)
+
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Barrier, .kind = PC_BARRIER, .comm = comm);
+}
+MPII_WEAK(Barrier_init)
+
+int PMPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Bcast, .kind = PC_BCAST, .rbuf = buf, .rcount = count, .rtype = dt, .root = root,
+            .comm = comm);
+}
+MPII_WEAK(Bcast_init)
+
+int PMPI_Gather_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                     MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request)
+{
+    PC_INIT(Gather, .kind = PC_GATHER, .sbuf = sbuf, .scount = scount, .stype = stype,
+            .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .root = root, .comm = comm);
+}
+MPII_WEAK(Gather_init)
+
+int PMPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Gatherv, .kind = PC_GATHERV, .sbuf = sbuf, .scount = scount, .stype = stype,
+            .rbuf = rbuf, .rcounts = rcounts, .rdispls = displs, .rtype = rtype, .root = root,
+            .comm = comm);
+}
+MPII_WEAK(Gatherv_init)
+
+int PMPI_Scatter_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                      MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request)
+{
+    PC_INIT(Scatter, .kind = PC_SCATTER, .sbuf = sbuf, .scount = scount, .stype = stype,
+            .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .root = root, .comm = comm);
+}
+MPII_WEAK(Scatter_init)
+
+int PMPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[],
+                       MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Scatterv, .kind = PC_SCATTERV, .sbuf = sbuf, .scounts = scounts,
+            .sdispls = displs, .stype = stype, .rbuf = rbuf, .rcount = rcount, .rtype = rtype,
+            .root = root, .comm = comm);
+}
+MPII_WEAK(Scatterv_init)
+
+int PMPI_Allgather_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                        int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    PC_INIT(Allgather, .kind = PC_ALLGATHER, .sbuf = sbuf, .scount = scount, .stype = stype,
+            .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .comm = comm);
+}
+MPII_WEAK(Allgather_init)
+
+int PMPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                         const int rcounts[], const int displs[], MPI_Datatype rtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Allgatherv, .kind = PC_ALLGATHERV, .sbuf = sbuf, .scount = scount, .stype = stype,
+            .rbuf = rbuf, .rcounts = rcounts, .rdispls = displs, .rtype = rtype, .comm = comm);
+}
+MPII_WEAK(Allgatherv_init)
+
+int PMPI_Alltoall_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                       MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Alltoall, .kind = PC_ALLTOALL, .sbuf = sbuf, .scount = scount, .stype = stype,
+            .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .comm = comm);
+}
+MPII_WEAK(Alltoall_init)
+
+int PMPI_Alltoallv_init(const void *sbuf, const int scounts[], const int sdispls[],
+                        MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+                        MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Alltoallv, .kind = PC_ALLTOALLV, .sbuf = sbuf, .scounts = scounts,
+            .sdispls = sdispls, .stype = stype, .rbuf = rbuf, .rcounts = rcounts,
+            .rdispls = rdispls, .rtype = rtype, .comm = comm);
+}
+MPII_WEAK(Alltoallv_init)
+
+int PMPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdispls[],
+                        const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                        const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Alltoallw, .kind = PC_ALLTOALLW, .sbuf = sbuf, .scounts = scounts,
+            .sdispls = sdispls, .stypes = stypes, .rbuf = rbuf, .rcounts = rcounts,
+            .rdispls = rdispls, .rtypes = rtypes, .comm = comm);
+}
+MPII_WEAK(Alltoallw_init)
+
+int PMPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Allreduce, .kind = PC_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = dt,
+            .op = op, .comm = comm);
+}
+MPII_WEAK(Allreduce_init)
+
+int PMPI_Reduce_scatter_block_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Reduce_scatter_block, .kind = PC_REDUCE_SCATTER_BLOCK, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = dt,
+            .op = op, .comm = comm);
+}
+MPII_WEAK(Reduce_scatter_block_init)
+
+int PMPI_Scan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Scan, .kind = PC_SCAN, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = dt,
+            .op = op, .comm = comm);
+}
+MPII_WEAK(Scan_init)
+
+int PMPI_Exscan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Exscan, .kind = PC_EXSCAN, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = dt,
+            .op = op, .comm = comm);
+}
+MPII_WEAK(Exscan_init)
+
+int PMPI_Reduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Reduce, .kind = PC_REDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count,
+            .rtype = dt, .op = op, .root = root, .comm = comm);
+}
+MPII_WEAK(Reduce_init)
+
+int PMPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Reduce_scatter, .kind = PC_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
+            .rcounts = rcounts, .rtype = dt, .op = op, .comm = comm);
+}
+MPII_WEAK(Reduce_scatter_init)
+
+int PMPI_Neighbor_allgather_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                 int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    PC_INIT(Neighbor_allgather, .kind = PC_NB_ALLGATHER, .sbuf = sbuf, .scount = scount,
+            .stype = stype, .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .comm = comm);
+}
+MPII_WEAK(Neighbor_allgather_init)
+
+int PMPI_Neighbor_allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                  const int rcounts[], const int displs[], MPI_Datatype rtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Neighbor_allgatherv, .kind = PC_NB_ALLGATHERV, .sbuf = sbuf, .scount = scount,
+            .stype = stype, .rbuf = rbuf, .rcounts = rcounts, .rdispls = displs,
+            .rtype = rtype, .comm = comm);
+}
+MPII_WEAK(Neighbor_allgatherv_init)
+
+int PMPI_Neighbor_alltoall_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request)
+{
+    PC_INIT(Neighbor_alltoall, .kind = PC_NB_ALLTOALL, .sbuf = sbuf, .scount = scount,
+            .stype = stype, .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .comm = comm);
+}
+MPII_WEAK(Neighbor_alltoall_init)
+
+int PMPI_Neighbor_alltoallv_init(const void *sbuf, const int scounts[], const int sdispls[],
+                                 MPI_Datatype stype, void *rbuf, const int rcounts[],
+                                 const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Neighbor_alltoallv, .kind = PC_NB_ALLTOALLV, .sbuf = sbuf, .scounts = scounts,
+            .sdispls = sdispls, .stype = stype, .rbuf = rbuf, .rcounts = rcounts,
+            .rdispls = rdispls, .rtype = rtype, .comm = comm);
+}
+MPII_WEAK(Neighbor_alltoallv_init)
+
+int PMPI_Neighbor_alltoallw_init(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
+                                 const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PC_INIT(Neighbor_alltoallw, .kind = PC_NB_ALLTOALLW, .sbuf = sbuf, .scounts = scounts,
+            .sdispls_a = sdispls, .stypes = stypes, .rbuf = rbuf, .rcounts = rcounts,
+            .rdispls_a = rdispls, .rtypes = rtypes, .comm = comm);
+}
+MPII_WEAK(Neighbor_alltoallw_init)

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI one-sided communication (docs/mpi.md, "One-sided"). An MPI window is an rmp window
+ * over the user's memory plus a small control window per rank holding the words the
+ * synchronisation uses (an accumulate lock, a reader-writer lock for passive target,
+ * PSCW counters), driven with rmp's atomics, which are CPU atomics at the target on every
+ * transport. Accumulates take the target's accumulate lock, read, combine, write and
+ * flush: element-wise atomic with respect to each other on every transport. */
+#ifndef MPII_RMA_H
+#define MPII_RMA_H
+
+#include "mpii.h"
+
+/* Control words of each rank (uint64_t each). */
+enum {
+    MPII_CTL_ACC = 0,      /* accumulate lock: 0 free, 1 held */
+    MPII_CTL_LOCK = 1,     /* passive target: MPII_LOCK_EXCL, or the count of shared holders */
+    MPII_CTL_COMPLETE = 2, /* PSCW: origins that completed an access epoch to this rank */
+    MPII_CTL_POST = 3      /* PSCW: word MPII_CTL_POST + r counts posts from rank r */
+};
+#define MPII_LOCK_EXCL (1ULL << 40)
+
+typedef struct mpii_win {
+    uint32_t magic;
+    rmp_comm_t rc;      /* a duplicate of the creating communicator */
+    int *world;         /* comm rank -> world rank (Win_get_group) */
+    rmp_win_t data;
+    rmp_win_t ctl;
+    uint64_t *ctl_base; /* this rank's control words */
+    int rank, size;
+    void *base;
+    MPI_Aint win_size;
+    int disp_unit;
+    int flavor, model;
+    MPI_Aint *sizes;  /* per rank: window bytes (shared_query) */
+    int *units;       /* per rank: disp_unit */
+    mpii_errh_t *errh;
+    unsigned char *locked; /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE (by us) */
+    int lock_all;
+    int *start_grp, nstart; /* PSCW access epoch: comm ranks of the targets */
+    int npost;              /* PSCW exposure epoch: origins to wait for */
+    int posted;
+    char name[MPI_MAX_OBJECT_NAME];
+} mpii_win_t;
+
+/* NULL for MPI_WIN_NULL, a freed or a garbage handle. */
+mpii_win_t *mpii_win(MPI_Win h);
+
+/* Report an error on a window (its handler; NULL: world's). */
+static inline MPI_Win mpii_win_handle(const mpii_win_t *w)
+{
+    return w ? (MPI_Win)(uintptr_t)w : MPI_WIN_NULL;
+}
+static inline mpii_errh_t *mpii_win_errh(const mpii_win_t *w)
+{
+    return w ? w->errh : NULL;
+}
+#define MPII_WIN_ERR(w, cls, fn, ...)                                                       \
+    mpii_err_win(mpii_win_handle(w), mpii_win_errh(w), cls, fn, __VA_ARGS__)
+
+/* Spin until a control word of this rank satisfies pred, driving progress. */
+uint64_t mpii_rma_ctl_load(mpii_win_t *w, int word);
+
+/* Accumulate lock of target (rma.c). */
+int mpii_rma_acc_lock(mpii_win_t *w, int target);
+int mpii_rma_acc_unlock(mpii_win_t *w, int target);
+
+#endif

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Nonblocking collectives: the rmp_i* schedules behind an MPI request. Packed copies of
+ * derived types live in the request's context: the receive side is unpacked when the
+ * request completes (fin), everything is freed with the request (release). */
+#include "mpii.h"
+
+typedef struct nbc_ctx {
+    mpii_view_t sv, rv;  /* packed copies (tmp set) or plain views */
+    void *rbuf;          /* unpack rv here at completion */
+    MPI_Count rnum;
+    mpii_dtype_t *rd;
+    size_t *arr;         /* byte counts/displacements handed to rmp (copied by it) */
+} nbc_ctx_t;
+
+static int nbc_fin(mpii_req_t *r)
+{
+    nbc_ctx_t *x = r->ctx;
+    if (x && r->err == MPI_SUCCESS && x->rv.tmp)
+        mpii_dtype_unpack(x->rd, x->rbuf, x->rnum, 0, x->rv.tmp, x->rv.bytes);
+    mpii_status_empty(&r->status);
+    r->status.MPI_ERROR = r->err;
+    return MPI_SUCCESS;
+}
+
+static void nbc_release(mpii_req_t *r)
+{
+    nbc_ctx_t *x = r->ctx;
+    if (!x)
+        return;
+    free(x->sv.tmp);
+    free(x->rv.tmp);
+    free(x->arr);
+    free(x);
+    r->ctx = NULL;
+}
+
+static nbc_ctx_t *nbc_new(void)
+{
+    return calloc(1, sizeof(nbc_ctx_t));
+}
+
+/* Wrap the rmp request (or report rc); takes x. */
+static int nbc_finish(mpii_comm_t *c, int rc, rmp_request_t rr, nbc_ctx_t *x, MPI_Request *req,
+                      const char *fn)
+{
+    if (rc != RMP_SUCCESS) {
+        if (x) {
+            free(x->sv.tmp);
+            free(x->rv.tmp);
+            free(x->arr);
+            free(x);
+        }
+        return mpii_coll_err(c, rc, fn);
+    }
+    mpii_req_t *r = mpii_req_new_rmp(c, rr, nbc_fin);
+    if (!r) {
+        rmp_wait(&rr, NULL);
+        mpii_req_t fake = {.ctx = x};
+        nbc_release(&fake);
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    r->ctx = x;
+    r->release = nbc_release;
+    *req = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+static int nbc_reqarg(mpii_comm_t *c, MPI_Request *req, const char *fn)
+{
+    return req ? MPI_SUCCESS : mpii_err_comm(c, MPI_ERR_ARG, fn, "request is NULL");
+}
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+    mpii_comm_t *c;
+    rmp_request_t rr = RMP_REQUEST_NULL;
+    int rc;
+    if ((rc = mpii_coll_comm(comm, "MPI_Ibarrier", &c)) != MPI_SUCCESS ||
+        (rc = nbc_reqarg(c, req, "MPI_Ibarrier")) != MPI_SUCCESS)
+        return rc;
+    return nbc_finish(c, rmp_ibarrier(c->rc, &rr), rr, NULL, req, "MPI_Ibarrier");
+}
+MPII_WEAK(Ibarrier)
+
+int PMPI_Ibcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *req)
+{
+    const char *fn = "MPI_Ibcast";
+    mpii_comm_t *c;
+    mpii_dtype_t *d;
+    rmp_request_t rr = RMP_REQUEST_NULL;
+    int rc;
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS ||
+        (rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
+        (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
+        return rc;
+    nbc_ctx_t *x = nbc_new();
+    if (!x || (c->rank == root ? mpii_view_in(buf, count, d, &x->rv)
+                               : mpii_view_out(buf, count, d, &x->rv)) != MPI_SUCCESS) {
+        free(x);
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    if (c->rank != root) {
+        x->rbuf = buf;
+        x->rnum = count;
+        x->rd = d;
+    }
+    rc = rmp_ibcast(x->rv.p, x->rv.bytes, RMP_UINT8, root, c->rc, &rr);
+    return nbc_finish(c, rc, rr, x, req, fn);
+}
+MPII_WEAK(Ibcast)
+
+/* ---- Reductions ---- */
+typedef enum { NR_REDUCE, NR_ALLREDUCE, NR_SCAN, NR_EXSCAN, NR_RS_BLOCK } nr_kind_t;
+
+static int nr_run(nr_kind_t kind, const void *sbuf, void *rbuf, MPI_Count count,
+                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *req,
+                  const char *fn)
+{
+    mpii_comm_t *c;
+    mpii_dtype_t *d;
+    mpii_red_t r;
+    rmp_request_t rr = RMP_REQUEST_NULL;
+    int rc;
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS ||
+        (rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
+        (kind == NR_REDUCE && (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS))
+        return rc;
+    if ((rc = mpii_red_resolve(mpii_op(op), d, datatype, count > 0 ? count : 1, &r)) !=
+        MPI_SUCCESS)
+        return mpii_err_comm(c, rc, fn, "%s",
+                             rc == MPI_ERR_OP ? "invalid op, or op not defined on the datatype"
+                                              : "datatype not usable in this reduction");
+    if (count == 0)
+        r.count = 0;
+    int is_root = kind != NR_REDUCE || c->rank == root;
+    size_t n = kind == NR_RS_BLOCK ? (size_t)c->size : 1;
+    nbc_ctx_t *x = nbc_new();
+    if (!x)
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    const void *s = sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_coll_at(sbuf, r.shift);
+    void *out = is_root ? mpii_coll_at(rbuf, r.shift) : NULL;
+    if (r.packed && count > 0) {
+        size_t bytes = (size_t)count * d->size;
+        if (!(x->rv.tmp = malloc(bytes * n))) {
+            free(x);
+            return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+        }
+        mpii_dtype_pack(d, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count * (MPI_Count)n, 0,
+                        x->rv.tmp, bytes * n);
+        x->rv.bytes = bytes;
+        s = RMP_IN_PLACE;
+        out = x->rv.tmp;
+        if (is_root && !(kind == NR_EXSCAN && c->rank == 0)) {
+            x->rbuf = rbuf;
+            x->rnum = count;
+            x->rd = d;
+        } else {
+            x->rv.bytes = 0;
+        }
+        if (!is_root) { /* a non-root's reduce sends from the copy */
+            s = x->rv.tmp;
+            out = NULL;
+        }
+    }
+    switch (kind) {
+    case NR_REDUCE: rc = rmp_ireduce(s, out, r.count, r.dt, r.op, root, c->rc, &rr); break;
+    case NR_ALLREDUCE: rc = rmp_iallreduce(s, out, r.count, r.dt, r.op, c->rc, &rr); break;
+    case NR_SCAN: rc = rmp_iscan(s, out, r.count, r.dt, r.op, c->rc, &rr); break;
+    case NR_EXSCAN: rc = rmp_iexscan(s, out, r.count, r.dt, r.op, c->rc, &rr); break;
+    default: rc = rmp_ireduce_scatter(s, out, r.count, r.dt, r.op, c->rc, &rr); break;
+    }
+    return nbc_finish(c, rc, rr, x, req, fn);
+}
+
+int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request *req)
+{
+    return nr_run(NR_REDUCE, sbuf, rbuf, count, dt, op, root, comm, req, "MPI_Ireduce");
+}
+MPII_WEAK(Ireduce)
+
+int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *req)
+{
+    return nr_run(NR_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iallreduce");
+}
+MPII_WEAK(Iallreduce)
+
+int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+               MPI_Comm comm, MPI_Request *req)
+{
+    return nr_run(NR_SCAN, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iscan");
+}
+MPII_WEAK(Iscan)
+
+int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *req)
+{
+    return nr_run(NR_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iexscan");
+}
+MPII_WEAK(Iexscan)
+
+int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                               MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    return nr_run(NR_RS_BLOCK, sbuf, rbuf, count, dt, op, 0, comm, req,
+                  "MPI_Ireduce_scatter_block");
+}
+MPII_WEAK(Ireduce_scatter_block)
+
+int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    const char *fn = "MPI_Ireduce_scatter";
+    mpii_comm_t *c;
+    mpii_dtype_t *d;
+    mpii_red_t r;
+    rmp_request_t rr = RMP_REQUEST_NULL;
+    int rc;
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS ||
+        (rc = mpii_coll_type(c, dt, 0, fn, &d)) != MPI_SUCCESS)
+        return rc;
+    if (!rcounts)
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "recvcounts is NULL");
+    if ((rc = mpii_red_resolve(mpii_op(op), d, dt, 1, &r)) != MPI_SUCCESS)
+        return mpii_err_comm(c, rc, fn, "invalid op, or op not defined on the datatype");
+    if (r.packed)
+        return mpii_err_comm(c, MPI_ERR_TYPE, fn,
+                             "non-contiguous datatypes are not supported here by rmp yet");
+    nbc_ctx_t *x = nbc_new();
+    if (!x || !(x->arr = malloc((size_t)c->size * sizeof(size_t)))) {
+        free(x);
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    for (int i = 0; i < c->size; i++) {
+        if (rcounts[i] < 0) {
+            nbc_finish(c, RMP_ERR_ARG, rr, x, req, fn);
+            return MPI_ERR_COUNT;
+        }
+        x->arr[i] = (size_t)rcounts[i] * r.count;
+    }
+    rc = rmp_ireduce_scatter_v(sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_coll_at(sbuf, r.shift),
+                               mpii_coll_at(rbuf, r.shift), x->arr, r.dt, r.op, c->rc, &rr);
+    return nbc_finish(c, rc, rr, x, req, fn);
+}
+MPII_WEAK(Ireduce_scatter)
+
+/* ---- Data movement ---- */
+typedef enum { NM_GATHER, NM_SCATTER, NM_ALLGATHER, NM_ALLTOALL } nm_kind_t;
+
+static int nm_run(nm_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                  void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                  MPI_Request *req, const char *fn)
+{
+    mpii_comm_t *c;
+    mpii_dtype_t *sd = NULL, *rd = NULL;
+    rmp_request_t rr = RMP_REQUEST_NULL;
+    int rc, rooted = kind == NM_GATHER || kind == NM_SCATTER;
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS ||
+        (rooted && (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS))
+        return rc;
+    int is_root = !rooted || c->rank == root, n = c->size;
+    int use_s = kind != NM_SCATTER || is_root, use_r = kind != NM_GATHER || is_root;
+    int s_in_place = sbuf == MPI_IN_PLACE && kind != NM_SCATTER;
+    int r_in_place = rbuf == MPI_IN_PLACE && kind == NM_SCATTER;
+    if (use_s && !s_in_place && (rc = mpii_coll_type(c, stype, scount, fn, &sd)) != MPI_SUCCESS)
+        return rc;
+    if (use_r && !r_in_place && (rc = mpii_coll_type(c, rtype, rcount, fn, &rd)) != MPI_SUCCESS)
+        return rc;
+    MPI_Count snum = kind == NM_SCATTER || kind == NM_ALLTOALL ? scount * n : scount;
+    MPI_Count rnum = kind == NM_SCATTER ? rcount : rcount * n;
+    nbc_ctx_t *x = nbc_new();
+    size_t blk = 0;
+    if (!x)
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    if (use_r && !r_in_place) {
+        rc = s_in_place ? mpii_view_in(rbuf, rnum, rd, &x->rv)
+                        : mpii_view_out(rbuf, rnum, rd, &x->rv);
+        blk = (size_t)rcount * rd->size;
+        x->rbuf = rbuf;
+        x->rnum = rnum;
+        x->rd = rd;
+    }
+    if (rc == MPI_SUCCESS && use_s && !s_in_place) {
+        rc = mpii_view_in(sbuf, snum, sd, &x->sv);
+        if (!use_r || r_in_place || kind == NM_SCATTER)
+            blk = (size_t)scount * sd->size;
+    }
+    if (rc != MPI_SUCCESS)
+        return nbc_finish(c, RMP_ERR_NOMEM, rr, x, req, fn);
+    void *s = s_in_place ? RMP_IN_PLACE : x->sv.p, *r = r_in_place ? RMP_IN_PLACE : x->rv.p;
+    switch (kind) {
+    case NM_GATHER: rc = rmp_igather(s, r, blk, RMP_UINT8, root, c->rc, &rr); break;
+    case NM_SCATTER: rc = rmp_iscatter(s, r, blk, RMP_UINT8, root, c->rc, &rr); break;
+    case NM_ALLGATHER: rc = rmp_iallgather(s, r, blk, RMP_UINT8, c->rc, &rr); break;
+    default: rc = rmp_ialltoall(s, r, blk, RMP_UINT8, c->rc, &rr); break;
+    }
+    return nbc_finish(c, rc, rr, x, req, fn);
+}
+
+int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                 MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+{
+    return nm_run(NM_GATHER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req,
+                  "MPI_Igather");
+}
+MPII_WEAK(Igather)
+
+int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                  MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+{
+    return nm_run(NM_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req,
+                  "MPI_Iscatter");
+}
+MPII_WEAK(Iscatter)
+
+int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    return nm_run(NM_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req,
+                  "MPI_Iallgather");
+}
+MPII_WEAK(Iallgather)
+
+int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    return nm_run(NM_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req,
+                  "MPI_Ialltoall");
+}
+MPII_WEAK(Ialltoall)

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Window creation, destruction and queries. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpii.h"
+
+static mpii_pool_t win_pool = MPII_POOL_INIT(mpii_win_t);
+
+mpii_win_t *mpii_win(MPI_Win h)
+{
+    return mpii_obj_valid(h, MPII_MAGIC_WIN) ? (mpii_win_t *)h : NULL;
+}
+
+static void win_destroy(mpii_win_t *w)
+{
+    if (w->data)
+        rmp_win_free(&w->data);
+    if (w->ctl)
+        rmp_win_free(&w->ctl);
+    if (w->rc)
+        rmp_comm_free(&w->rc);
+    mpii_errh_release(w->errh);
+    free(w->sizes);
+    free(w->units);
+    free(w->world);
+    free(w->locked);
+    free(w->start_grp);
+    mpii_obj_free(&win_pool, w);
+}
+
+/* flavor: MPI_WIN_FLAVOR_CREATE (base given), _ALLOCATE / _SHARED (base returned). */
+static int win_make(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm, int flavor,
+                    void *baseptr, MPI_Win *win, const char *fn)
+{
+    mpii_check_init(fn);
+    mpii_comm_t *c = mpii_comm(comm);
+    if (!c)
+        return mpii_err_comm(NULL, MPI_ERR_COMM, fn, "invalid communicator");
+    if (!win || (flavor != MPI_WIN_FLAVOR_CREATE && !baseptr))
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "%s is NULL", win ? "baseptr" : "win");
+    if (size < 0)
+        return mpii_err_comm(c, MPI_ERR_SIZE, fn, "negative size %lld", (long long)size);
+    if (disp_unit <= 0)
+        return mpii_err_comm(c, MPI_ERR_DISP, fn, "disp_unit %d is not positive", disp_unit);
+    if (flavor == MPI_WIN_FLAVOR_CREATE && size > 0 && !base)
+        return mpii_err_comm(c, MPI_ERR_BASE, fn, "base is NULL with size %lld",
+                             (long long)size);
+    mpii_win_t *w = mpii_obj_new(&win_pool, MPII_MAGIC_WIN);
+    if (!w)
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    int n = c->size, rc = rmp_comm_dup(c->rc, &w->rc);
+    w->rank = c->rank;
+    w->size = n;
+    w->flavor = flavor;
+    w->model = MPI_WIN_UNIFIED;
+    w->disp_unit = disp_unit;
+    w->win_size = size;
+    w->errh = mpii_errh(MPI_ERRORS_ARE_FATAL);
+    mpii_errh_retain(w->errh);
+    struct { int64_t size; int64_t unit; } me = {size, disp_unit}, *all = NULL;
+    w->sizes = calloc((size_t)n, sizeof(*w->sizes));
+    w->units = calloc((size_t)n, sizeof(*w->units));
+    w->locked = calloc((size_t)n, 1);
+    w->world = malloc((size_t)n * sizeof(int));
+    all = calloc((size_t)n, sizeof(*all));
+    if (rc == RMP_SUCCESS && (!w->sizes || !w->units || !w->locked || !w->world || !all))
+        rc = RMP_ERR_NOMEM;
+    /* Every rank reaches the collectives below, so a local failure cannot hang the rest. */
+    if (rc == RMP_SUCCESS && flavor == MPI_WIN_FLAVOR_CREATE)
+        rc = rmp_win_create(base, (size_t)size, w->rc, &w->data);
+    else if (rc == RMP_SUCCESS)
+        rc = rmp_win_allocate((size_t)size, w->rc, &base, &w->data);
+    void *ctl = NULL;
+    if (rc == RMP_SUCCESS)
+        rc = rmp_win_allocate((size_t)(MPII_CTL_POST + n) * sizeof(uint64_t), w->rc, &ctl,
+                              &w->ctl);
+    if (rc == RMP_SUCCESS)
+        rc = rmp_allgather(&me, all, sizeof(me), RMP_UINT8, w->rc);
+    if (rc != RMP_SUCCESS) {
+        free(all);
+        win_destroy(w);
+        return mpii_err_comm(c, mpii_err_from_rmp(rc), fn, "%s", rmp_strerror(rc));
+    }
+    for (int i = 0; i < n; i++) {
+        w->world[i] = mpii_comm_world_rank(c, i);
+        w->sizes[i] = (MPI_Aint)all[i].size;
+        w->units[i] = (int)all[i].unit;
+    }
+    free(all);
+    w->ctl_base = ctl;
+    w->base = base;
+    if (flavor != MPI_WIN_FLAVOR_CREATE)
+        memcpy(baseptr, &base, sizeof(base));
+    *win = (MPI_Win)w;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win *win)
+{
+    (void)info;
+    return win_make(base, size, disp_unit, comm, MPI_WIN_FLAVOR_CREATE, NULL, win,
+                    "MPI_Win_create");
+}
+MPII_WEAK(Win_create)
+
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                      MPI_Comm comm, MPI_Win *win)
+{
+    (void)info;
+    return win_make(base, size, disp_unit > 0x7fffffff ? -1 : (int)disp_unit, comm,
+                    MPI_WIN_FLAVOR_CREATE, NULL, win, "MPI_Win_create_c");
+}
+MPII_WEAK(Win_create_c)
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                      void *baseptr, MPI_Win *win)
+{
+    (void)info;
+    return win_make(NULL, size, disp_unit, comm, MPI_WIN_FLAVOR_ALLOCATE, baseptr, win,
+                    "MPI_Win_allocate");
+}
+MPII_WEAK(Win_allocate)
+
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                        void *baseptr, MPI_Win *win)
+{
+    (void)info;
+    return win_make(NULL, size, disp_unit > 0x7fffffff ? -1 : (int)disp_unit, comm,
+                    MPI_WIN_FLAVOR_ALLOCATE, baseptr, win, "MPI_Win_allocate_c");
+}
+MPII_WEAK(Win_allocate_c)
+
+/* Each rank's segment is mapped by the others on its node (not one contiguous block:
+ * Win_shared_query gives each rank's address). Ranks on several nodes: MPI_ERR_RMA_SHARED. */
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win)
+{
+    (void)info;
+    const char *fn = "MPI_Win_allocate_shared";
+    int rc = win_make(NULL, size, disp_unit, comm, MPI_WIN_FLAVOR_SHARED, baseptr, win, fn);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    mpii_win_t *w = (mpii_win_t *)*win;
+    int ok = 1, all = 0;
+    for (int i = 0; i < w->size; i++) {
+        void *p;
+        ok &= rmp_win_shared_ptr(w->data, i, &p) == RMP_SUCCESS;
+    }
+    rc = rmp_allreduce(&ok, &all, 1, RMP_INT32, RMP_MIN, w->rc);
+    if (rc == RMP_SUCCESS && all)
+        return MPI_SUCCESS;
+    win_destroy(w);
+    *win = MPI_WIN_NULL;
+    return mpii_err_comm(mpii_comm(comm), MPI_ERR_RMA_SHARED, fn,
+                         "the ranks of the communicator do not share memory (one node only)");
+}
+MPII_WEAK(Win_allocate_shared)
+
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    const char *fn = "MPI_Win_shared_query";
+    mpii_check_init(fn);
+    mpii_win_t *w = mpii_win(win);
+    if (!w)
+        return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
+        return MPII_WIN_ERR(w, MPI_ERR_RMA_FLAVOR, fn, "not a shared-memory window");
+    if (rank == MPI_PROC_NULL) /* the lowest rank with a non-empty segment */
+        for (rank = 0; rank < w->size - 1 && w->sizes[rank] == 0; rank++)
+            ;
+    if (rank < 0 || rank >= w->size)
+        return MPII_WIN_ERR(w, MPI_ERR_RANK, fn, "invalid rank %d (size %d)", rank, w->size);
+    void *p = NULL;
+    rmp_win_shared_ptr(w->data, rank, &p);
+    *size = w->sizes[rank];
+    *disp_unit = w->units[rank];
+    memcpy(baseptr, &p, sizeof(p));
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Win_shared_query)
+
+int PMPI_Win_free(MPI_Win *win)
+{
+    const char *fn = "MPI_Win_free";
+    mpii_check_init(fn);
+    mpii_win_t *w = win ? mpii_win(*win) : NULL;
+    if (!w)
+        return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
+    win_destroy(w); /* rmp_win_free: flush, then a barrier before the memory goes */
+    *win = MPI_WIN_NULL;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Win_free)
+
+int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
+{
+    const char *fn = "MPI_Win_get_attr";
+    mpii_check_init(fn);
+    mpii_win_t *w = mpii_win(win);
+    if (!w)
+        return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
+    if (!attribute_val || !flag)
+        return MPII_WIN_ERR(w, MPI_ERR_ARG, fn, "NULL argument");
+    /* MPI hands out pointers to the values, except the base itself. */
+    void *v = NULL;
+    switch (keyval) {
+    case MPI_WIN_BASE: v = w->base; break;
+    case MPI_WIN_SIZE: v = &w->win_size; break;
+    case MPI_WIN_DISP_UNIT: v = &w->disp_unit; break;
+    case MPI_WIN_CREATE_FLAVOR: v = &w->flavor; break;
+    case MPI_WIN_MODEL: v = &w->model; break;
+    default:
+        *flag = 0;
+        return MPII_WIN_ERR(w, MPI_ERR_KEYVAL, fn, "keyval %d is not a window attribute", keyval);
+    }
+    memcpy(attribute_val, &v, sizeof(v));
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Win_get_attr)
+
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    const char *fn = "MPI_Win_get_group";
+    mpii_check_init(fn);
+    mpii_win_t *w = mpii_win(win);
+    if (!w || !group)
+        return MPII_WIN_ERR(w, w ? MPI_ERR_ARG : MPI_ERR_WIN, fn, "%s",
+                            w ? "group is NULL" : "invalid window");
+    mpii_group_t *g = mpii_group_new(w->size, w->world);
+    if (!g)
+        return MPII_WIN_ERR(w, MPI_ERR_NO_MEM, fn, "out of memory");
+    *group = mpii_group_handle(g);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Win_get_group)
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    const char *fn = "MPI_Win_set_errhandler";
+    mpii_check_init(fn);
+    mpii_win_t *w = mpii_win(win);
+    if (!w)
+        return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
+    mpii_errh_t *e = mpii_errh(errhandler);
+    if (!e || (e->kind == MPII_ERRH_USER && e->obj != MPII_OBJ_WIN))
+        return MPII_WIN_ERR(w, MPI_ERR_ERRHANDLER, fn, "invalid error handler for a window");
+    mpii_errh_retain(e);
+    mpii_errh_release(w->errh);
+    w->errh = e;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Win_set_errhandler)
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    const char *fn = "MPI_Win_get_errhandler";
+    mpii_check_init(fn);
+    mpii_win_t *w = mpii_win(win);
+    if (!w || !errhandler)
+        return MPII_WIN_ERR(w, w ? MPI_ERR_ARG : MPI_ERR_WIN, fn, "%s",
+                            w ? "errhandler is NULL" : "invalid window");
+    mpii_errh_retain(w->errh);
+    *errhandler = mpii_errh_handle(w->errh);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Win_get_errhandler)
+
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    const char *fn = "MPI_Win_call_errhandler";
+    mpii_check_init(fn);
+    mpii_win_t *w = mpii_win(win);
+    if (!w)
+        return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
+    MPII_WIN_ERR(w, errorcode, fn, "error raised by MPI_Win_call_errhandler");
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Win_call_errhandler)
+
+int PMPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+    mpii_check_init("MPI_Win_set_name");
+    mpii_win_t *w = mpii_win(win);
+    if (!w || !win_name)
+        return MPII_WIN_ERR(w, w ? MPI_ERR_ARG : MPI_ERR_WIN, "MPI_Win_set_name", "%s",
+                            w ? "name is NULL" : "invalid window");
+    snprintf(w->name, sizeof(w->name), "%s", win_name);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Win_set_name)
+
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+{
+    mpii_check_init("MPI_Win_get_name");
+    mpii_win_t *w = mpii_win(win);
+    if (!w || !win_name || !resultlen)
+        return MPII_WIN_ERR(w, w ? MPI_ERR_ARG : MPI_ERR_WIN, "MPI_Win_get_name", "%s",
+                            w ? "NULL argument" : "invalid window");
+    snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    *resultlen = (int)strlen(win_name);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Win_get_name)
