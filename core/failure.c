@@ -6,6 +6,7 @@
 #include "engine.h"
 #include "failure.h"
 #include "log.h"
+#include "mt.h"
 #include "peer.h"
 #include "recv.h"
 #include "request.h"
@@ -24,10 +25,10 @@ static int failure_comm_has(rmp_comm_t comm, int world)
 
 int rmpi_comm_lost_member(rmp_comm_t comm)
 {
-    if (RMPI_LIKELY(rmpi_ctx.nfailed == 0))
+    if (RMPI_LIKELY(__atomic_load_n(&rmpi_ctx.nfailed, __ATOMIC_RELAXED) == 0))
         return 0;
     for (int i = 0; i < comm->size; i++)
-        if (rmpi_peers[rmpi_comm_world_rank(comm, i)].failed)
+        if (rmpi_peer_lost(rmpi_comm_world_rank(comm, i)))
             return 1;
     return 0;
 }
@@ -56,19 +57,26 @@ static void failure_fail_req(rmp_request_t req, void *arg)
     rmpi_req_fail(req, RMP_ERR_PEER_FAILED);
 }
 
-void rmpi_peer_failed(int peer, const char *why)
+static void failure_mark(int peer, const char *why)
 {
     if (peer < 0 || peer >= rmpi_g.size || !rmpi_peers || rmpi_peers[peer].failed)
         return;
     rmpi_peer_t *p = &rmpi_peers[peer];
-    p->failed = 1;
-    rmpi_ctx.nfailed++;
+    __atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&rmpi_ctx.nfailed, rmpi_ctx.nfailed + 1, __ATOMIC_RELAXED);
     rmpi_warn("rank %d failed (%s): its operations return %s", peer, why,
               rmp_strerror(RMP_ERR_PEER_FAILED));
     rmpi_send_fail_pending(peer); /* unsent messages to it go nowhere */
     p->frag_rx = NULL;
     /* Receives from it, rendezvous waiting on it. */
     rmpi_req_foreach(failure_fail_req, &peer);
+}
+
+void rmpi_peer_failed(int peer, const char *why)
+{
+    rmpi_mt_enter(); /* rare: no need to keep the check out of line */
+    failure_mark(peer, why);
+    rmpi_mt_leave();
 }
 
 void rmpi_check_failures(void)

@@ -3,6 +3,7 @@
  * (send.c, recv.c); wait, test and probe. docs/protocols.md. */
 #include "comm.h"
 #include "log.h"
+#include "mt.h"
 #include "p2p.h"
 
 static int p2p_check_send(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm)
@@ -113,9 +114,9 @@ RMP_EXPORT int rmp_test(rmp_request_t *req, int *done, rmp_status_t *st)
         *done = 1;
         return RMP_SUCCESS;
     }
-    if (!(*req)->done)
+    if (!rmpi_req_done(*req))
         rmpi_progress();
-    *done = (*req)->done;
+    *done = rmpi_req_done(*req);
     if (!*done)
         return RMP_SUCCESS;
     return p2p_finish(req, st);
@@ -190,7 +191,7 @@ RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
         if (rmpi_recv_probe(comm->cid, source, tag, st))
             break;
         /* A dead sender's message never comes (what it sent before is found above). */
-        if (peer >= 0 && rmpi_peers[peer].failed) {
+        if (peer >= 0 && rmpi_peer_lost(peer)) {
             rc = RMP_ERR_PEER_FAILED;
             break;
         }
@@ -274,7 +275,7 @@ RMP_EXPORT int rmp_mprobe(int source, int tag, rmp_comm_t comm, rmp_message_t *m
             *msg = (rmp_message_t)u;
             break;
         }
-        if (peer >= 0 && rmpi_peers[peer].failed) {
+        if (peer >= 0 && rmpi_peer_lost(peer)) {
             rc = RMP_ERR_PEER_FAILED;
             break;
         }
@@ -294,7 +295,9 @@ RMP_EXPORT int rmp_imrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_reque
         return rc;
     if (!msg || *msg == RMP_MESSAGE_NULL || !out || (buf == NULL && bytes > 0))
         return RMP_ERR_ARG;
+    rmpi_mt_enter();
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_RECV);
+    rmpi_mt_leave();
     if (RMPI_UNLIKELY(!req))
         return RMP_ERR_NOMEM;
     req->buf = buf;

@@ -31,6 +31,13 @@ typedef struct rmpi_stats {
 } rmpi_stats_t;
 
 extern rmpi_peer_t *rmpi_peers;
+
+/* Has world rank w failed? Readable without the engine lock (the wait loops
+ * of MULTIPLE); failure.c sets the flag under it. */
+static inline int rmpi_peer_lost(int w)
+{
+    return __atomic_load_n(&rmpi_peers[w].failed, __ATOMIC_RELAXED);
+}
 extern rmpi_stats_t rmpi_stats;
 
 /* Count a message of bytes sent to p (RMP_STATS=1 prints the counters). */

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "mt.h"
 #include "progress.h"
 #include "request.h"
 #include "rndv.h"
@@ -37,7 +38,29 @@ static void progress_idle(int n)
     }
 }
 
+static int progress_locked(void);
+
+/* MULTIPLE: one thread polls at a time; the others find the lock taken and
+ * give the core to it (their requests complete under its polling). */
+static int progress_mt(void)
+{
+    if (pthread_mutex_trylock(&rmpi_mt_lock) != 0) {
+        sched_yield();
+        return 0;
+    }
+    int n = progress_locked();
+    pthread_mutex_unlock(&rmpi_mt_lock);
+    return n;
+}
+
 int rmpi_progress(void)
+{
+    if (RMPI_UNLIKELY(rmpi_mt))
+        return progress_mt();
+    return progress_locked();
+}
+
+static int progress_locked(void)
 {
     int n = 0;
     for (int i = 0; i < rmpi_g.num_polled; i++)

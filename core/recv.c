@@ -6,6 +6,7 @@
 #include "comm.h"
 #include "eager.h"
 #include "engine.h"
+#include "mt.h"
 #include "frag.h"
 #include "log.h"
 #include "failure.h"
@@ -80,7 +81,7 @@ static void recv_take_unexpected(rmp_request_t req, rmpi_ux_t *u)
     ux_free(u);
 }
 
-int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
+static inline __attribute__((always_inline)) int irecv_cid_locked(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
                    rmp_request_t *out)
 {
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_RECV);
@@ -106,7 +107,25 @@ int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm
     return RMP_SUCCESS;
 }
 
-int rmpi_recv_cancel(rmp_request_t req)
+/* MULTIPLE: the same under the engine lock, kept out of line. */
+static __attribute__((noinline)) int irecv_cid_mt(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
+                   rmp_request_t *out)
+{
+    pthread_mutex_lock(&rmpi_mt_lock);
+    int r = irecv_cid_locked(buf, bytes, source, tag, comm, cid, out);
+    pthread_mutex_unlock(&rmpi_mt_lock);
+    return r;
+}
+
+int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
+                   rmp_request_t *out)
+{
+    if (RMPI_UNLIKELY(rmpi_mt))
+        return irecv_cid_mt(buf, bytes, source, tag, comm, cid, out);
+    return irecv_cid_locked(buf, bytes, source, tag, comm, cid, out);
+}
+
+static inline __attribute__((always_inline)) int recv_cancel_locked(rmp_request_t req)
 {
     if (req->kind != RMPI_REQ_RECV || req->done || !rmpi_recv_is_posted(&req->mq))
         return 0;
@@ -115,18 +134,34 @@ int rmpi_recv_cancel(rmp_request_t req)
     return 1;
 }
 
+/* MULTIPLE: the same under the engine lock, kept out of line. */
+static __attribute__((noinline)) int recv_cancel_mt(rmp_request_t req)
+{
+    pthread_mutex_lock(&rmpi_mt_lock);
+    int r = recv_cancel_locked(req);
+    pthread_mutex_unlock(&rmpi_mt_lock);
+    return r;
+}
+
+int rmpi_recv_cancel(rmp_request_t req)
+{
+    if (RMPI_UNLIKELY(rmpi_mt))
+        return recv_cancel_mt(req);
+    return recv_cancel_locked(req);
+}
+
 rmpi_ux_t *rmpi_recv_mprobe(uint32_t cid, int source, int tag, rmp_status_t *st)
 {
+    rmpi_mt_enter();
     rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 1);
-    if (!e)
-        return NULL;
-    rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
-    if (st)
+    rmpi_ux_t *u = e ? rmpi_container_of(e, rmpi_ux_t, mq) : NULL;
+    if (u && st)
         *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS};
+    rmpi_mt_leave();
     return u;
 }
 
-void rmpi_recv_take(rmp_request_t req, rmpi_ux_t *u)
+static inline __attribute__((always_inline)) void recv_take_locked(rmp_request_t req, rmpi_ux_t *u)
 {
     req->mq.cid = u->mq.cid;
     req->mq.src = u->mq.src;
@@ -135,12 +170,46 @@ void rmpi_recv_take(rmp_request_t req, rmpi_ux_t *u)
     recv_take_unexpected(req, u);
 }
 
-void rmpi_recv_withdraw(rmp_request_t req)
+/* MULTIPLE: the same under the engine lock, kept out of line. */
+static __attribute__((noinline)) void recv_take_mt(rmp_request_t req, rmpi_ux_t *u)
+{
+    pthread_mutex_lock(&rmpi_mt_lock);
+    recv_take_locked(req, u);
+    pthread_mutex_unlock(&rmpi_mt_lock);
+}
+
+void rmpi_recv_take(rmp_request_t req, rmpi_ux_t *u)
+{
+    if (RMPI_UNLIKELY(rmpi_mt)) {
+        recv_take_mt(req, u);
+        return;
+    }
+    recv_take_locked(req, u);
+}
+
+static inline __attribute__((always_inline)) void recv_withdraw_locked(rmp_request_t req)
 {
     rmpi_mq_remove(&rmpi_ctx.posted, &req->mq);
 }
 
-void rmpi_req_abandon(rmp_request_t req)
+/* MULTIPLE: the same under the engine lock, kept out of line. */
+static __attribute__((noinline)) void recv_withdraw_mt(rmp_request_t req)
+{
+    pthread_mutex_lock(&rmpi_mt_lock);
+    recv_withdraw_locked(req);
+    pthread_mutex_unlock(&rmpi_mt_lock);
+}
+
+void rmpi_recv_withdraw(rmp_request_t req)
+{
+    if (RMPI_UNLIKELY(rmpi_mt)) {
+        recv_withdraw_mt(req);
+        return;
+    }
+    recv_withdraw_locked(req);
+}
+
+static inline __attribute__((always_inline)) void req_abandon_locked(rmp_request_t req)
 {
     if (req->done) {
         rmpi_req_free(req);
@@ -150,6 +219,23 @@ void rmpi_req_abandon(rmp_request_t req)
     } else {
         req->flags |= RMPI_REQF_ORPHAN;
     }
+}
+
+/* MULTIPLE: the same under the engine lock, kept out of line. */
+static __attribute__((noinline)) void req_abandon_mt(rmp_request_t req)
+{
+    pthread_mutex_lock(&rmpi_mt_lock);
+    req_abandon_locked(req);
+    pthread_mutex_unlock(&rmpi_mt_lock);
+}
+
+void rmpi_req_abandon(rmp_request_t req)
+{
+    if (RMPI_UNLIKELY(rmpi_mt)) {
+        req_abandon_mt(req);
+        return;
+    }
+    req_abandon_locked(req);
 }
 
 int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
@@ -171,7 +257,7 @@ int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
     return rc;
 }
 
-int rmpi_recv_probe(uint32_t cid, int source, int tag, rmp_status_t *st)
+static inline __attribute__((always_inline)) int recv_probe_locked(uint32_t cid, int source, int tag, rmp_status_t *st)
 {
     rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 0);
     if (e && st) {
@@ -179,6 +265,22 @@ int rmpi_recv_probe(uint32_t cid, int source, int tag, rmp_status_t *st)
         *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS};
     }
     return e != NULL;
+}
+
+/* MULTIPLE: the same under the engine lock, kept out of line. */
+static __attribute__((noinline)) int recv_probe_mt(uint32_t cid, int source, int tag, rmp_status_t *st)
+{
+    pthread_mutex_lock(&rmpi_mt_lock);
+    int r = recv_probe_locked(cid, source, tag, st);
+    pthread_mutex_unlock(&rmpi_mt_lock);
+    return r;
+}
+
+int rmpi_recv_probe(uint32_t cid, int source, int tag, rmp_status_t *st)
+{
+    if (RMPI_UNLIKELY(rmpi_mt))
+        return recv_probe_mt(cid, source, tag, st);
+    return recv_probe_locked(cid, source, tag, st);
 }
 
 void rmpi_recv_fini(void)

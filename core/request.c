@@ -7,6 +7,7 @@
 #include "config.h"
 #include "log.h"
 #include "failure.h"
+#include "mt.h"
 #include "progress.h"
 #include "request.h"
 
@@ -45,7 +46,7 @@ rmp_request_t rmpi_req_alloc(int kind)
     req_free_list = r->next_active;
     r->kind = (uint8_t)kind;
     r->flags = 0;
-    r->done = 0;
+    __atomic_store_n(&r->done, 0, __ATOMIC_RELAXED);
     r->status.error = RMP_SUCCESS;
     r->status.source = -1;
     r->status.tag = -1;
@@ -58,7 +59,7 @@ rmp_request_t rmpi_req_alloc(int kind)
     return r;
 }
 
-void rmpi_req_free(rmp_request_t req)
+static inline __attribute__((always_inline)) void req_free_locked(rmp_request_t req)
 {
     if (req->release)
         req->release(req);
@@ -67,9 +68,26 @@ void rmpi_req_free(rmp_request_t req)
     req_free_list = req;
 }
 
+/* MULTIPLE: the same under the engine lock, kept out of line. */
+static __attribute__((noinline)) void req_free_mt(rmp_request_t req)
+{
+    pthread_mutex_lock(&rmpi_mt_lock);
+    req_free_locked(req);
+    pthread_mutex_unlock(&rmpi_mt_lock);
+}
+
+void rmpi_req_free(rmp_request_t req)
+{
+    if (RMPI_UNLIKELY(rmpi_mt)) {
+        req_free_mt(req);
+        return;
+    }
+    req_free_locked(req);
+}
+
 void rmpi_req_complete(rmp_request_t req)
 {
-    req->done = 1;
+    __atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
     if (RMPI_UNLIKELY(req->flags & RMPI_REQF_ORPHAN))
         rmpi_req_free(req);
 }
@@ -86,15 +104,19 @@ void rmpi_req_fail(rmp_request_t req, int rc)
 int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_request_t),
                  rmp_request_t *out)
 {
+    rmpi_mt_enter();
     rmp_request_t r = rmpi_req_alloc(RMPI_REQ_GEN);
-    if (!r)
+    if (!r) {
+        rmpi_mt_leave();
         return RMP_ERR_NOMEM;
+    }
     r->poll = poll;
     r->ctx = ctx;
     r->release = release;
     r->next_active = req_active_gen;
     req_active_gen = r;
     rmpi_req_have_gen = 1;
+    rmpi_mt_leave();
     *out = r;
     return RMP_SUCCESS;
 }
@@ -134,7 +156,9 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
     double now = rmpi_now();
     if (now >= w->next_check) {
         w->next_check = now + 0.05;
+        rmpi_mt_enter();
         rmpi_check_failures();
+        rmpi_mt_leave();
     }
     if (w->deadline > 0 && now > w->deadline) {
         rmpi_warn("operation timed out after %g s (RMP_TIMEOUT)", rmpi_cfg.timeout);
@@ -145,30 +169,32 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
 
 void rmpi_health_tick(void)
 {
-    static unsigned n;
+    static __thread unsigned n __attribute__((tls_model("initial-exec")));
     static double next;
     if (RMPI_LIKELY((++n & 255) != 0))
         return;
+    rmpi_mt_enter();
     double now = rmpi_now();
     if (now >= next) {
         next = now + 0.05;
         rmpi_check_failures();
     }
+    rmpi_mt_leave();
 }
 
 /* What this rank is blocked on, for the SIGUSR1 report (core/diag.c). */
-volatile rmp_request_t rmpi_blocked_req;
+__thread rmp_request_t rmpi_blocked_req __attribute__((tls_model("initial-exec")));
 
 int rmpi_req_wait(rmp_request_t req)
 {
-    if (req->done)
+    if (rmpi_req_done(req))
         return RMP_SUCCESS;
     rmpi_waiter_t w;
     rmpi_waiter_init(&w);
     rmp_request_t outer = rmpi_blocked_req;
     rmpi_blocked_req = req;
     int rc = RMP_SUCCESS;
-    while (!req->done) {
+    while (!rmpi_req_done(req)) {
         rmpi_progress();
         rc = rmpi_waiter_poll(&w);
         if (rc != RMP_SUCCESS)

@@ -24,7 +24,7 @@ struct rmp_request {
     uint8_t kind;
     uint8_t flags;
     uint8_t hlen; /* bytes of wire used while the send is pending */
-    volatile int done;
+    int done; /* written under the engine lock; read unlocked with rmpi_req_done */
     int peer; /* world rank: destination of a send, source of a matched receive */
     void *buf;
     size_t bytes;
@@ -51,6 +51,14 @@ struct rmp_request {
     struct rmp_request *next_active;     /* list of active generic requests */
 };
 
+/* Has req completed? Safe without the engine lock (MULTIPLE): what completion
+ * wrote before is visible after a true answer. */
+static inline int rmpi_req_done(const struct rmp_request *req)
+{
+    return __atomic_load_n(&req->done, __ATOMIC_ACQUIRE);
+}
+
+/* Under the engine lock (MULTIPLE): its callers hold it. */
 rmp_request_t rmpi_req_alloc(int kind);
 void rmpi_req_free(rmp_request_t req);
 void rmpi_req_complete(rmp_request_t req);
@@ -71,7 +79,7 @@ void rmpi_req_foreach(void (*fn)(rmp_request_t req, void *arg), void *arg);
 /* Free the pool (rmp_finalize). */
 void rmpi_req_pool_fini(void);
 /* The request a blocking call waits on, for the SIGUSR1 report (core/diag.c). */
-extern volatile rmp_request_t rmpi_blocked_req;
+extern __thread rmp_request_t rmpi_blocked_req __attribute__((tls_model("initial-exec")));
 
 /* For every blocking loop: call rmpi_waiter_poll after each progress. Every
  * 1024th call it looks at the clock: RMP_TIMEOUT, and every 50 ms a check of

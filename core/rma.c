@@ -25,11 +25,29 @@
 #include "comm.h"
 #include "config.h"
 #include "log.h"
+#include "mt.h"
 #include "p2p.h"
 #include "rma_win.h"
 
+/* Counters written under the engine lock and read by waiters outside it
+ * (MULTIPLE): atomic loads and stores, never a locked read-modify-write. */
+static inline long rma_count(const long *c)
+{
+    return __atomic_load_n(c, __ATOMIC_ACQUIRE);
+}
+
+static inline void rma_count_set(long *c, long v)
+{
+    __atomic_store_n(c, v, __ATOMIC_RELEASE);
+}
+
+static inline void rma_count_add(long *c, long d)
+{
+    rma_count_set(c, __atomic_load_n(c, __ATOMIC_RELAXED) + d);
+}
+
 typedef struct rma_op {
-    volatile long pending; /* bytes or replies still expected */
+    long pending; /* bytes or replies still expected (rma_count) */
     int status;
     unsigned char *dst;    /* get: where the data goes */
     uint64_t off0;         /* get: offset of dst[0] at the target */
@@ -74,18 +92,18 @@ static rma_op_t *rma_op_find(uint64_t seq)
 /* peer: world rank the operation waits on; -1: several, any member of comm
  * (an operation in flight towards a dead rank may never complete: a transport
  * need not report it before its own timeouts). */
-static int rma_wait(volatile long *pending, int peer, rmp_comm_t comm, const char *call)
+static int rma_wait(long *pending, int peer, rmp_comm_t comm, const char *call)
 {
-    if (*pending <= 0)
+    if (rma_count(pending) <= 0)
         return RMP_SUCCESS; /* nothing in flight: no clock read, no progress */
     rmpi_waiter_t w;
     rmpi_waiter_init(&w);
     rmpi_diag_t outer = rmpi_diag_save();
     rmpi_diag_wait(call, peer, 0, -1);
     int rc = RMP_SUCCESS;
-    while (*pending > 0) {
+    while (rma_count(pending) > 0) {
         rmpi_progress();
-        if (peer >= 0 ? rmpi_peers[peer].failed : rmpi_comm_lost_member(comm)) {
+        if (peer >= 0 ? rmpi_peer_lost(peer) : rmpi_comm_lost_member(comm)) {
             rc = RMP_ERR_PEER_FAILED;
             break;
         }
@@ -184,30 +202,30 @@ static void rma_on_msg(int src, const void *hdr, size_t hlen, const void *payloa
     case RMPI_RMA_ACK:
         if (m->status != RMP_SUCCESS)
             op->status = m->status;
-        op->pending--;
+        rma_count_add(&op->pending, -1);
         break;
     case RMPI_RMA_GET_REP:
         if (m->status != RMP_SUCCESS) {
             op->status = m->status;
-            op->pending = 0;
+            rma_count_set(&op->pending, 0);
         } else if (rmpi_rma_rep_check(m->offset, plen, op->off0, op->len, &why) !=
                    RMP_SUCCESS) {
             rmpi_error("protocol error from rank %d: %s", src, why);
             op->status = RMP_ERR_TRANSPORT;
-            op->pending = 0;
+            rma_count_set(&op->pending, 0);
         } else {
             if (plen)
                 memcpy(op->dst + (m->offset - op->off0), payload, plen);
-            op->pending -= (long)plen;
+            rma_count_add(&op->pending, -(long)plen);
             if (plen == 0)
-                op->pending = 0;
+                rma_count_set(&op->pending, 0);
         }
         break;
     case RMPI_RMA_AMO_REP:
         if (m->status != RMP_SUCCESS)
             op->status = m->status;
         op->result = m->operand;
-        op->pending = 0;
+        rma_count_set(&op->pending, 0);
         break;
     default:
         rmpi_error("protocol error: unknown one-sided operation %u from rank %d", m->op, src);
@@ -244,7 +262,7 @@ static int rma_check(rmp_win_t win, int target, size_t offset, size_t bytes, con
         return rc;
     if (target < 0 || target >= win->comm->size || (buf == NULL && bytes > 0))
         return RMP_ERR_ARG;
-    if (rmpi_peers[rmpi_comm_world_rank(win->comm, target)].failed)
+    if (rmpi_peer_lost(rmpi_comm_world_rank(win->comm, target)))
         return RMP_ERR_PEER_FAILED;
     const rmpi_win_entry_t *e = &win->peers[target];
     if (offset > e->bytes || bytes > e->bytes - offset) {
@@ -268,7 +286,7 @@ static unsigned char *rma_direct(rmp_win_t win, int target)
  * serve the operations others emulate through it: progress now and then. */
 static inline void rma_direct_progress(void)
 {
-    static unsigned n;
+    static __thread unsigned n __attribute__((tls_model("initial-exec")));
     if ((++n & 15) == 0)
         rmpi_progress();
     rmpi_health_tick();
@@ -287,7 +305,7 @@ static void rma_nbi_done(void *arg, int status)
     struct rmp_win *w = arg;
     if (status != RMP_SUCCESS && w->nbi_error == RMP_SUCCESS)
         w->nbi_error = status;
-    w->outstanding--;
+    rma_count_add(&w->outstanding, -1);
 }
 
 static void rma_op_done(void *arg, int status)
@@ -298,7 +316,7 @@ static void rma_op_done(void *arg, int status)
         return;
     }
     op->status = status;
-    op->pending = 0;
+    rma_count_set(&op->pending, 0);
 }
 
 /* Emulated put/get: chunks of the active-message size, each answered. */
@@ -308,6 +326,7 @@ static int rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int 
     int w = rmpi_comm_world_rank(win->comm, target);
     rmpi_peer_t *p = &rmpi_peers[w];
     rma_op_t op = {0, RMP_SUCCESS, buf, offset, 0, bytes, 0, 0, NULL};
+    rmpi_mt_enter();
     rma_op_begin(&op);
     rmpi_rma_t m;
     memset(&m, 0, sizeof(m));
@@ -317,7 +336,7 @@ static int rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int 
     m.req = op.seq;
     int rc = RMP_SUCCESS;
     if (op_code == RMPI_RMA_GET) {
-        op.pending = bytes > 0 ? (long)bytes : 1;
+        rma_count_set(&op.pending, bytes > 0 ? (long)bytes : 1);
         m.offset = offset;
         m.len = bytes;
         rc = rmpi_send_ctrl(w, &m, sizeof(m), NULL, 0);
@@ -326,15 +345,18 @@ static int rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int 
         for (size_t o = 0; rc == RMP_SUCCESS && (o < bytes || o == 0); o += chunk) {
             size_t n = bytes - o < chunk ? bytes - o : chunk;
             m.offset = offset + o;
-            op.pending++;
+            rma_count_add(&op.pending, 1);
             rc = rmpi_send_ctrl(w, &m, sizeof(m), (char *)buf + o, n);
             if (bytes == 0)
                 break;
         }
     }
+    rmpi_mt_leave();
     if (rc == RMP_SUCCESS)
         rc = rma_wait(&op.pending, w, win->comm, "a one-sided operation");
+    rmpi_mt_enter();
     rma_op_end(&op);
+    rmpi_mt_leave();
     return rc != RMP_SUCCESS ? rc : op.status;
 }
 
@@ -365,10 +387,11 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
     if (!nbi && !(op = calloc(1, sizeof(*op))))
         return RMP_ERR_NOMEM;
     if (op)
-        op->pending = 1;
+        rma_count_set(&op->pending, 1);
+    rmpi_mt_enter();
     for (;;) {
         if (nbi)
-            win->outstanding++;
+            rma_count_add(&win->outstanding, 1);
         rc = is_put ? p->iface->put(p->ep, buf, bytes, raddr, key,
                                     nbi ? rma_nbi_done : rma_op_done, nbi ? (void *)win : op)
                     : p->iface->get(p->ep, buf, bytes, raddr, key,
@@ -376,12 +399,13 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
         if (rc != RMPI_AGAIN)
             break;
         if (nbi)
-            win->outstanding--;
+            rma_count_add(&win->outstanding, -1);
         rmpi_progress();
     }
+    rmpi_mt_leave();
     if (rc != RMP_SUCCESS) {
         if (nbi)
-            win->outstanding--;
+            rma_count_add(&win->outstanding, -1);
         free(op);
         /* Noticed here first (a transport may report it only at its next
          * progress, which a flush with nothing in flight never makes). */
@@ -394,7 +418,9 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
     rc = rma_wait(&op->pending, rmpi_comm_world_rank(win->comm, target), win->comm,
                   "a one-sided operation");
     if (rc != RMP_SUCCESS) {
-        op->orphan = 1;
+        rmpi_mt_enter();
+        op->orphan = 1; /* under the lock: the callback may run at any time */
+        rmpi_mt_leave();
         return rc;
     }
     rc = op->status;
@@ -431,13 +457,15 @@ RMP_EXPORT int rmp_win_flush_all(rmp_win_t win)
     if (rc != RMP_SUCCESS)
         return rc;
     rmpi_health_tick();
-    rc = rma_wait((volatile long *)&win->outstanding, -1, win->comm, "rmp_win_flush");
+    rc = rma_wait(&win->outstanding, -1, win->comm, "rmp_win_flush");
     if (rc != RMP_SUCCESS)
         return rc;
     if (RMPI_UNLIKELY(rmpi_comm_lost_member(win->comm)))
         return RMP_ERR_PEER_FAILED;
+    rmpi_mt_enter();
     rc = win->nbi_error;
     win->nbi_error = RMP_SUCCESS;
+    rmpi_mt_leave();
     return rc;
 }
 
@@ -450,7 +478,7 @@ RMP_EXPORT int rmp_win_flush(int target, rmp_win_t win)
         return RMP_ERR_ARG;
     rc = rmp_win_flush_all(win); /* per-target tracking is not worth it yet */
     /* What went to a dead rank is not known to be anywhere. */
-    if (rc == RMP_SUCCESS && rmpi_peers[rmpi_comm_world_rank(win->comm, target)].failed)
+    if (rc == RMP_SUCCESS && rmpi_peer_lost(rmpi_comm_world_rank(win->comm, target)))
         rc = RMP_ERR_PEER_FAILED;
     return rc;
 }
@@ -484,6 +512,7 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
     }
     int w = rmpi_comm_world_rank(win->comm, target);
     rma_op_t op = {1, RMP_SUCCESS, NULL, 0, 0, 0, 0, 0, NULL};
+    rmpi_mt_enter();
     rma_op_begin(&op);
     rmpi_rma_t m;
     memset(&m, 0, sizeof(m));
@@ -496,9 +525,12 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
     m.operand = operand;
     m.compare = compare;
     rc = rmpi_send_ctrl(w, &m, sizeof(m), NULL, 0);
+    rmpi_mt_leave();
     if (rc == RMP_SUCCESS)
         rc = rma_wait(&op.pending, w, win->comm, "a one-sided atomic");
+    rmpi_mt_enter();
     rma_op_end(&op);
+    rmpi_mt_leave();
     if (rc == RMP_SUCCESS)
         rc = op.status;
     if (rc == RMP_SUCCESS)

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "fault.h"
 #include "log.h"
+#include "mt.h"
 #include "p2p.h"
 #include "tl_registry.h"
 #include "topo.h"
@@ -381,9 +382,11 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
         rc = rmpi_comm_world_init();
     if (rc != RMP_SUCCESS)
         goto err_runtime;
-    /* MULTIPLE needs the concurrent engine (issue 17, docs/threads.md): until then the most
-     * rmp gives is SERIALIZED, as MPI lets an implementation answer with less. */
-    rmpi_g.thread_level = required > RMP_THREAD_SERIALIZED ? RMP_THREAD_SERIALIZED : required;
+    if (rc == RMP_SUCCESS && required == RMP_THREAD_MULTIPLE)
+        rc = rmpi_mt_start();
+    if (rc != RMP_SUCCESS)
+        goto err_runtime;
+    rmpi_g.thread_level = required;
     *provided = rmpi_g.thread_level;
     rmpi_g.state = RMPI_STATE_INIT;
     rmpi_g.main_tls = &rmpi_tls_main;
@@ -434,6 +437,7 @@ RMP_EXPORT int rmp_finalize(void)
     rmpi_g.state = RMPI_STATE_FINALIZED;
     *rmpi_g.main_tls = 0;
     runtime_release();
+    rmpi_mt_stop();
     int brc = rmpi_boot_finalize();
     if (rc == RMP_SUCCESS)
         rc = frc != RMP_SUCCESS ? frc : brc;

@@ -7,6 +7,7 @@
 #include "comm.h"
 #include "eager.h"
 #include "engine.h"
+#include "mt.h"
 #include "frag.h"
 #include "log.h"
 #include "peer.h"
@@ -125,7 +126,7 @@ void rmpi_send_drop_orphans(void)
     }
 }
 
-int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen)
+static inline __attribute__((always_inline)) int send_ctrl_locked(int peer, const void *msg, size_t len, const void *payload, size_t plen)
 {
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_CTRL);
     if (!req)
@@ -138,7 +139,23 @@ int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, s
     return send_post(req);
 }
 
-int rmpi_send_fin(int peer, uint64_t target_req, int status)
+/* MULTIPLE: the same under the engine lock, kept out of line. */
+static __attribute__((noinline)) int send_ctrl_mt(int peer, const void *msg, size_t len, const void *payload, size_t plen)
+{
+    pthread_mutex_lock(&rmpi_mt_lock);
+    int r = send_ctrl_locked(peer, msg, len, payload, plen);
+    pthread_mutex_unlock(&rmpi_mt_lock);
+    return r;
+}
+
+int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen)
+{
+    if (RMPI_UNLIKELY(rmpi_mt))
+        return send_ctrl_mt(peer, msg, len, payload, plen);
+    return send_ctrl_locked(peer, msg, len, payload, plen);
+}
+
+static inline __attribute__((always_inline)) int send_fin_locked(int peer, uint64_t target_req, int status)
 {
     rmpi_fin_t f;
     memset(&f, 0, sizeof(f));
@@ -146,6 +163,22 @@ int rmpi_send_fin(int peer, uint64_t target_req, int status)
     f.status = status;
     f.req = target_req;
     return rmpi_send_ctrl(peer, &f, sizeof(f), NULL, 0);
+}
+
+/* MULTIPLE: the same under the engine lock, kept out of line. */
+static __attribute__((noinline)) int send_fin_mt(int peer, uint64_t target_req, int status)
+{
+    pthread_mutex_lock(&rmpi_mt_lock);
+    int r = send_fin_locked(peer, target_req, status);
+    pthread_mutex_unlock(&rmpi_mt_lock);
+    return r;
+}
+
+int rmpi_send_fin(int peer, uint64_t target_req, int status)
+{
+    if (RMPI_UNLIKELY(rmpi_mt))
+        return send_fin_mt(peer, target_req, status);
+    return send_fin_locked(peer, target_req, status);
 }
 
 /* Fill req's wire for a message of its buf/bytes and choose the protocol. */
@@ -187,7 +220,7 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
     return send_post(req);
 }
 
-static int send_isend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+static inline __attribute__((always_inline)) int send_isend_locked(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
                       uint32_t cid, int sync, rmp_request_t *out)
 {
     int w = rmpi_comm_world_rank(comm, dest);
@@ -208,6 +241,24 @@ static int send_isend(const void *buf, size_t bytes, int dest, int tag, rmp_comm
     return RMP_SUCCESS;
 }
 
+/* MULTIPLE: the same under the engine lock, kept out of line. */
+static __attribute__((noinline)) int send_isend_mt(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                      uint32_t cid, int sync, rmp_request_t *out)
+{
+    pthread_mutex_lock(&rmpi_mt_lock);
+    int r = send_isend_locked(buf, bytes, dest, tag, comm, cid, sync, out);
+    pthread_mutex_unlock(&rmpi_mt_lock);
+    return r;
+}
+
+static int send_isend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                      uint32_t cid, int sync, rmp_request_t *out)
+{
+    if (RMPI_UNLIKELY(rmpi_mt))
+        return send_isend_mt(buf, bytes, dest, tag, comm, cid, sync, out);
+    return send_isend_locked(buf, bytes, dest, tag, comm, cid, sync, out);
+}
+
 int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
                    uint32_t cid, rmp_request_t *out)
 {
@@ -220,16 +271,37 @@ int rmpi_issend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t
     return send_isend(buf, bytes, dest, tag, comm, cid, 1, out);
 }
 
+/* An eager message that fits now, without a request: RMP_SUCCESS, an error, or
+ * RMPI_AGAIN (no room, or older sends to p still queued). */
+static inline __attribute__((always_inline)) int send_now(rmpi_peer_t *p, const void *buf,
+                                                          size_t bytes, uint32_t cid, int src,
+                                                          int tag)
+{
+    if (RMPI_UNLIKELY(p->failed))
+        return RMP_ERR_PEER_FAILED;
+    if (!rmpi_mq_empty(&p->pending))
+        return RMPI_AGAIN;
+    return rmpi_eager_send_now(p, buf, bytes, cid, src, tag);
+}
+
+static __attribute__((noinline)) int send_now_mt(rmpi_peer_t *p, const void *buf, size_t bytes,
+                                                 uint32_t cid, int src, int tag)
+{
+    pthread_mutex_lock(&rmpi_mt_lock);
+    int rc = send_now(p, buf, bytes, cid, src, tag);
+    pthread_mutex_unlock(&rmpi_mt_lock);
+    return rc;
+}
+
 int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
                   uint32_t cid)
 {
     int w = rmpi_comm_world_rank(comm, dest);
     rmpi_peer_t *p = &rmpi_peers[w];
-    if (RMPI_UNLIKELY(p->failed))
-        return RMP_ERR_PEER_FAILED;
     /* Fast path: an eager message that fits now needs no request at all. */
-    if (rmpi_eager_fits(p, bytes) && rmpi_mq_empty(&p->pending)) {
-        int rc = rmpi_eager_send_now(p, buf, bytes, cid, comm->rank, tag);
+    if (rmpi_eager_fits(p, bytes)) {
+        int rc = RMPI_UNLIKELY(rmpi_mt) ? send_now_mt(p, buf, bytes, cid, comm->rank, tag)
+                                        : send_now(p, buf, bytes, cid, comm->rank, tag);
         if (RMPI_LIKELY(rc == RMP_SUCCESS))
             return RMP_SUCCESS;
         if (rc < 0)
@@ -241,7 +313,7 @@ int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t c
         return rc;
     rc = rmpi_req_wait(req);
     if (rc != RMP_SUCCESS) {
-        req->flags |= RMPI_REQF_ORPHAN;
+        rmpi_req_abandon(req); /* a send is never posted: marked, freed at completion */
         return rc;
     }
     rc = req->status.error;
