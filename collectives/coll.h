@@ -220,6 +220,8 @@ int coll_select(coll_kind_t kind, size_t bytes, int n, int nodes, int *algo);
  * on their sub-communicators, and the fallback when they cannot run. */
 int coll_select_flat(coll_kind_t kind, size_t bytes, int n);
 const char *coll_algo_name(coll_kind_t kind, int algo);
+/* RMP_COLL_CHECK: cross-check every blocking collective call (coll_check.c). */
+bool coll_tune_check(void);
 /* algo, or for a non-commutative op the order-preserving algorithm to run instead
  * (coll_op_ext.c); root matters for COLL_REDUCE only. */
 int coll_algo_ordered(coll_kind_t kind, int algo, rmp_op_t op, int root);

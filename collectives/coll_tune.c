@@ -45,11 +45,12 @@ static const struct {
 #define COLL_ALGO_LEN 32
 typedef struct coll_params {
     char algo[COLL_NKINDS][COLL_ALGO_LEN];
+    bool check; /* RMP_COLL_CHECK */
 } coll_params_t;
 
 static coll_params_t coll_params;
 static char coll_param_help[COLL_NKINDS][192];
-static rmpi_param_t coll_param_table[COLL_NKINDS + 1]; /* the last one ends it */
+static rmpi_param_t coll_param_table[COLL_NKINDS + 2]; /* RMP_COLL_CHECK, then the end */
 
 __attribute__((constructor)) static void coll_params_register(void)
 {
@@ -67,7 +68,16 @@ __attribute__((constructor)) static void coll_params_register(void)
                                                  (size_t)k * COLL_ALGO_LEN,
                                              COLL_ALGO_LEN, coll_param_help[k]};
     }
+    coll_param_table[COLL_NKINDS] = (rmpi_param_t){
+        "RMP_COLL_CHECK", RMPI_PT_BOOL, "0", NULL, offsetof(coll_params_t, check), 0,
+        "check that every rank called the same collective with the same root, count, "
+        "datatype and op (costs one exchange per blocking collective)"};
     (void)rmpi_config_register("collectives", coll_param_table, &coll_params);
+}
+
+bool coll_tune_check(void)
+{
+    return coll_params.check;
 }
 
 static const char *coll_env_value(coll_kind_t kind)

@@ -22,7 +22,7 @@ rmpi_config_t rmpi_cfg;
 const rmpi_param_t rmpi_params[] = {
     {"RMP_LOG", RMPI_PT_ENUM, "warn", "error|warn|info|debug|trace", OFF(log_level), 0,
      "log level; every line is prefixed with the rank"},
-    {"RMP_TRANSPORTS", RMPI_PT_STRING, "shm,verbs,tcp", NULL, STR(transports),
+    {"RMP_TRANSPORTS", RMPI_PT_STRING, RMPI_TL_DEFAULT_LIST, NULL, STR(transports),
      "transports to use, in order of preference (shm for same-node peers, the first "
      "usable network transport for the others)"},
     {"RMP_RNDV_THRESHOLD", RMPI_PT_SIZE, "0", NULL, OFF(rndv_threshold), 0,
@@ -32,9 +32,6 @@ const rmpi_param_t rmpi_params[] = {
      "seconds after which a blocking call returns RMP_ERR_TIMEOUT; 0 = wait forever"},
     {"RMP_STATS", RMPI_PT_BOOL, "0", NULL, OFF(stats), 0,
      "print per-rank counters at finalize"},
-    {"RMP_COLL_CHECK", RMPI_PT_BOOL, "0", NULL, OFF(coll_check), 0,
-     "check that every rank called the same collective with the same root, count, "
-     "datatype and op (costs one exchange per blocking collective)"},
     {"RMP_RCACHE_MAX_BYTES", RMPI_PT_SIZE, "4g", NULL, OFF(rcache_max_bytes), 0,
      "registered bytes kept in the registration cache before unused regions are evicted"},
     {"RMP_POLL_YIELD", RMPI_PT_ENUM, "auto", "auto|always|never", OFF(poll_yield), 0,

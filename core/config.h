@@ -20,7 +20,6 @@ typedef struct rmpi_config {
     size_t rndv_threshold;    /* 0: each transport's own default */
     double timeout;           /* seconds; 0: no limit */
     bool stats;
-    bool coll_check;
     size_t rcache_max_bytes;
     int poll_yield;           /* 0 auto, 1 always, 2 never */
     char tuning_file[256];

@@ -22,6 +22,12 @@ typedef struct rmpi_tl_entry {
 extern const rmpi_tl_entry_t rmpi_tl_registry[];
 /* The registry entry called name (len bytes), or NULL when no transport has that name. */
 const rmpi_tl_entry_t *rmpi_tl_lookup(const char *name, size_t len);
+/* "shm,verbs,tcp": every registered transport but self (always entry 0), in
+ * registry order: RMP_TRANSPORTS' default, so a new registry line is used
+ * without touching the parameter table. */
+#define RMPI_TL_CSV_(name, built) "," #name
+#define RMPI_TL_DEFAULT_LIST (RMPI_TL_REGISTRY(RMPI_TL_CSV_) + sizeof(",self"))
+
 /* "shm, verbs, tcp": the names RMP_TRANSPORTS accepts (all but self), for messages. */
 const char *rmpi_tl_names(void);
 

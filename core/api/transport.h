@@ -20,8 +20,15 @@
 
 struct rmpi_param; /* core/api/param.h */
 
-typedef struct rmpi_tl rmpi_tl_t; /* one instance of a transport (opaque) */
-typedef struct rmpi_ep rmpi_ep_t; /* a transport's connection to one peer (opaque) */
+/* The handles core holds. Each transport embeds them as the first member of
+ * its own structs (shm_tl_t, shm_ep_t, verbs_ep_t...) and converts back with a
+ * cast in its ops; core never reads past the base. */
+typedef struct rmpi_tl {
+    const char *name; /* the transport's name, set by its init */
+} rmpi_tl_t;          /* one instance of a transport */
+typedef struct rmpi_ep {
+    int peer; /* world rank of the peer, set by connect */
+} rmpi_ep_t;  /* a transport's connection to one peer */
 typedef struct rmpi_mr rmpi_mr_t; /* a transport's memory registration (opaque) */
 
 /* Completion of a non-blocking transport operation: called exactly once, from

@@ -24,7 +24,7 @@
 #define FUZZ_TOKEN 0x1122334455667788ULL
 #define FUZZ_REGION ((void *)0x10000000) /* seeds name it in PUT frames */
 
-static rmpi_tl_t *tl;
+static tcp_tl_t *tl;
 static tcp_conn_t *cur;
 static unsigned char *page; /* the registered page */
 
@@ -69,7 +69,7 @@ static void fuzz_setup(void)
     page = m + pg;
     rmpi_mr_t *mr;
     uint64_t key;
-    FUZZ_CHECK(rmpi_tl_tcp.mem_reg(tl, page, (size_t)pg, &mr, &key) == RMP_SUCCESS);
+    FUZZ_CHECK(rmpi_tl_tcp.mem_reg(&tl->base, page, (size_t)pg, &mr, &key) == RMP_SUCCESS);
     FUZZ_CHECK(key == 0x100000001ULL); /* what the seeds use */
 }
 
@@ -78,7 +78,7 @@ static void fuzz_reset_eps(void)
     for (int i = 0; i < tl->nranks; i++) {
         memset(&tl->eps[i], 0, sizeof(tl->eps[i]));
         tl->eps[i].tl = tl;
-        tl->eps[i].peer = i;
+        tl->eps[i].base.peer = i;
         tl->eps[i].qtail = &tl->eps[i].qhead;
     }
     tl->nup = 0;
@@ -130,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_reset_eps();
     tcp_conn_t *c = rmpi_tcp_conn_new(tl, sv[0], state, EPOLLIN);
     FUZZ_CHECK(c != NULL);
-    rmpi_ep_t *ep = &tl->eps[0];
+    tcp_ep_t *ep = &tl->eps[0];
     if (state == TCP_C_HELLO_SENT) {
         c->ep = ep;
         ep->out = c;

@@ -46,10 +46,10 @@ int main(int argc, char **argv)
         free(rb);
     }
     T_RC(rmp_barrier(w));
-    rmpi_tl_t *tl = vt_tl();
+    verbs_tl_t *tl = vt_tl();
     /* The periodic retry in progress posts whatever is left; give it a few rounds. */
     for (int i = 0; i < 100000 && tl->rx_free; i++)
-        rmpi_verbs_progress(tl);
+        rmpi_verbs_progress(&tl->base);
     T_CHECK(tl->rx_post_failures > 0, "injected post failures seen: %llu",
             tl->rx_post_failures);
     T_CHECK(tl->rx_posted == tl->rx_total && tl->rx_free_n == 0,

@@ -15,17 +15,17 @@
 #include "verbs_int.h"
 
 /* The verbs instance, or NULL when this job does not use verbs. */
-static inline rmpi_tl_t *vt_tl(void)
+static inline verbs_tl_t *vt_tl(void)
 {
     for (int i = 0; i < rmpi_g.num_tls; i++)
         if (rmpi_g.tls[i].iface == &rmpi_tl_verbs)
-            return rmpi_g.tls[i].tl;
+            return (verbs_tl_t *)rmpi_g.tls[i].tl;
     return NULL;
 }
 
 static inline int vt_state(int world_peer)
 {
-    rmpi_tl_t *tl = vt_tl();
+    verbs_tl_t *tl = vt_tl();
     return tl ? tl->eps[world_peer].state : -1;
 }
 
@@ -33,7 +33,7 @@ static inline rcache_stats_t vt_rcache(void)
 {
     rcache_stats_t st;
     memset(&st, 0, sizeof(st));
-    rmpi_tl_t *tl = vt_tl();
+    verbs_tl_t *tl = vt_tl();
     if (tl)
         rcache_stats(tl->rcache, &st);
     return st;

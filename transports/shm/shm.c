@@ -69,10 +69,13 @@ typedef struct shm_seg_hdr {
     uint64_t probe; /* read by peers to check cross-memory attach */
 } shm_seg_hdr_t;
 
-struct rmpi_ep {
-    struct rmpi_tl *tl;
-    int peer;         /* world rank; 0 pid: never connected */
-    pid_t pid;
+typedef struct shm_tl shm_tl_t;
+typedef struct shm_ep shm_ep_t;
+
+struct shm_ep {
+    rmpi_ep_t base; /* first: core's handle; base.peer is the world rank */
+    struct shm_tl *tl;
+    pid_t pid;        /* 0: never connected */
     shm_addr_t addr;  /* its segment, as published */
     void *seg;        /* mapped at the first message either way; NULL before */
     shm_inbox_ctl_t *ictl; /* its inbox */
@@ -82,7 +85,8 @@ struct rmpi_ep {
     int dead;         /* failed: its cells are dropped */
 };
 
-struct rmpi_tl {
+struct shm_tl {
+    rmpi_tl_t base; /* first: core's handle */
     rmpi_am_cb_t cb;
     void (*peer_failed)(int peer, const char *why);
     const int *local_ranks;
@@ -93,7 +97,7 @@ struct rmpi_tl {
     uint64_t ncells;
     shm_inbox_rx_t rx; /* my inbox */
     shm_pool_t pool;   /* my pool */
-    struct rmpi_ep *eps; /* by local index */
+    struct shm_ep *eps; /* by local index */
     int cma_warned;
 };
 
@@ -125,15 +129,16 @@ static void shm_geometry(const shm_params_t *prm, uint64_t *ncells, uint32_t *nb
     *buf_bytes = bb < SHM_BUF_MIN ? SHM_BUF_MIN : bb > SHM_BUF_MAX ? SHM_BUF_MAX : bb;
 }
 
-static void shm_unmap(struct rmpi_ep *ep)
+static void shm_unmap(struct shm_ep *ep)
 {
     if (ep->seg)
         munmap(ep->seg, ep->addr.seg_bytes);
     ep->seg = NULL;
 }
 
-static void shm_fini(rmpi_tl_t *tl)
+static void shm_fini(rmpi_tl_t *tl_)
 {
+    shm_tl_t *tl = (shm_tl_t *)tl_;
     if (!tl)
         return;
     for (int i = 0; tl->eps && i < tl->nlocal; i++)
@@ -156,7 +161,7 @@ static int shm_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t 
 {
     const shm_params_t *prm = args->params;
     int rc = RMP_SUCCESS;
-    rmpi_tl_t *tl = calloc(1, sizeof(*tl));
+    shm_tl_t *tl = calloc(1, sizeof(*tl));
     if (!tl)
         return RMP_ERR_NOMEM;
     tl->cb = args->am;
@@ -196,16 +201,18 @@ static int shm_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t 
     caps->intranode_only = true;
     caps->rma = prm->cma != SHM_CMA_OFF;
     caps->native_atomics = false;
-    *out = tl;
+    tl->base.name = "shm";
+    *out = &tl->base;
     return RMP_SUCCESS;
 err:
-    shm_fini(tl);
+    shm_fini(&tl->base);
     return rc;
 }
 
 /* Nothing to publish when this rank is alone on its node. */
-static int shm_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
+static int shm_get_address(rmpi_tl_t *tl_, void *buf, size_t *len)
 {
+    shm_tl_t *tl = (shm_tl_t *)tl_;
     if (tl->nlocal <= 1) {
         *len = 0;
         return RMP_SUCCESS;
@@ -228,7 +235,7 @@ static int shm_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
     return RMP_SUCCESS;
 }
 
-static int shm_local_index(const rmpi_tl_t *tl, int world)
+static int shm_local_index(const shm_tl_t *tl, int world)
 {
     for (int i = 0; i < tl->nlocal; i++)
         if (tl->local_ranks[i] == world)
@@ -248,9 +255,10 @@ static int shm_cma_works(pid_t pid, uint64_t probe_addr)
 }
 
 /* Keep the peer's address; map nothing yet (shm_map, at the first message). */
-static int shm_connect(rmpi_tl_t *tl, int peer, const void *addr, size_t alen, rmpi_ep_t **out,
+static int shm_connect(rmpi_tl_t *tl_, int peer, const void *addr, size_t alen, rmpi_ep_t **out,
                        rmpi_tl_caps_t *caps)
 {
+    shm_tl_t *tl = (shm_tl_t *)tl_;
     int lidx = shm_local_index(tl, peer);
     if (lidx < 0 || lidx == tl->me)
         return RMP_ERR_INTERNAL;
@@ -262,9 +270,9 @@ static int shm_connect(rmpi_tl_t *tl, int peer, const void *addr, size_t alen, r
         return rc;
     }
     memcpy(&abuf, addr, sizeof(abuf)); /* addr may be unaligned */
-    rmpi_ep_t *ep = &tl->eps[lidx];
+    shm_ep_t *ep = &tl->eps[lidx];
     ep->tl = tl;
-    ep->peer = peer;
+    ep->base.peer = peer;
     ep->pid = a->pid;
     ep->addr = *a;
     if (caps->rndv_mode == RMPI_RNDV_GET) {
@@ -284,13 +292,13 @@ static int shm_connect(rmpi_tl_t *tl, int peer, const void *addr, size_t alen, r
             tl->cma_warned = 1;
         }
     }
-    *out = ep;
+    *out = &ep->base;
     return rc;
 }
 
 /* The peer's segment, mapped at the first message to or from it: a rank
  * maps only the peers it talks to. */
-static int shm_map(rmpi_ep_t *ep)
+static int shm_map(shm_ep_t *ep)
 {
     void *seg = NULL;
     int rc = rmpi_shmem_attach(ep->addr.name, ep->addr.seg_bytes, &seg);
@@ -305,21 +313,23 @@ static int shm_map(rmpi_ep_t *ep)
     return RMP_SUCCESS;
 }
 
-static int shm_post_connect(rmpi_tl_t *tl)
+static int shm_post_connect(rmpi_tl_t *tl_)
 {
+    shm_tl_t *tl = (shm_tl_t *)tl_;
     (void)tl; /* the descriptor stays open: peers map the segment when they first need it */
     return RMP_SUCCESS;
 }
 
-static int shm_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *payload,
+static int shm_send(rmpi_ep_t *ep_, const void *hdr, size_t hlen, const void *payload,
                     size_t plen)
 {
+    shm_ep_t *ep = (shm_ep_t *)ep_;
     if (RMPI_UNLIKELY(!ep->seg)) {
         int rc = shm_map(ep);
         if (rc != RMP_SUCCESS)
             return rc;
     }
-    rmpi_tl_t *tl = ep->tl;
+    shm_tl_t *tl = ep->tl;
     if (hlen + plen <= SHM_CELL_DATA)
         return shm_inbox_post(ep->ictl, ep->cells, ep->addr.ncells, (uint16_t)tl->me, hdr, hlen,
                               payload, plen)
@@ -350,7 +360,7 @@ static int shm_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *pay
 }
 
 /* Cross-memory attach: one copy between the two address spaces. */
-static int shm_cma(rmpi_ep_t *ep, void *local, size_t len, uint64_t raddr, int write)
+static int shm_cma(shm_ep_t *ep, void *local, size_t len, uint64_t raddr, int write)
 {
     size_t done = 0;
     while (done < len) {
@@ -364,7 +374,7 @@ static int shm_cma(rmpi_ep_t *ep, void *local, size_t len, uint64_t raddr, int w
             int e = errno;
             if (e == ESRCH)
                 return RMP_ERR_PEER_FAILED;
-            rmpi_error("process_vm_%s with rank %d: %s", write ? "writev" : "readv", ep->peer,
+            rmpi_error("process_vm_%s with rank %d: %s", write ? "writev" : "readv", ep->base.peer,
                        strerror(e));
             return RMP_ERR_ACCESS;
         }
@@ -375,31 +385,34 @@ static int shm_cma(rmpi_ep_t *ep, void *local, size_t len, uint64_t raddr, int w
 
 /* Complete first, then tell the core that the peer is gone (it fails the
  * peer's other operations; this one already has its status). */
-static void shm_cma_done(rmpi_ep_t *ep, int rc, rmpi_comp_cb_t cb, void *arg)
+static void shm_cma_done(shm_ep_t *ep, int rc, rmpi_comp_cb_t cb, void *arg)
 {
     cb(arg, rc);
     if (rc == RMP_ERR_PEER_FAILED)
-        ep->tl->peer_failed(ep->peer, "process gone");
+        ep->tl->peer_failed(ep->base.peer, "process gone");
 }
 
-static int shm_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
+static int shm_get(rmpi_ep_t *ep_, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg)
 {
+    shm_ep_t *ep = (shm_ep_t *)ep_;
     (void)rkey;
     shm_cma_done(ep, shm_cma(ep, dst, len, raddr, 0), cb, arg);
     return RMP_SUCCESS;
 }
 
-static int shm_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
+static int shm_put(rmpi_ep_t *ep_, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg)
 {
+    shm_ep_t *ep = (shm_ep_t *)ep_;
     (void)rkey;
     shm_cma_done(ep, shm_cma(ep, (void *)src, len, raddr, 1), cb, arg);
     return RMP_SUCCESS;
 }
 
-static int shm_ep_alive(rmpi_ep_t *ep)
+static int shm_ep_alive(rmpi_ep_t *ep_)
 {
+    shm_ep_t *ep = (shm_ep_t *)ep_;
     if (kill(ep->pid, 0) == 0 || errno != ESRCH)
         return RMP_SUCCESS;
     return RMP_ERR_PEER_FAILED;
@@ -407,22 +420,22 @@ static int shm_ep_alive(rmpi_ep_t *ep)
 
 /* A cell that breaks the format: its sender (when the cell names one) is
  * treated as failed and its later cells are dropped. */
-static void shm_bad_cell(rmpi_tl_t *tl, const shm_cell_t *c, const char *what)
+static void shm_bad_cell(shm_tl_t *tl, const shm_cell_t *c, const char *what)
 {
     if (c->src < (unsigned)tl->nlocal && tl->eps[c->src].pid && !tl->eps[c->src].dead) {
-        rmpi_ep_t *ep = &tl->eps[c->src];
+        shm_ep_t *ep = &tl->eps[c->src];
         ep->dead = 1;
-        rmpi_error("shm: rank %d %s", ep->peer, what);
-        tl->peer_failed(ep->peer, "malformed shared-memory message");
+        rmpi_error("shm: rank %d %s", ep->base.peer, what);
+        tl->peer_failed(ep->base.peer, "malformed shared-memory message");
     } else if (c->src >= (unsigned)tl->nlocal || !tl->eps[c->src].pid) {
         rmpi_error("shm: a message in the inbox names no local rank (%u)", (unsigned)c->src);
     }
 }
 
 /* Hand one published cell to the core. */
-static void shm_deliver(rmpi_tl_t *tl, const shm_cell_t *c)
+static void shm_deliver(shm_tl_t *tl, const shm_cell_t *c)
 {
-    rmpi_ep_t *ep = c->src < (unsigned)tl->nlocal ? &tl->eps[c->src] : NULL;
+    shm_ep_t *ep = c->src < (unsigned)tl->nlocal ? &tl->eps[c->src] : NULL;
     if (!ep || !ep->pid || c->src == (unsigned)tl->me ||
         shm_cell_check(c, tl->nlocal, ep->addr.nbufs, ep->addr.buf_bytes) != 0) {
         shm_bad_cell(tl, c, "wrote a malformed inbox cell");
@@ -431,23 +444,24 @@ static void shm_deliver(rmpi_tl_t *tl, const shm_cell_t *c)
     if (ep->dead)
         return;
     if (c->kind == SHM_CELL_INLINE) {
-        tl->cb(ep->peer, c->data, c->hlen, c->data + c->hlen, c->plen);
+        tl->cb(ep->base.peer, c->data, c->hlen, c->data + c->hlen, c->plen);
         return;
     }
     if (RMPI_UNLIKELY(!ep->seg) && shm_map(ep) != RMP_SUCCESS) {
         ep->dead = 1;
-        tl->peer_failed(ep->peer, "its shared segment is gone");
+        tl->peer_failed(ep->base.peer, "its shared segment is gone");
         return;
     }
     uint32_t idx;
     memcpy(&idx, c->data, sizeof(idx));
     const unsigned char *b = shm_pool_buf(ep->bufs, ep->addr.buf_bytes, idx);
-    tl->cb(ep->peer, b, c->hlen, b + c->hlen, c->plen);
+    tl->cb(ep->base.peer, b, c->hlen, b + c->hlen, c->plen);
     shm_pool_put(ep->state, idx);
 }
 
-static int shm_progress(rmpi_tl_t *tl)
+static int shm_progress(rmpi_tl_t *tl_)
 {
+    shm_tl_t *tl = (shm_tl_t *)tl_;
     int n = 0;
     if (tl->nlocal < 2)
         return 0;

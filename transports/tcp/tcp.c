@@ -48,8 +48,9 @@ static int tcp_query(const rmpi_tl_args_t *args, char *why, size_t len)
     return rc == RMP_SUCCESS ? RMP_SUCCESS : RMP_ERR_NOT_SUPPORTED;
 }
 
-static void tcp_fini(rmpi_tl_t *tl)
+static void tcp_fini(rmpi_tl_t *tl_)
 {
+    tcp_tl_t *tl = (tcp_tl_t *)tl_;
     if (!tl)
         return;
     for (tcp_conn_t *c = tl->conns; c; c = c->next)
@@ -81,7 +82,7 @@ static void tcp_fini(rmpi_tl_t *tl)
 static int tcp_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
 {
     const tcp_params_t *prm = args->params;
-    rmpi_tl_t *tl = calloc(1, sizeof(*tl));
+    tcp_tl_t *tl = calloc(1, sizeof(*tl));
     if (!tl)
         return RMP_ERR_NOMEM;
     tl->lfd = tl->epfd = -1;
@@ -97,7 +98,7 @@ static int tcp_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t 
         goto err;
     for (int i = 0; i < tl->nranks; i++) {
         tl->eps[i].tl = tl;
-        tl->eps[i].peer = i;
+        tl->eps[i].base.peer = i;
         tl->eps[i].qtail = &tl->eps[i].qhead;
     }
     char why[256];
@@ -137,16 +138,18 @@ static int tcp_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t 
     caps->intranode_only = false;
     caps->native_atomics = false;
     caps->rma = false; /* put() serves the rendezvous only; windows are emulated */
-    *out = tl;
+    tl->base.name = "tcp";
+    *out = &tl->base;
     return RMP_SUCCESS;
 err:
-    tcp_fini(tl);
+    tcp_fini(&tl->base);
     return rc;
 }
 
 /* "IPv4:PORT/TOKEN" and its NUL. */
-static int tcp_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
+static int tcp_get_address(rmpi_tl_t *tl_, void *buf, size_t *len)
 {
+    tcp_tl_t *tl = (tcp_tl_t *)tl_;
     int n = snprintf(buf, *len, "%s:%u/%016llx", inet_ntoa(tl->self.sin_addr),
                      (unsigned)ntohs(tl->self.sin_port), (unsigned long long)tl->token);
     if (n < 0 || (size_t)n >= *len)
@@ -155,13 +158,14 @@ static int tcp_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
     return RMP_SUCCESS;
 }
 
-static int tcp_connect(rmpi_tl_t *tl, int peer, const void *a, size_t alen, rmpi_ep_t **out,
+static int tcp_connect(rmpi_tl_t *tl_, int peer, const void *a, size_t alen, rmpi_ep_t **out,
                        rmpi_tl_caps_t *caps)
 {
+    tcp_tl_t *tl = (tcp_tl_t *)tl_;
     (void)caps;
     if (peer < 0 || peer >= tl->nranks || peer == tl->me)
         return RMP_ERR_INTERNAL;
-    rmpi_ep_t *ep = &tl->eps[peer];
+    tcp_ep_t *ep = &tl->eps[peer];
     if (rmpi_tcp_addr_decode(a, alen, &ep->addr, &ep->token) != RMP_SUCCESS) {
         rmpi_error("tcp: rank %d published a malformed address", peer);
         return RMP_ERR_BOOTSTRAP;
@@ -169,11 +173,11 @@ static int tcp_connect(rmpi_tl_t *tl, int peer, const void *a, size_t alen, rmpi
     ep->known = true;
     rmpi_info("tcp: rank %d (node %d) reached at %s:%u from %s", peer, tl->node_of[peer],
               inet_ntoa(ep->addr.sin_addr), (unsigned)ntohs(ep->addr.sin_port), tl->ifname);
-    *out = ep;
+    *out = &ep->base;
     return RMP_SUCCESS;
 }
 
-void rmpi_tcp_done(rmpi_tl_t *tl, tcp_seg_t *s, int status)
+void rmpi_tcp_done(tcp_tl_t *tl, tcp_seg_t *s, int status)
 {
     s->status = status;
     s->next = NULL;
@@ -181,7 +185,7 @@ void rmpi_tcp_done(rmpi_tl_t *tl, tcp_seg_t *s, int status)
     tl->done_tail = &s->next;
 }
 
-static int tcp_run_done(rmpi_tl_t *tl)
+static int tcp_run_done(tcp_tl_t *tl)
 {
     int n = 0;
     while (tl->done_head) {
@@ -198,7 +202,7 @@ static int tcp_run_done(rmpi_tl_t *tl)
 
 /* Bytes the kernel took (0 when it took none), or -1 when the endpoint
  * failed. */
-static ssize_t tcp_writev(rmpi_ep_t *ep, struct iovec *iov, size_t cnt)
+static ssize_t tcp_writev(tcp_ep_t *ep, struct iovec *iov, size_t cnt)
 {
     struct msghdr m = {.msg_iov = iov, .msg_iovlen = cnt};
     for (;;) {
@@ -217,7 +221,7 @@ static ssize_t tcp_writev(rmpi_ep_t *ep, struct iovec *iov, size_t cnt)
     }
 }
 
-static void tcp_queue(rmpi_ep_t *ep, tcp_seg_t *s)
+static void tcp_queue(tcp_ep_t *ep, tcp_seg_t *s)
 {
     s->next = NULL;
     *ep->qtail = s;
@@ -230,7 +234,7 @@ static void tcp_queue(rmpi_ep_t *ep, tcp_seg_t *s)
 }
 
 /* Copy what is left of iov after skip bytes into one queued segment. */
-static int tcp_queue_copy(rmpi_ep_t *ep, const struct iovec *iov, size_t cnt, size_t skip)
+static int tcp_queue_copy(tcp_ep_t *ep, const struct iovec *iov, size_t cnt, size_t skip)
 {
     size_t total = 0;
     for (size_t i = 0; i < cnt; i++)
@@ -257,7 +261,7 @@ static int tcp_queue_copy(rmpi_ep_t *ep, const struct iovec *iov, size_t cnt, si
     return RMP_SUCCESS;
 }
 
-int rmpi_tcp_ep_flush(rmpi_ep_t *ep)
+int rmpi_tcp_ep_flush(tcp_ep_t *ep)
 {
     while (ep->qhead && ep->state == TCP_EP_UP) {
         struct iovec iov[TCP_IOV_MAX];
@@ -293,7 +297,7 @@ int rmpi_tcp_ep_flush(rmpi_ep_t *ep)
 }
 
 /* send/put on an endpoint that is not up: start connecting (lazily). */
-static int tcp_not_up(rmpi_ep_t *ep)
+static int tcp_not_up(tcp_ep_t *ep)
 {
     switch (ep->state) {
     case TCP_EP_FAILED:
@@ -310,7 +314,7 @@ static int tcp_not_up(rmpi_ep_t *ep)
 }
 
 /* Room for a new frame: nothing of an earlier one may be waiting. */
-static int tcp_ready(rmpi_ep_t *ep)
+static int tcp_ready(tcp_ep_t *ep)
 {
     if (RMPI_UNLIKELY(ep->state != TCP_EP_UP)) {
         int rc = tcp_not_up(ep);
@@ -327,9 +331,10 @@ static int tcp_ready(rmpi_ep_t *ep)
     return RMP_SUCCESS;
 }
 
-static int tcp_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *payload,
+static int tcp_send(rmpi_ep_t *ep_, const void *hdr, size_t hlen, const void *payload,
                     size_t plen)
 {
+    tcp_ep_t *ep = (tcp_ep_t *)ep_;
     int rc = tcp_ready(ep);
     if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
         return rc;
@@ -351,9 +356,10 @@ static int tcp_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *pay
     return tcp_queue_copy(ep, iov, cnt, (size_t)w);
 }
 
-static int tcp_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
+static int tcp_put(rmpi_ep_t *ep_, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg)
 {
+    tcp_ep_t *ep = (tcp_ep_t *)ep_;
     int rc = tcp_ready(ep);
     if (rc != RMP_SUCCESS)
         return rc;
@@ -393,13 +399,14 @@ static int tcp_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, u
 
 /* ---- registrations: what a PUT frame may write ---- */
 
-static int tcp_mem_reg(rmpi_tl_t *tl, void *addr, size_t len, rmpi_mr_t **out, uint64_t *rkey)
+static int tcp_mem_reg(rmpi_tl_t *tl_, void *addr, size_t len, rmpi_mr_t **out, uint64_t *rkey)
 {
-    struct rmpi_mr *mr = tl->mr_free;
+    tcp_tl_t *tl = (tcp_tl_t *)tl_;
+    struct tcp_mr *mr = tl->mr_free;
     if (mr) {
         tl->mr_free = mr->next_free;
     } else {
-        struct rmpi_mr **mrs = realloc(tl->mrs, (tl->nmrs + 1) * sizeof(*mrs));
+        struct tcp_mr **mrs = realloc(tl->mrs, (tl->nmrs + 1) * sizeof(*mrs));
         if (!mrs)
             return RMP_ERR_NOMEM;
         tl->mrs = mrs;
@@ -412,24 +419,26 @@ static int tcp_mem_reg(rmpi_tl_t *tl, void *addr, size_t len, rmpi_mr_t **out, u
     mr->len = len;
     /* A generation in the high half: a stale key never matches a reused slot. */
     mr->key = ((uint64_t)(++tl->mr_gen | 1u) << 32) | (mr->idx + 1);
-    *out = mr;
+    *out = (rmpi_mr_t *)mr;
     *rkey = mr->key;
     return RMP_SUCCESS;
 }
 
-static void tcp_mem_dereg(rmpi_tl_t *tl, rmpi_mr_t *mr)
+static void tcp_mem_dereg(rmpi_tl_t *tl_, rmpi_mr_t *mr_)
 {
+    tcp_tl_t *tl = (tcp_tl_t *)tl_;
+    struct tcp_mr *mr = (struct tcp_mr *)mr_;
     mr->key = 0;
     mr->next_free = tl->mr_free;
     tl->mr_free = mr;
 }
 
-struct rmpi_mr *rmpi_tcp_mr_find(rmpi_tl_t *tl, uint64_t key, uint64_t addr, uint64_t len)
+struct tcp_mr *rmpi_tcp_mr_find(tcp_tl_t *tl, uint64_t key, uint64_t addr, uint64_t len)
 {
     uint32_t idx = (uint32_t)key - 1;
     if (key == 0 || idx >= tl->nmrs)
         return NULL;
-    struct rmpi_mr *mr = tl->mrs[idx];
+    struct tcp_mr *mr = tl->mrs[idx];
     if (mr->key != key || addr < mr->addr || len > mr->len || addr - mr->addr > mr->len - len)
         return NULL;
     return mr;
@@ -437,12 +446,12 @@ struct rmpi_mr *rmpi_tcp_mr_find(rmpi_tl_t *tl, uint64_t key, uint64_t addr, uin
 
 /* ---- progress ---- */
 
-static int tcp_flush_all(rmpi_tl_t *tl)
+static int tcp_flush_all(tcp_tl_t *tl)
 {
     int n = 0;
-    rmpi_ep_t **pp = &tl->flush_list;
+    tcp_ep_t **pp = &tl->flush_list;
     while (*pp) {
-        rmpi_ep_t *ep = *pp;
+        tcp_ep_t *ep = *pp;
         if (ep->qhead && ep->state == TCP_EP_UP) {
             rmpi_tcp_ep_flush(ep);
             n++;
@@ -459,7 +468,7 @@ static int tcp_flush_all(rmpi_tl_t *tl)
 
 /* Tell the core about lost peers from here, never from inside send(): it
  * fails their queued sends and receives. */
-static void tcp_report_failures(rmpi_tl_t *tl)
+static void tcp_report_failures(tcp_tl_t *tl)
 {
     tl->need_report = false;
     for (int i = 0; i < tl->nranks; i++)
@@ -469,8 +478,9 @@ static void tcp_report_failures(rmpi_tl_t *tl)
         }
 }
 
-static int tcp_ep_alive(rmpi_ep_t *ep)
+static int tcp_ep_alive(rmpi_ep_t *ep_)
 {
+    tcp_ep_t *ep = (tcp_ep_t *)ep_;
     return ep->state == TCP_EP_FAILED ? RMP_ERR_PEER_FAILED : RMP_SUCCESS;
 }
 
@@ -491,8 +501,9 @@ static void tcp_describe(const rmpi_tl_args_t *args, void (*line)(const char *te
         line("loopback when every rank is on this node");
 }
 
-static int tcp_progress(rmpi_tl_t *tl)
+static int tcp_progress(rmpi_tl_t *tl_)
 {
+    tcp_tl_t *tl = (tcp_tl_t *)tl_;
     int n = 0;
     if (RMPI_UNLIKELY(tl->need_report))
         tcp_report_failures(tl);
@@ -524,8 +535,9 @@ static int tcp_progress(rmpi_tl_t *tl)
 
 /* Everything send()/put() accepted has left this process. For the core's
  * drain at finalize (see tests/multinode/REQUESTS.md). */
-static int tcp_flushed(rmpi_tl_t *tl)
+static int tcp_flushed(rmpi_tl_t *tl_)
 {
+    tcp_tl_t *tl = (tcp_tl_t *)tl_;
     return tl->flush_list || tl->done_head ? RMPI_AGAIN : RMP_SUCCESS;
 }
 

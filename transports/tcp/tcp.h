@@ -55,7 +55,7 @@ typedef struct tcp_conn {
     int fd;
     int state;          /* TCP_C_* */
     bool dead;          /* closed; freed by the next reap */
-    struct rmpi_ep *ep; /* NULL until the peer said who it is */
+    struct tcp_ep *ep; /* NULL until the peer said who it is */
     struct tcp_conn *next;
     unsigned char *rbuf; /* frames being parsed */
     size_t rcap, rpos, rlen;
@@ -77,9 +77,12 @@ typedef struct tcp_seg {
 
 enum { TCP_EP_IDLE = 0, TCP_EP_CONNECTING, TCP_EP_WAIT_PEER, TCP_EP_UP, TCP_EP_FAILED };
 
-struct rmpi_ep {
-    rmpi_tl_t *tl;
-    int peer;     /* world rank */
+typedef struct tcp_tl tcp_tl_t;
+typedef struct tcp_ep tcp_ep_t;
+
+struct tcp_ep {
+    rmpi_ep_t base; /* first: core's handle; base.peer is the world rank */
+    tcp_tl_t *tl;
     int state;    /* TCP_EP_* */
     int error;    /* TCP_EP_FAILED: what send() returns */
     bool known;   /* connect() was called: addr and token are valid */
@@ -90,16 +93,17 @@ struct rmpi_ep {
     struct sockaddr_in addr;
     uint64_t token;   /* the peer's, sent in our HELLO */
     tcp_seg_t *qhead, **qtail;
-    struct rmpi_ep *next_flush;
+    struct tcp_ep *next_flush;
 };
 
-struct rmpi_mr {
+struct tcp_mr {
     uint64_t addr, len, key; /* key 0: slot free */
     uint32_t idx;            /* slot in tl->mrs */
-    struct rmpi_mr *next_free;
+    struct tcp_mr *next_free;
 };
 
-struct rmpi_tl {
+struct tcp_tl {
+    rmpi_tl_t base; /* first: core's handle */
     rmpi_am_cb_t cb;
     void (*peer_failed)(int peer, const char *why);
     const int *node_of;  /* node id per world rank */
@@ -107,7 +111,7 @@ struct rmpi_tl {
     uint64_t token;
     struct sockaddr_in self;
     char ifname[64];
-    struct rmpi_ep *eps; /* by world rank */
+    struct tcp_ep *eps; /* by world rank */
     int nranks, me;
     tcp_conn_t *conns;
     int nup;             /* connections in state UP */
@@ -115,11 +119,11 @@ struct rmpi_tl {
     unsigned tick;
     bool need_reap;
     bool need_report; /* some endpoint has report set */
-    struct rmpi_ep *flush_list;
+    struct tcp_ep *flush_list;
     tcp_seg_t *done_head, **done_tail; /* completions to run from progress */
-    struct rmpi_mr **mrs;              /* registrations by index */
+    struct tcp_mr **mrs;              /* registrations by index */
     uint32_t nmrs, mr_gen;
-    struct rmpi_mr *mr_free;
+    struct tcp_mr *mr_free;
 };
 
 /* tcp_if.c: pick the interface address. spec is RMP_TCP_IF (name or CIDR,
@@ -141,18 +145,18 @@ int rmpi_tcp_hello_check(const tcp_hello_t *h, uint64_t token, int nranks, int m
 int rmpi_tcp_addr_decode(const char *a, size_t alen, struct sockaddr_in *sa, uint64_t *token);
 
 /* tcp_conn.c: connections. */
-int rmpi_tcp_ep_connect(rmpi_ep_t *ep);
-void rmpi_tcp_accept(rmpi_tl_t *tl);
-void rmpi_tcp_conn_event(rmpi_tl_t *tl, tcp_conn_t *c, uint32_t events);
-int rmpi_tcp_conn_read(rmpi_tl_t *tl, tcp_conn_t *c);
-void rmpi_tcp_conn_close(rmpi_tl_t *tl, tcp_conn_t *c);
-void rmpi_tcp_ep_fail(rmpi_ep_t *ep, int status, const char *why);
-void rmpi_tcp_reap(rmpi_tl_t *tl);
-tcp_conn_t *rmpi_tcp_conn_new(rmpi_tl_t *tl, int fd, int state, uint32_t events);
+int rmpi_tcp_ep_connect(tcp_ep_t *ep);
+void rmpi_tcp_accept(tcp_tl_t *tl);
+void rmpi_tcp_conn_event(tcp_tl_t *tl, tcp_conn_t *c, uint32_t events);
+int rmpi_tcp_conn_read(tcp_tl_t *tl, tcp_conn_t *c);
+void rmpi_tcp_conn_close(tcp_tl_t *tl, tcp_conn_t *c);
+void rmpi_tcp_ep_fail(tcp_ep_t *ep, int status, const char *why);
+void rmpi_tcp_reap(tcp_tl_t *tl);
+tcp_conn_t *rmpi_tcp_conn_new(tcp_tl_t *tl, int fd, int state, uint32_t events);
 
 /* tcp.c: output and registrations. */
-int rmpi_tcp_ep_flush(rmpi_ep_t *ep);
-void rmpi_tcp_done(rmpi_tl_t *tl, tcp_seg_t *s, int status);
-struct rmpi_mr *rmpi_tcp_mr_find(rmpi_tl_t *tl, uint64_t key, uint64_t addr, uint64_t len);
+int rmpi_tcp_ep_flush(tcp_ep_t *ep);
+void rmpi_tcp_done(tcp_tl_t *tl, tcp_seg_t *s, int status);
+struct tcp_mr *rmpi_tcp_mr_find(tcp_tl_t *tl, uint64_t key, uint64_t addr, uint64_t len);
 
 #endif

@@ -29,7 +29,7 @@ static void tcp_set_nodelay(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-static void tcp_update_hot(rmpi_tl_t *tl)
+static void tcp_update_hot(tcp_tl_t *tl)
 {
     tl->hot = NULL;
     if (tl->nup != 1)
@@ -39,7 +39,7 @@ static void tcp_update_hot(rmpi_tl_t *tl)
             tl->hot = c;
 }
 
-tcp_conn_t *rmpi_tcp_conn_new(rmpi_tl_t *tl, int fd, int state, uint32_t events)
+tcp_conn_t *rmpi_tcp_conn_new(tcp_tl_t *tl, int fd, int state, uint32_t events)
 {
     tcp_conn_t *c = calloc(1, sizeof(*c));
     if (!c) {
@@ -60,7 +60,7 @@ tcp_conn_t *rmpi_tcp_conn_new(rmpi_tl_t *tl, int fd, int state, uint32_t events)
     return c;
 }
 
-void rmpi_tcp_conn_close(rmpi_tl_t *tl, tcp_conn_t *c)
+void rmpi_tcp_conn_close(tcp_tl_t *tl, tcp_conn_t *c)
 {
     if (c->dead)
         return;
@@ -80,7 +80,7 @@ void rmpi_tcp_conn_close(rmpi_tl_t *tl, tcp_conn_t *c)
     }
 }
 
-void rmpi_tcp_reap(rmpi_tl_t *tl)
+void rmpi_tcp_reap(tcp_tl_t *tl)
 {
     tcp_conn_t **pp = &tl->conns;
     while (*pp) {
@@ -98,12 +98,12 @@ void rmpi_tcp_reap(rmpi_tl_t *tl)
 
 /* The endpoint is unusable from now on: send() returns status, queued puts
  * complete with it (from progress), the error is logged once. */
-void rmpi_tcp_ep_fail(rmpi_ep_t *ep, int status, const char *why)
+void rmpi_tcp_ep_fail(tcp_ep_t *ep, int status, const char *why)
 {
-    rmpi_tl_t *tl = ep->tl;
+    tcp_tl_t *tl = ep->tl;
     if (ep->state == TCP_EP_FAILED)
         return;
-    rmpi_error("tcp: connection to rank %d failed: %s", ep->peer, why);
+    rmpi_error("tcp: connection to rank %d failed: %s", ep->base.peer, why);
     ep->state = TCP_EP_FAILED;
     ep->error = status;
     ep->report = true;
@@ -136,14 +136,14 @@ static int tcp_send_small(int fd, int kind, const void *hdr, size_t hlen)
 /* Our attempt to reach ep's peer ended before ACK. rejected: the peer
  * closed it after the TCP connect, which is how a lower rank refuses a
  * higher rank's attempt while its own is under way. */
-static void tcp_out_failed(rmpi_tl_t *tl, tcp_conn_t *c, bool rejected, const char *why)
+static void tcp_out_failed(tcp_tl_t *tl, tcp_conn_t *c, bool rejected, const char *why)
 {
-    rmpi_ep_t *ep = c->ep;
+    tcp_ep_t *ep = c->ep;
     rmpi_tcp_conn_close(tl, c);
     if (ep->state != TCP_EP_CONNECTING)
         return;
-    if (rejected && ep->peer < tl->me) {
-        rmpi_debug("tcp: rank %d refused our connection; waiting for its own", ep->peer);
+    if (rejected && ep->base.peer < tl->me) {
+        rmpi_debug("tcp: rank %d refused our connection; waiting for its own", ep->base.peer);
         ep->state = TCP_EP_WAIT_PEER;
         return;
     }
@@ -153,9 +153,9 @@ static void tcp_out_failed(rmpi_tl_t *tl, tcp_conn_t *c, bool rejected, const ch
     rmpi_tcp_ep_fail(ep, RMP_ERR_PEER_FAILED, msg);
 }
 
-static void tcp_send_hello(rmpi_tl_t *tl, tcp_conn_t *c)
+static void tcp_send_hello(tcp_tl_t *tl, tcp_conn_t *c)
 {
-    rmpi_ep_t *ep = c->ep;
+    tcp_ep_t *ep = c->ep;
     tcp_hello_t h = {ep->token, tl->me, tl->nranks};
     if (tcp_send_small(c->fd, TCP_F_HELLO, &h, sizeof(h)) != 0) {
         tcp_out_failed(tl, c, false, errno ? strerror(errno) : "short write");
@@ -166,9 +166,9 @@ static void tcp_send_hello(rmpi_tl_t *tl, tcp_conn_t *c)
     epoll_ctl(tl->epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
-int rmpi_tcp_ep_connect(rmpi_ep_t *ep)
+int rmpi_tcp_ep_connect(tcp_ep_t *ep)
 {
-    rmpi_tl_t *tl = ep->tl;
+    tcp_tl_t *tl = ep->tl;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         rmpi_tcp_ep_fail(ep, RMP_ERR_TRANSPORT, strerror(errno));
@@ -196,7 +196,7 @@ int rmpi_tcp_ep_connect(rmpi_ep_t *ep)
     return ep->state == TCP_EP_FAILED ? ep->error : RMP_SUCCESS;
 }
 
-void rmpi_tcp_accept(rmpi_tl_t *tl)
+void rmpi_tcp_accept(tcp_tl_t *tl)
 {
     for (;;) {
         int fd = accept4(tl->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -212,7 +212,7 @@ void rmpi_tcp_accept(rmpi_tl_t *tl)
     }
 }
 
-static void tcp_up(rmpi_tl_t *tl, rmpi_ep_t *ep, tcp_conn_t *c)
+static void tcp_up(tcp_tl_t *tl, tcp_ep_t *ep, tcp_conn_t *c)
 {
     c->ep = ep;
     c->state = TCP_C_UP;
@@ -220,12 +220,12 @@ static void tcp_up(rmpi_tl_t *tl, rmpi_ep_t *ep, tcp_conn_t *c)
     ep->state = TCP_EP_UP;
     tl->nup++;
     tcp_update_hot(tl);
-    rmpi_debug("tcp: connected to rank %d", ep->peer);
+    rmpi_debug("tcp: connected to rank %d", ep->base.peer);
 }
 
 /* A connection we accepted that does not come from a rank of this job
  * (or is a duplicate) is closed; logged once per process at warn. */
-static void tcp_drop_stranger(rmpi_tl_t *tl, tcp_conn_t *c, const char *why)
+static void tcp_drop_stranger(tcp_tl_t *tl, tcp_conn_t *c, const char *why)
 {
     static int warned;
     if (!warned++)
@@ -235,13 +235,13 @@ static void tcp_drop_stranger(rmpi_tl_t *tl, tcp_conn_t *c, const char *why)
     rmpi_tcp_conn_close(tl, c);
 }
 
-static void tcp_on_hello(rmpi_tl_t *tl, tcp_conn_t *c, const tcp_hello_t *h)
+static void tcp_on_hello(tcp_tl_t *tl, tcp_conn_t *c, const tcp_hello_t *h)
 {
     if (rmpi_tcp_hello_check(h, tl->token, tl->nranks, tl->me) != RMP_SUCCESS) {
         tcp_drop_stranger(tl, c, "bad handshake");
         return;
     }
-    rmpi_ep_t *ep = &tl->eps[h->rank];
+    tcp_ep_t *ep = &tl->eps[h->rank];
     bool accept = ep->state == TCP_EP_IDLE || ep->state == TCP_EP_WAIT_PEER ||
                   (ep->state == TCP_EP_CONNECTING && h->rank < tl->me);
     if (!accept) {
@@ -259,9 +259,9 @@ static void tcp_on_hello(rmpi_tl_t *tl, tcp_conn_t *c, const tcp_hello_t *h)
     tcp_up(tl, ep, c);
 }
 
-static void tcp_on_ack(rmpi_tl_t *tl, tcp_conn_t *c)
+static void tcp_on_ack(tcp_tl_t *tl, tcp_conn_t *c)
 {
-    rmpi_ep_t *ep = c->ep;
+    tcp_ep_t *ep = c->ep;
     if (ep->state != TCP_EP_CONNECTING || ep->out != c) {
         rmpi_tcp_conn_close(tl, c);
         return;
@@ -271,7 +271,7 @@ static void tcp_on_ack(rmpi_tl_t *tl, tcp_conn_t *c)
 }
 
 /* A frame that breaks the protocol: close the connection. */
-static void tcp_malformed(rmpi_tl_t *tl, tcp_conn_t *c, const char *why)
+static void tcp_malformed(tcp_tl_t *tl, tcp_conn_t *c, const char *why)
 {
     char msg[128];
     snprintf(msg, sizeof(msg), "malformed frame (%s)", why);
@@ -284,7 +284,7 @@ static void tcp_malformed(rmpi_tl_t *tl, tcp_conn_t *c, const char *why)
 }
 
 /* The stream ended or broke (EOF, reset, error). */
-static void tcp_conn_lost(rmpi_tl_t *tl, tcp_conn_t *c, int err)
+static void tcp_conn_lost(tcp_tl_t *tl, tcp_conn_t *c, int err)
 {
     const char *why = err ? strerror(err) : "closed by the peer";
     if (c->state == TCP_C_UP) {
@@ -301,7 +301,7 @@ static void tcp_conn_lost(rmpi_tl_t *tl, tcp_conn_t *c, int err)
     }
 }
 
-void rmpi_tcp_conn_event(rmpi_tl_t *tl, tcp_conn_t *c, uint32_t events)
+void rmpi_tcp_conn_event(tcp_tl_t *tl, tcp_conn_t *c, uint32_t events)
 {
     if (c->dead)
         return;
@@ -343,7 +343,7 @@ static int tcp_rbuf_reserve(tcp_conn_t *c, size_t need)
 }
 
 /* Deliver every complete frame in the buffer; returns messages handled. */
-static int tcp_parse(rmpi_tl_t *tl, tcp_conn_t *c)
+static int tcp_parse(tcp_tl_t *tl, tcp_conn_t *c)
 {
     int n = 0;
     while (!c->dead && !c->put_left) {
@@ -370,7 +370,7 @@ static int tcp_parse(rmpi_tl_t *tl, tcp_conn_t *c)
             /* Core headers hold 64-bit fields: hand them over aligned. */
             uint64_t hdr[TCP_MAX_HLEN / 8];
             memcpy(hdr, h, f.hlen);
-            tl->cb(c->ep->peer, hdr, f.hlen, h + f.hlen, (size_t)f.plen);
+            tl->cb(c->ep->base.peer, hdr, f.hlen, h + f.hlen, (size_t)f.plen);
             n++;
             break;
         }
@@ -406,7 +406,7 @@ static int tcp_parse(rmpi_tl_t *tl, tcp_conn_t *c)
 
 /* Read what the socket has (bounded, for fairness) and deliver it. A PUT
  * payload goes from the socket straight into its destination. */
-int rmpi_tcp_conn_read(rmpi_tl_t *tl, tcp_conn_t *c)
+int rmpi_tcp_conn_read(tcp_tl_t *tl, tcp_conn_t *c)
 {
     int n = 0;
     for (int iter = 0; iter < 16 && !c->dead; iter++) {

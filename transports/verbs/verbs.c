@@ -27,8 +27,9 @@ static int verbs_query(const rmpi_tl_args_t *args, char *why, size_t whylen)
     return rmpi_verbs_query(args->params, why, whylen);
 }
 
-static void verbs_fini(rmpi_tl_t *tl)
+static void verbs_fini(rmpi_tl_t *tl_)
 {
+    verbs_tl_t *tl = (verbs_tl_t *)tl_;
     if (!tl)
         return;
     rmpi_verbs_cm_fini(tl); /* queue pairs and ids first: they use the CQ and SRQ */
@@ -62,8 +63,9 @@ static void verbs_addr_str(const struct sockaddr_storage *ss, char *buf, size_t 
 }
 
 /* The listener's address: where peers' rdma_connect goes. */
-static int verbs_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
+static int verbs_get_address(rmpi_tl_t *tl_, void *buf, size_t *len)
 {
+    verbs_tl_t *tl = (verbs_tl_t *)tl_;
     verbs_addr_t a;
     if (*len < sizeof(a))
         return RMP_ERR_INTERNAL;
@@ -79,7 +81,7 @@ static int verbs_get_address(rmpi_tl_t *tl, void *buf, size_t *len)
 static int verbs_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t *caps)
 {
     int rc = RMP_ERR_NOMEM;
-    rmpi_tl_t *tl = calloc(1, sizeof(*tl));
+    verbs_tl_t *tl = calloc(1, sizeof(*tl));
     if (!tl)
         return RMP_ERR_NOMEM;
     tl->cb = args->am;
@@ -100,7 +102,7 @@ static int verbs_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_
         goto err;
     for (int i = 0; i < tl->neps; i++) {
         tl->eps[i].tl = tl;
-        tl->eps[i].peer = i;
+        tl->eps[i].base.peer = i;
     }
     int n = 0;
     tl->devlist = rdma_get_devices(&n);
@@ -117,7 +119,7 @@ static int verbs_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_
         goto err;
     verbs_addr_t a;
     size_t alen = sizeof(a);
-    verbs_get_address(tl, &a, &alen);
+    verbs_get_address(&tl->base, &a, &alen);
     char as[96];
     verbs_addr_str(&a.sa, as, sizeof(as));
     rmpi_info("verbs: %s port %u (%s), GID index %d, listening on %s, %d SRQ / %d CQ entries "
@@ -131,10 +133,11 @@ static int verbs_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_
     caps->intranode_only = false;
     caps->native_atomics = false; /* docs/verbs.md: why not the NIC's */
     caps->rma = true;
-    *out = tl;
+    tl->base.name = "verbs";
+    *out = &tl->base;
     return RMP_SUCCESS;
 err:
-    verbs_fini(tl);
+    verbs_fini(&tl->base);
     return rc;
 }
 

@@ -17,7 +17,7 @@
 
 #define VERBS_REJ_CONSUMER 28 /* IB CM reject reason: consumer defined */
 
-void rmpi_verbs_ep_set_state(rmpi_ep_t *ep, int st)
+void rmpi_verbs_ep_set_state(verbs_ep_t *ep, int st)
 {
     int busy_old = ep->state == VEP_CONNECTING || ep->state == VEP_ACCEPTING ||
                    ep->state == VEP_WAIT_PEER;
@@ -32,7 +32,7 @@ static int cm_nonblock(int fd)
     return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -1 : 0;
 }
 
-int rmpi_verbs_cm_init(rmpi_tl_t *tl)
+int rmpi_verbs_cm_init(verbs_tl_t *tl)
 {
     if (!(tl->ch = rdma_create_event_channel())) {
         rmpi_error("verbs: rdma_create_event_channel: %s", strerror(errno));
@@ -67,7 +67,7 @@ int rmpi_verbs_cm_init(rmpi_tl_t *tl)
 }
 
 /* Destroy ep's queue pair and connection id (the id's events must be acked). */
-void rmpi_verbs_ep_close(rmpi_ep_t *ep)
+void rmpi_verbs_ep_close(verbs_ep_t *ep)
 {
     if (ep->id) {
         if (ep->id->qp)
@@ -79,7 +79,7 @@ void rmpi_verbs_ep_close(rmpi_ep_t *ep)
     ep->qp = NULL;
 }
 
-void rmpi_verbs_cm_fini(rmpi_tl_t *tl)
+void rmpi_verbs_cm_fini(verbs_tl_t *tl)
 {
     for (int i = 0; tl->eps && i < tl->neps; i++)
         rmpi_verbs_ep_close(&tl->eps[i]);
@@ -92,9 +92,9 @@ void rmpi_verbs_cm_fini(rmpi_tl_t *tl)
 }
 
 /* The QP of a connection (ours or accepted), and the SRQ buffers for the peer. */
-static int cm_create_qp(rmpi_ep_t *ep, struct rdma_cm_id *id)
+static int cm_create_qp(verbs_ep_t *ep, struct rdma_cm_id *id)
 {
-    rmpi_tl_t *tl = ep->tl;
+    verbs_tl_t *tl = ep->tl;
     if (!ep->ops && !(ep->ops = calloc(VERBS_SQ_DEPTH, sizeof(*ep->ops))))
         return RMP_ERR_NOMEM;
     if (!ep->provisioned) {
@@ -127,7 +127,7 @@ static int cm_create_qp(rmpi_ep_t *ep, struct rdma_cm_id *id)
         err = errno;
     }
     if (err) {
-        rmpi_error("verbs: rdma_create_qp for rank %d: %s", ep->peer, strerror(err));
+        rmpi_error("verbs: rdma_create_qp for rank %d: %s", ep->base.peer, strerror(err));
         return err == ENOMEM ? RMP_ERR_NOMEM : RMP_ERR_TRANSPORT;
     }
     uint8_t t = VERBS_ACK_TIMEOUT;
@@ -142,7 +142,7 @@ static int cm_create_qp(rmpi_ep_t *ep, struct rdma_cm_id *id)
     return rmpi_verbs_qpmap_add(tl, ep->qp->qp_num, ep);
 }
 
-static void cm_param(rmpi_tl_t *tl, struct rdma_conn_param *p, verbs_cm_priv_t *priv)
+static void cm_param(verbs_tl_t *tl, struct rdma_conn_param *p, verbs_cm_priv_t *priv)
 {
     memset(p, 0, sizeof(*p));
     priv->magic = VERBS_CM_MAGIC;
@@ -156,9 +156,9 @@ static void cm_param(rmpi_tl_t *tl, struct rdma_conn_param *p, verbs_cm_priv_t *
 }
 
 /* Start our connection to ep's peer (from the first send/put/get to it). */
-int rmpi_verbs_cm_connect(rmpi_ep_t *ep)
+int rmpi_verbs_cm_connect(verbs_ep_t *ep)
 {
-    rmpi_tl_t *tl = ep->tl;
+    verbs_tl_t *tl = ep->tl;
     struct rdma_cm_id *id;
     if (rdma_create_id(tl->ch, &id, ep, RDMA_PS_TCP) != 0) {
         rmpi_error("verbs: rdma_create_id: %s", strerror(errno));
@@ -167,21 +167,21 @@ int rmpi_verbs_cm_connect(rmpi_ep_t *ep)
     struct sockaddr_storage src = tl->sel.ip; /* our device, any port */
     if (rdma_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&ep->addr.sa,
                           VERBS_CM_TIMEOUT_MS) != 0) {
-        rmpi_error("verbs: rdma_resolve_addr for rank %d: %s", ep->peer, strerror(errno));
+        rmpi_error("verbs: rdma_resolve_addr for rank %d: %s", ep->base.peer, strerror(errno));
         rdma_destroy_id(id);
         return RMP_ERR_TRANSPORT;
     }
     ep->id = id;
     ep->qp = NULL;
     rmpi_verbs_ep_set_state(ep, VEP_CONNECTING);
-    rmpi_debug("verbs: connecting to rank %d", ep->peer);
+    rmpi_debug("verbs: connecting to rank %d", ep->base.peer);
     return RMP_SUCCESS;
 }
 
 /* Detach ep's connection. Inside an event handler the id of that event cannot
  * be destroyed before the event is acked (rdma_destroy_id would wait forever):
  * it is handed back through *destroy instead. */
-static void cm_detach(rmpi_ep_t *ep, struct rdma_cm_id **destroy)
+static void cm_detach(verbs_ep_t *ep, struct rdma_cm_id **destroy)
 {
     if (ep->id) {
         ep->id->context = NULL;
@@ -192,23 +192,23 @@ static void cm_detach(rmpi_ep_t *ep, struct rdma_cm_id **destroy)
 }
 
 /* A failed attempt: drop the connection; try again at next use, or give up. */
-static void cm_retry(rmpi_ep_t *ep, const char *what, int status, struct rdma_cm_id **destroy)
+static void cm_retry(verbs_ep_t *ep, const char *what, int status, struct rdma_cm_id **destroy)
 {
     ep->attempts++;
     cm_detach(ep, destroy);
     if (ep->attempts < VERBS_CONNECT_TRIES) {
-        rmpi_info("verbs: connection to rank %d: %s (status %d); retrying", ep->peer, what,
+        rmpi_info("verbs: connection to rank %d: %s (status %d); retrying", ep->base.peer, what,
                   status);
         rmpi_verbs_ep_set_state(ep, VEP_IDLE);
         return;
     }
-    rmpi_error("verbs: cannot connect to rank %d: %s (status %d) after %d attempts", ep->peer,
+    rmpi_error("verbs: cannot connect to rank %d: %s (status %d) after %d attempts", ep->base.peer,
                what, status, ep->attempts);
     rmpi_verbs_ep_set_state(ep, VEP_FAILED);
     ep->fail_status = RMP_ERR_PEER_FAILED;
 }
 
-static void cm_on_request(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_cm_id **destroy)
+static void cm_on_request(verbs_tl_t *tl, struct rdma_cm_event *ev, struct rdma_cm_id **destroy)
 {
     verbs_cm_priv_t priv;
     if (rmpi_verbs_priv_decode(ev->param.conn.private_data, ev->param.conn.private_data_len,
@@ -216,7 +216,7 @@ static void cm_on_request(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_c
         rmpi_warn("verbs: rejecting a connection request that is not from this job");
         goto reject;
     }
-    rmpi_ep_t *ep = &tl->eps[priv.rank];
+    verbs_ep_t *ep = &tl->eps[priv.rank];
     switch (ep->state) {
     case VEP_IDLE:
     case VEP_WAIT_PEER:
@@ -266,13 +266,13 @@ reject:
     *destroy = ev->id;
 }
 
-static void cm_event(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_cm_id **destroy)
+static void cm_event(verbs_tl_t *tl, struct rdma_cm_event *ev, struct rdma_cm_id **destroy)
 {
     if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
         cm_on_request(tl, ev, destroy);
         return;
     }
-    rmpi_ep_t *ep = ev->id->context;
+    verbs_ep_t *ep = ev->id->context;
     if (ev->id == tl->listen)
         return;
     if (!ep || ep->id != ev->id) {
@@ -303,7 +303,7 @@ static void cm_event(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_cm_id 
         break;
     case RDMA_CM_EVENT_REJECTED:
         if (ev->status == VERBS_REJ_CONSUMER && ep->state == VEP_CONNECTING &&
-            ep->peer < tl->me) {
+            ep->base.peer < tl->me) {
             /* The peer's own request wins the race; it is on its way. */
             cm_detach(ep, destroy);
             rmpi_verbs_ep_set_state(ep, VEP_WAIT_PEER);
@@ -330,7 +330,7 @@ static void cm_event(rmpi_tl_t *tl, struct rdma_cm_event *ev, struct rdma_cm_id 
     }
 }
 
-static void cm_async(rmpi_tl_t *tl)
+static void cm_async(verbs_tl_t *tl)
 {
     struct ibv_async_event ae;
     while (ibv_get_async_event(tl->ctx, &ae) == 0) {
@@ -338,9 +338,9 @@ static void cm_async(rmpi_tl_t *tl)
         case IBV_EVENT_QP_FATAL:
         case IBV_EVENT_QP_REQ_ERR:
         case IBV_EVENT_QP_ACCESS_ERR: {
-            rmpi_ep_t *ep = rmpi_verbs_qpmap_find(tl, ae.element.qp->qp_num);
+            verbs_ep_t *ep = rmpi_verbs_qpmap_find(tl, ae.element.qp->qp_num);
             rmpi_warn("verbs: %s on the queue pair to rank %d", ibv_event_type_str(ae.event_type),
-                      ep ? ep->peer : -1);
+                      ep ? ep->base.peer : -1);
             if (ep)
                 rmpi_verbs_ep_fail(ep, RMP_ERR_PEER_FAILED);
             break;
@@ -358,7 +358,7 @@ static void cm_async(rmpi_tl_t *tl)
     }
 }
 
-int rmpi_verbs_cm_progress(rmpi_tl_t *tl)
+int rmpi_verbs_cm_progress(verbs_tl_t *tl)
 {
     int n = 0;
     struct rdma_cm_event *ev;

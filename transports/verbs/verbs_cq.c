@@ -27,9 +27,9 @@ int rmpi_verbs_wc_status(enum ibv_wc_status s)
 
 /* Complete send-queue slots up to seq upto, in order. The slot is released
  * before its callback runs: the callback may post on this endpoint. */
-void rmpi_verbs_retire(rmpi_ep_t *ep, uint64_t upto, int status)
+void rmpi_verbs_retire(verbs_ep_t *ep, uint64_t upto, int status)
 {
-    rmpi_tl_t *tl = ep->tl;
+    verbs_tl_t *tl = ep->tl;
     while (ep->sq_tail <= upto && ep->sq_tail < ep->sq_head) {
         verbs_op_t op = ep->ops[ep->sq_tail % VERBS_SQ_DEPTH];
         ep->sq_tail++;
@@ -42,22 +42,22 @@ void rmpi_verbs_retire(rmpi_ep_t *ep, uint64_t upto, int status)
     }
 }
 
-static void cq_recv(rmpi_tl_t *tl, struct ibv_wc *wc)
+static void cq_recv(verbs_tl_t *tl, struct ibv_wc *wc)
 {
     verbs_buf_t *b = (verbs_buf_t *)(uintptr_t)(wc->wr_id & ~(uint64_t)1);
     tl->rx_posted--;
     if (RMPI_LIKELY(wc->status == IBV_WC_SUCCESS)) {
-        rmpi_ep_t *ep = rmpi_verbs_qpmap_find(tl, wc->qp_num);
+        verbs_ep_t *ep = rmpi_verbs_qpmap_find(tl, wc->qp_num);
         verbs_imm_t m;
         if (RMPI_UNLIKELY(ep != NULL && rmpi_verbs_imm_decode(ntohl(wc->imm_data), wc->byte_len,
                                                               VERBS_BUF_SIZE, &m) != RMP_SUCCESS)) {
             /* A header longer than the message would be read past it. */
-            rmpi_error("verbs: malformed message from rank %d", ep->peer);
+            rmpi_error("verbs: malformed message from rank %d", ep->base.peer);
             rmpi_verbs_ep_fail(ep, RMP_ERR_TRANSPORT);
         } else if (RMPI_LIKELY(ep != NULL)) {
             ep->credits += (int)m.credits;
             if (!m.only) {
-                tl->cb(ep->peer, b->data, m.hlen, b->data + m.hlen, m.plen);
+                tl->cb(ep->base.peer, b->data, m.hlen, b->data + m.hlen, m.plen);
                 ep->to_return++;
                 if (ep->to_return >= VERBS_CREDITS / 2 && !ep->credit_listed) {
                     ep->credit_listed = 1;
@@ -77,9 +77,9 @@ static void cq_recv(rmpi_tl_t *tl, struct ibv_wc *wc)
         rmpi_verbs_rx_repost(tl);
 }
 
-static void cq_send(rmpi_tl_t *tl, struct ibv_wc *wc)
+static void cq_send(verbs_tl_t *tl, struct ibv_wc *wc)
 {
-    rmpi_ep_t *ep = rmpi_verbs_qpmap_find(tl, wc->qp_num);
+    verbs_ep_t *ep = rmpi_verbs_qpmap_find(tl, wc->qp_num);
     uint64_t seq = wc->wr_id >> 1;
     if (!ep || seq < ep->sq_tail || seq >= ep->sq_head)
         return; /* already completed by a failure */
@@ -89,7 +89,7 @@ static void cq_send(rmpi_tl_t *tl, struct ibv_wc *wc)
     }
     int st = rmpi_verbs_wc_status(wc->status);
     if (wc->status != IBV_WC_WR_FLUSH_ERR)
-        rmpi_error("verbs: work request to rank %d failed: %s (vendor error 0x%x)", ep->peer,
+        rmpi_error("verbs: work request to rank %d failed: %s (vendor error 0x%x)", ep->base.peer,
                    ibv_wc_status_str(wc->status), wc->vendor_err);
     /* Earlier slots completed (RC reports in order); this one failed; the QP is
      * now in the error state, so everything after it fails too. */
@@ -99,9 +99,9 @@ static void cq_send(rmpi_tl_t *tl, struct ibv_wc *wc)
     rmpi_verbs_ep_fail(ep, RMP_ERR_PEER_FAILED);
 }
 
-static void cq_credits(rmpi_tl_t *tl)
+static void cq_credits(verbs_tl_t *tl)
 {
-    rmpi_ep_t *ep;
+    verbs_ep_t *ep;
     while ((ep = tl->credit_list)) {
         if (ep->state == VEP_CONNECTED && ep->to_return >= VERBS_CREDITS / 2 &&
             rmpi_verbs_send_credits(ep) == RMPI_AGAIN)
@@ -112,7 +112,7 @@ static void cq_credits(rmpi_tl_t *tl)
 }
 
 /* RMP_LOG=trace: the flow-control state of every connection, every 5 s. */
-static void cq_dump(rmpi_tl_t *tl)
+static void cq_dump(verbs_tl_t *tl)
 {
     static double next;
     double now = rmpi_now();
@@ -125,7 +125,7 @@ static void cq_dump(rmpi_tl_t *tl)
     rmpi_trace("verbs: srq %d buffers, %d waiting to be reposted, %d bounce buffers free",
                tl->rx_total, tl->rx_free_n, nfree);
     for (int i = 0; i < tl->neps; i++) {
-        rmpi_ep_t *ep = &tl->eps[i];
+        verbs_ep_t *ep = &tl->eps[i];
         if (ep->state != VEP_IDLE)
             rmpi_trace("verbs: rank %d: state %d, credits %d, to return %d, sq %llu..%llu, "
                        "unsignaled %u",
@@ -135,8 +135,9 @@ static void cq_dump(rmpi_tl_t *tl)
     }
 }
 
-int rmpi_verbs_progress(rmpi_tl_t *tl)
+int rmpi_verbs_progress(rmpi_tl_t *tl_)
 {
+    verbs_tl_t *tl = (verbs_tl_t *)tl_;
     if (RMPI_UNLIKELY(rmpi_log_level >= RMPI_LOG_TRACE))
         cq_dump(tl);
     struct ibv_wc wc[VERBS_POLL_BATCH];

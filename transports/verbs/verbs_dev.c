@@ -306,7 +306,7 @@ void rmpi_verbs_describe(const rmpi_tl_args_t *args, void (*line)(const char *te
 
 /* PD, CQ and SRQ on the context rdma_cm bound the listener to. The CQ holds
  * every completion that can be outstanding: the SRQ plus each peer's send queue. */
-int rmpi_verbs_dev_open(rmpi_tl_t *tl)
+int rmpi_verbs_dev_open(verbs_tl_t *tl)
 {
     if (ibv_query_device(tl->ctx, &tl->dattr) != 0) {
         rmpi_error("verbs: ibv_query_device(%s): %s", tl->sel.dev_name, strerror(errno));
@@ -348,7 +348,7 @@ int rmpi_verbs_dev_open(rmpi_tl_t *tl)
     return RMP_SUCCESS;
 }
 
-void rmpi_verbs_dev_close(rmpi_tl_t *tl)
+void rmpi_verbs_dev_close(verbs_tl_t *tl)
 {
     if (tl->srq)
         ibv_destroy_srq(tl->srq);

@@ -18,28 +18,29 @@
 #include "log.h"
 #include "verbs_int.h"
 
-static int ep_post(rmpi_ep_t *ep, struct ibv_send_wr *wr);
-static verbs_op_t *ep_slot(rmpi_ep_t *ep, uint64_t seq, int kind);
+static int ep_post(verbs_ep_t *ep, struct ibv_send_wr *wr);
+static verbs_op_t *ep_slot(verbs_ep_t *ep, uint64_t seq, int kind);
 
-int rmpi_verbs_connect(rmpi_tl_t *tl, int peer, const void *a, size_t alen, rmpi_ep_t **out,
+int rmpi_verbs_connect(rmpi_tl_t *tl_, int peer, const void *a, size_t alen, rmpi_ep_t **out,
                        rmpi_tl_caps_t *caps)
 {
+    verbs_tl_t *tl = (verbs_tl_t *)tl_;
     (void)caps;
     if (peer < 0 || peer >= tl->neps)
         return RMP_ERR_INTERNAL;
-    rmpi_ep_t *ep = &tl->eps[peer];
+    verbs_ep_t *ep = &tl->eps[peer];
     int rc = rmpi_verbs_addr_decode(a, alen, &ep->addr);
     if (rc != RMP_SUCCESS) {
         rmpi_error("verbs: rank %d published a malformed address", peer);
         return rc;
     }
-    *out = ep; /* connected at first use (rmpi_verbs_ep_ready) */
+    *out = &ep->base; /* connected at first use (rmpi_verbs_ep_ready) */
     return RMP_SUCCESS;
 }
 
 /* RMP_SUCCESS when ep can carry traffic; else starts or waits for the
  * connection (RMPI_AGAIN), or returns why it never will. */
-int rmpi_verbs_ep_ready(rmpi_ep_t *ep)
+int rmpi_verbs_ep_ready(verbs_ep_t *ep)
 {
     switch (ep->state) {
     case VEP_CONNECTED:
@@ -55,7 +56,7 @@ int rmpi_verbs_ep_ready(rmpi_ep_t *ep)
     }
     case VEP_WAIT_PEER:
         if (rmpi_now() > ep->deadline) {
-            rmpi_warn("verbs: rank %d did not connect as agreed; connecting to it", ep->peer);
+            rmpi_warn("verbs: rank %d did not connect as agreed; connecting to it", ep->base.peer);
             rmpi_verbs_ep_set_state(ep, VEP_IDLE);
         }
         return RMPI_AGAIN;
@@ -66,24 +67,24 @@ int rmpi_verbs_ep_ready(rmpi_ep_t *ep)
     }
 }
 
-void rmpi_verbs_ep_established(rmpi_ep_t *ep)
+void rmpi_verbs_ep_established(verbs_ep_t *ep)
 {
     rmpi_verbs_ep_set_state(ep, VEP_CONNECTED);
     ep->attempts = 0;
-    rmpi_debug("verbs: connected to rank %d (qp %u, inline %u)", ep->peer, ep->qp->qp_num,
+    rmpi_debug("verbs: connected to rank %d (qp %u, inline %u)", ep->base.peer, ep->qp->qp_num,
                ep->tl->max_inline);
 }
 
 /* The connection is gone: flush the QP and complete everything outstanding
  * with status, now (flushed completions that arrive later are ignored). */
-void rmpi_verbs_ep_fail(rmpi_ep_t *ep, int status)
+void rmpi_verbs_ep_fail(verbs_ep_t *ep, int status)
 {
     if (ep->state == VEP_FAILED)
         return;
     if (ep->state == VEP_CONNECTED)
-        rmpi_warn("verbs: connection to rank %d lost: %s", ep->peer, rmp_strerror(status));
+        rmpi_warn("verbs: connection to rank %d lost: %s", ep->base.peer, rmp_strerror(status));
     else
-        rmpi_error("verbs: connecting to rank %d failed: %s", ep->peer, rmp_strerror(status));
+        rmpi_error("verbs: connecting to rank %d failed: %s", ep->base.peer, rmp_strerror(status));
     if (ep->id && ep->qp)
         rdma_disconnect(ep->id);
     rmpi_verbs_ep_set_state(ep, VEP_FAILED);
@@ -94,19 +95,21 @@ void rmpi_verbs_ep_fail(rmpi_ep_t *ep, int status)
         rmpi_verbs_retire(ep, ep->sq_head - 1, status);
 }
 
-int rmpi_verbs_ep_alive(rmpi_ep_t *ep)
+int rmpi_verbs_ep_alive(rmpi_ep_t *ep_)
 {
+    verbs_ep_t *ep = (verbs_ep_t *)ep_;
     return ep->state == VEP_FAILED ? RMP_ERR_PEER_FAILED : RMP_SUCCESS;
 }
 
 /* Finalize: everything posted must be acknowledged by the peer before the
  * queue pairs are destroyed. Trailing unsignalled sends are retired by one
  * signalled zero-byte RDMA write (needs no key). */
-int rmpi_verbs_flushed(rmpi_tl_t *tl)
+int rmpi_verbs_flushed(rmpi_tl_t *tl_)
 {
+    verbs_tl_t *tl = (verbs_tl_t *)tl_;
     int rc = RMP_SUCCESS;
     for (int i = 0; i < tl->neps; i++) {
-        rmpi_ep_t *ep = &tl->eps[i];
+        verbs_ep_t *ep = &tl->eps[i];
         if (ep->state != VEP_CONNECTED || ep->sq_tail == ep->sq_head)
             continue;
         rc = RMPI_AGAIN;
@@ -126,18 +129,18 @@ int rmpi_verbs_flushed(rmpi_tl_t *tl)
     return rc;
 }
 
-static int ep_post(rmpi_ep_t *ep, struct ibv_send_wr *wr)
+static int ep_post(verbs_ep_t *ep, struct ibv_send_wr *wr)
 {
     struct ibv_send_wr *bad;
     int rc = ibv_post_send(ep->qp, wr, &bad);
     if (RMPI_UNLIKELY(rc != 0)) {
-        rmpi_error("verbs: ibv_post_send to rank %d: %s", ep->peer, strerror(rc));
+        rmpi_error("verbs: ibv_post_send to rank %d: %s", ep->base.peer, strerror(rc));
         return rc == ENOMEM ? RMPI_AGAIN : RMP_ERR_TRANSPORT;
     }
     return RMP_SUCCESS;
 }
 
-static verbs_op_t *ep_slot(rmpi_ep_t *ep, uint64_t seq, int kind)
+static verbs_op_t *ep_slot(verbs_ep_t *ep, uint64_t seq, int kind)
 {
     verbs_op_t *op = &ep->ops[seq % VERBS_SQ_DEPTH];
     op->kind = (uint8_t)kind;
@@ -148,15 +151,16 @@ static verbs_op_t *ep_slot(rmpi_ep_t *ep, uint64_t seq, int kind)
     return op;
 }
 
-int rmpi_verbs_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *payload,
+int rmpi_verbs_send(rmpi_ep_t *ep_, const void *hdr, size_t hlen, const void *payload,
                     size_t plen)
 {
+    verbs_ep_t *ep = (verbs_ep_t *)ep_;
     if (RMPI_UNLIKELY(ep->state != VEP_CONNECTED)) {
         int rc = rmpi_verbs_ep_ready(ep);
         if (rc != RMP_SUCCESS)
             return rc;
     }
-    rmpi_tl_t *tl = ep->tl;
+    verbs_tl_t *tl = ep->tl;
     size_t len = hlen + plen;
     if (RMPI_UNLIKELY(len > VERBS_BUF_SIZE || hlen > 255 || hlen == 0))
         return RMP_ERR_INTERNAL;
@@ -206,7 +210,7 @@ int rmpi_verbs_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *pay
 
 /* Give credits back to a peer we have nothing else to send to. Uses no
  * credit: the receiver keeps VERBS_CREDIT_SPARE buffers for these. */
-int rmpi_verbs_send_credits(rmpi_ep_t *ep)
+int rmpi_verbs_send_credits(verbs_ep_t *ep)
 {
     if (ep->state != VEP_CONNECTED || ep->sq_head - ep->sq_tail >= VERBS_SQ_DEPTH)
         return RMPI_AGAIN;
@@ -231,7 +235,7 @@ int rmpi_verbs_send_credits(rmpi_ep_t *ep)
 
 /* RDMA WRITE or READ of [local, local + len) at raddr; split at the port's
  * largest message; only the last piece is signalled and holds the callback. */
-static int ep_rdma(rmpi_ep_t *ep, enum ibv_wr_opcode opcode, void *local, size_t len,
+static int ep_rdma(verbs_ep_t *ep, enum ibv_wr_opcode opcode, void *local, size_t len,
                    uint64_t raddr, uint64_t rkey, rmpi_comp_cb_t cb, void *arg)
 {
     if (RMPI_UNLIKELY(ep->state != VEP_CONNECTED)) {
@@ -239,7 +243,7 @@ static int ep_rdma(rmpi_ep_t *ep, enum ibv_wr_opcode opcode, void *local, size_t
         if (rc != RMP_SUCCESS)
             return rc;
     }
-    rmpi_tl_t *tl = ep->tl;
+    verbs_tl_t *tl = ep->tl;
     if (len == 0) {
         cb(arg, RMP_SUCCESS);
         return RMP_SUCCESS;
@@ -257,7 +261,7 @@ static int ep_rdma(rmpi_ep_t *ep, enum ibv_wr_opcode opcode, void *local, size_t
         if (rc != RMP_SUCCESS) {
             rmpi_error("verbs: cannot register the local buffer (%zu bytes at %p) of an RDMA %s "
                        "with rank %d: %s",
-                       len, local, opcode == IBV_WR_RDMA_READ ? "read" : "write", ep->peer,
+                       len, local, opcode == IBV_WR_RDMA_READ ? "read" : "write", ep->base.peer,
                        rmp_strerror(rc));
             return rc;
         }
@@ -299,21 +303,23 @@ static int ep_rdma(rmpi_ep_t *ep, enum ibv_wr_opcode opcode, void *local, size_t
     return RMP_SUCCESS;
 }
 
-int rmpi_verbs_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
+int rmpi_verbs_put(rmpi_ep_t *ep_, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg)
 {
+    verbs_ep_t *ep = (verbs_ep_t *)ep_;
     return ep_rdma(ep, IBV_WR_RDMA_WRITE, (void *)src, len, raddr, rkey, cb, arg);
 }
 
-int rmpi_verbs_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
+int rmpi_verbs_get(rmpi_ep_t *ep_, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg)
 {
+    verbs_ep_t *ep = (verbs_ep_t *)ep_;
     return ep_rdma(ep, IBV_WR_RDMA_READ, dst, len, raddr, rkey, cb, arg);
 }
 
 /* QP number -> endpoint, for receive completions (the SRQ is shared). Open
  * addressing, insert only: a stale entry is recognised by its QP number. */
-int rmpi_verbs_qpmap_add(rmpi_tl_t *tl, uint32_t qpn, rmpi_ep_t *ep)
+int rmpi_verbs_qpmap_add(verbs_tl_t *tl, uint32_t qpn, verbs_ep_t *ep)
 {
     size_t h = (qpn * 2654435761u) & tl->qpmap_mask;
     for (size_t i = 0; i <= tl->qpmap_mask; i++, h = (h + 1) & tl->qpmap_mask) {
@@ -327,11 +333,11 @@ int rmpi_verbs_qpmap_add(rmpi_tl_t *tl, uint32_t qpn, rmpi_ep_t *ep)
     return RMP_ERR_INTERNAL;
 }
 
-rmpi_ep_t *rmpi_verbs_qpmap_find(rmpi_tl_t *tl, uint32_t qpn)
+verbs_ep_t *rmpi_verbs_qpmap_find(verbs_tl_t *tl, uint32_t qpn)
 {
     size_t h = (qpn * 2654435761u) & tl->qpmap_mask;
     for (size_t i = 0; i <= tl->qpmap_mask; i++, h = (h + 1) & tl->qpmap_mask) {
-        rmpi_ep_t *ep = tl->qpmap[h].ep;
+        verbs_ep_t *ep = tl->qpmap[h].ep;
         if (!ep)
             return NULL;
         if (tl->qpmap[h].qpn == qpn)

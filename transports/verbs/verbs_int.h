@@ -82,9 +82,12 @@ enum {
     VEP_FAILED
 };
 
-struct rmpi_ep {
-    rmpi_tl_t *tl;
-    int peer;
+typedef struct verbs_tl verbs_tl_t;
+typedef struct verbs_ep verbs_ep_t;
+
+struct verbs_ep {
+    rmpi_ep_t base; /* first: core's handle; base.peer is the world rank */
+    verbs_tl_t *tl;
     int state;
     int fail_status;
     int attempts;
@@ -100,7 +103,7 @@ struct rmpi_ep {
     unsigned unsignaled;
     uint64_t sq_head, sq_tail; /* next to post, next to retire */
     verbs_op_t *ops;   /* VERBS_SQ_DEPTH slots, allocated at first connection */
-    struct rmpi_ep *next_credit;
+    struct verbs_ep *next_credit;
 };
 
 /* RMP_VERBS_* (the table is in verbs.c). */
@@ -109,7 +112,8 @@ typedef struct verbs_params {
     int gid_index;   /* -1: automatic */
 } verbs_params_t;
 
-struct rmpi_tl {
+struct verbs_tl {
+    rmpi_tl_t base; /* first: core's handle */
     rmpi_am_cb_t cb;
     void (*peer_failed)(int peer, const char *why);
     const verbs_params_t *prm;
@@ -140,14 +144,14 @@ struct rmpi_tl {
     int nprov;    /* peers provisioned */
     int cm_busy;  /* endpoints in a connecting state */
     unsigned cm_tick;
-    rmpi_ep_t *eps; /* by world rank */
+    verbs_ep_t *eps; /* by world rank */
     int neps;
     struct {
         uint32_t qpn;
-        rmpi_ep_t *ep;
+        verbs_ep_t *ep;
     } *qpmap;
     size_t qpmap_mask;
-    rmpi_ep_t *credit_list;
+    verbs_ep_t *credit_list;
     int need_report;
 };
 
@@ -156,50 +160,50 @@ int rmpi_verbs_select(const verbs_params_t *prm, struct ibv_context **ctxs, int 
                       verbs_sel_t *sel, char *why, size_t whylen);
 int rmpi_verbs_query(const verbs_params_t *prm, char *why, size_t whylen);
 void rmpi_verbs_describe(const rmpi_tl_args_t *args, void (*line)(const char *text));
-int rmpi_verbs_dev_open(rmpi_tl_t *tl);
-void rmpi_verbs_dev_close(rmpi_tl_t *tl);
+int rmpi_verbs_dev_open(verbs_tl_t *tl);
+void rmpi_verbs_dev_close(verbs_tl_t *tl);
 
 /* verbs_mr.c: registered buffer pools and the registration cache. */
-int rmpi_verbs_mr_init(rmpi_tl_t *tl);
-void rmpi_verbs_mr_fini(rmpi_tl_t *tl);
-int rmpi_verbs_rx_grow(rmpi_tl_t *tl, int want);
-void rmpi_verbs_rx_repost(rmpi_tl_t *tl);
-verbs_buf_t *rmpi_verbs_send_buf(rmpi_tl_t *tl);
-void rmpi_verbs_send_buf_put(rmpi_tl_t *tl, verbs_buf_t *b);
-int rmpi_verbs_local_reg(rmpi_tl_t *tl, const void *addr, size_t len, int writable,
+int rmpi_verbs_mr_init(verbs_tl_t *tl);
+void rmpi_verbs_mr_fini(verbs_tl_t *tl);
+int rmpi_verbs_rx_grow(verbs_tl_t *tl, int want);
+void rmpi_verbs_rx_repost(verbs_tl_t *tl);
+verbs_buf_t *rmpi_verbs_send_buf(verbs_tl_t *tl);
+void rmpi_verbs_send_buf_put(verbs_tl_t *tl, verbs_buf_t *b);
+int rmpi_verbs_local_reg(verbs_tl_t *tl, const void *addr, size_t len, int writable,
                          rcache_region_t **reg, uint32_t *lkey);
 int rmpi_verbs_mem_reg(rmpi_tl_t *tl, void *addr, size_t len, rmpi_mr_t **mr, uint64_t *rkey);
 void rmpi_verbs_mem_dereg(rmpi_tl_t *tl, rmpi_mr_t *mr);
 
 /* verbs_cm.c: the rdma_cm listener and connection state machine. */
-int rmpi_verbs_cm_init(rmpi_tl_t *tl);
-void rmpi_verbs_cm_fini(rmpi_tl_t *tl);
-int rmpi_verbs_cm_connect(rmpi_ep_t *ep);
-int rmpi_verbs_cm_progress(rmpi_tl_t *tl);
-void rmpi_verbs_ep_close(rmpi_ep_t *ep);
-void rmpi_verbs_ep_set_state(rmpi_ep_t *ep, int state);
+int rmpi_verbs_cm_init(verbs_tl_t *tl);
+void rmpi_verbs_cm_fini(verbs_tl_t *tl);
+int rmpi_verbs_cm_connect(verbs_ep_t *ep);
+int rmpi_verbs_cm_progress(verbs_tl_t *tl);
+void rmpi_verbs_ep_close(verbs_ep_t *ep);
+void rmpi_verbs_ep_set_state(verbs_ep_t *ep, int state);
 
 /* verbs_ep.c: endpoints and the operations posted on them. */
 int rmpi_verbs_connect(rmpi_tl_t *tl, int peer, const void *addr, size_t len, rmpi_ep_t **ep,
                        rmpi_tl_caps_t *caps);
-int rmpi_verbs_ep_ready(rmpi_ep_t *ep);
-void rmpi_verbs_ep_established(rmpi_ep_t *ep);
-void rmpi_verbs_ep_fail(rmpi_ep_t *ep, int status);
+int rmpi_verbs_ep_ready(verbs_ep_t *ep);
+void rmpi_verbs_ep_established(verbs_ep_t *ep);
+void rmpi_verbs_ep_fail(verbs_ep_t *ep, int status);
 int rmpi_verbs_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *payload,
                     size_t plen);
-int rmpi_verbs_send_credits(rmpi_ep_t *ep);
+int rmpi_verbs_send_credits(verbs_ep_t *ep);
 int rmpi_verbs_flushed(rmpi_tl_t *tl);
 int rmpi_verbs_ep_alive(rmpi_ep_t *ep);
 int rmpi_verbs_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg);
 int rmpi_verbs_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg);
-int rmpi_verbs_qpmap_add(rmpi_tl_t *tl, uint32_t qpn, rmpi_ep_t *ep);
-rmpi_ep_t *rmpi_verbs_qpmap_find(rmpi_tl_t *tl, uint32_t qpn);
+int rmpi_verbs_qpmap_add(verbs_tl_t *tl, uint32_t qpn, verbs_ep_t *ep);
+verbs_ep_t *rmpi_verbs_qpmap_find(verbs_tl_t *tl, uint32_t qpn);
 
 /* verbs_cq.c: completion handling, driven by progress(). */
 int rmpi_verbs_progress(rmpi_tl_t *tl);
-void rmpi_verbs_retire(rmpi_ep_t *ep, uint64_t upto, int status);
+void rmpi_verbs_retire(verbs_ep_t *ep, uint64_t upto, int status);
 int rmpi_verbs_wc_status(enum ibv_wc_status s);
 
 #endif

@@ -60,7 +60,7 @@ static int mr_readable(const void *addr, size_t len)
  * constant table being sent) is registered for remote read only, and marked so. */
 static int mr_reg(void *ctx, void *addr, size_t len, void **handle)
 {
-    rmpi_tl_t *tl = ctx;
+    verbs_tl_t *tl = ctx;
     verbs_reg_t *r = malloc(sizeof(*r));
     if (!r)
         return RMP_ERR_NOMEM;
@@ -98,7 +98,7 @@ static int mr_srq_faults;
 static const rcache_ops_t mr_rcache_ops = {mr_reg, mr_dereg};
 
 /* A registered chunk of n buffers; they are handed to the caller as a list. */
-static int mr_chunk_new(rmpi_tl_t *tl, int n, verbs_buf_t **list)
+static int mr_chunk_new(verbs_tl_t *tl, int n, verbs_buf_t **list)
 {
     verbs_chunk_t *c = calloc(1, sizeof(*c));
     if (!c)
@@ -134,7 +134,7 @@ static int mr_chunk_new(rmpi_tl_t *tl, int n, verbs_buf_t **list)
     return RMP_SUCCESS;
 }
 
-int rmpi_verbs_mr_init(rmpi_tl_t *tl)
+int rmpi_verbs_mr_init(verbs_tl_t *tl)
 {
     size_t max = tl->rcache_max_bytes;
     if (rcache_hooks_install() != RMP_SUCCESS) {
@@ -154,7 +154,7 @@ int rmpi_verbs_mr_init(rmpi_tl_t *tl)
     return mr_chunk_new(tl, VERBS_SEND_BUFS, &tl->send_free);
 }
 
-void rmpi_verbs_mr_fini(rmpi_tl_t *tl)
+void rmpi_verbs_mr_fini(verbs_tl_t *tl)
 {
     if (tl->rcache) {
         rcache_stats_t st;
@@ -184,7 +184,7 @@ void rmpi_verbs_mr_fini(rmpi_tl_t *tl)
     tl->rx_free = NULL;
 }
 
-static int mr_post_srq(rmpi_tl_t *tl, struct ibv_recv_wr *wr, int n, struct ibv_recv_wr **bad)
+static int mr_post_srq(verbs_tl_t *tl, struct ibv_recv_wr *wr, int n, struct ibv_recv_wr **bad)
 {
     if (RMPI_UNLIKELY(mr_srq_faults > 0)) {
         mr_srq_faults--;
@@ -205,7 +205,7 @@ static int mr_post_srq(rmpi_tl_t *tl, struct ibv_recv_wr *wr, int n, struct ibv_
 /* Post the consumed receive buffers back to the SRQ as one chain. What the device
    refuses goes back on rx_free and is tried again (here at the next batch, and from
    rmpi_verbs_progress now and then, in case the SRQ ran dry and no batch comes). */
-void rmpi_verbs_rx_repost(rmpi_tl_t *tl)
+void rmpi_verbs_rx_repost(verbs_tl_t *tl)
 {
     struct ibv_recv_wr wr[VERBS_RECV_BATCH * 4], *bad;
     struct ibv_sge sge[VERBS_RECV_BATCH * 4];
@@ -246,7 +246,7 @@ void rmpi_verbs_rx_repost(rmpi_tl_t *tl)
 }
 
 /* Make the SRQ pool hold at least want buffers (each new peer adds its credits). */
-int rmpi_verbs_rx_grow(rmpi_tl_t *tl, int want)
+int rmpi_verbs_rx_grow(verbs_tl_t *tl, int want)
 {
     if (want > tl->srq_size)
         want = tl->srq_size;
@@ -271,7 +271,7 @@ int rmpi_verbs_rx_grow(rmpi_tl_t *tl, int want)
     return RMP_SUCCESS;
 }
 
-verbs_buf_t *rmpi_verbs_send_buf(rmpi_tl_t *tl)
+verbs_buf_t *rmpi_verbs_send_buf(verbs_tl_t *tl)
 {
     verbs_buf_t *b = tl->send_free;
     if (b)
@@ -279,7 +279,7 @@ verbs_buf_t *rmpi_verbs_send_buf(rmpi_tl_t *tl)
     return b;
 }
 
-void rmpi_verbs_send_buf_put(rmpi_tl_t *tl, verbs_buf_t *b)
+void rmpi_verbs_send_buf_put(verbs_tl_t *tl, verbs_buf_t *b)
 {
     b->next = tl->send_free;
     tl->send_free = b;
@@ -288,7 +288,7 @@ void rmpi_verbs_send_buf_put(rmpi_tl_t *tl, verbs_buf_t *b)
 /* A cached region covering [addr, addr + len), writable if asked. A region
  * registered read-only whose memory has become writable since (mprotect is not
  * an invalidation) is dropped and registered again once. */
-static int mr_get(rmpi_tl_t *tl, const void *addr, size_t len, int writable,
+static int mr_get(verbs_tl_t *tl, const void *addr, size_t len, int writable,
                   rcache_region_t **out)
 {
     for (int tries = 0;; tries++) {
@@ -309,7 +309,7 @@ static int mr_get(rmpi_tl_t *tl, const void *addr, size_t len, int writable,
 
 /* A local buffer of put/get: registered through the cache, reference held
  * until the operation completes. */
-int rmpi_verbs_local_reg(rmpi_tl_t *tl, const void *addr, size_t len, int writable,
+int rmpi_verbs_local_reg(verbs_tl_t *tl, const void *addr, size_t len, int writable,
                          rcache_region_t **reg, uint32_t *lkey)
 {
     rcache_region_t *r;
@@ -322,8 +322,9 @@ int rmpi_verbs_local_reg(rmpi_tl_t *tl, const void *addr, size_t len, int writab
     return RMP_SUCCESS;
 }
 
-int rmpi_verbs_mem_reg(rmpi_tl_t *tl, void *addr, size_t len, rmpi_mr_t **mr, uint64_t *rkey)
+int rmpi_verbs_mem_reg(rmpi_tl_t *tl_, void *addr, size_t len, rmpi_mr_t **mr, uint64_t *rkey)
 {
+    verbs_tl_t *tl = (verbs_tl_t *)tl_;
     rcache_region_t *r;
     int rc = mr_get(tl, addr, len, 1, &r);
     if (rc != RMP_SUCCESS) {
@@ -337,8 +338,9 @@ int rmpi_verbs_mem_reg(rmpi_tl_t *tl, void *addr, size_t len, rmpi_mr_t **mr, ui
     return RMP_SUCCESS;
 }
 
-void rmpi_verbs_mem_dereg(rmpi_tl_t *tl, rmpi_mr_t *mr)
+void rmpi_verbs_mem_dereg(rmpi_tl_t *tl_, rmpi_mr_t *mr)
 {
+    verbs_tl_t *tl = (verbs_tl_t *)tl_;
     if (mr)
         rcache_put(tl->rcache, (rcache_region_t *)mr);
 }
