@@ -26,7 +26,7 @@ const rmpi_tl_entry_t *rmpi_tl_lookup(const char *name, size_t len);
  * registry order: RMP_TRANSPORTS' default, so a new registry line is used
  * without touching the parameter table. */
 #define RMPI_TL_CSV_(name, built) "," #name
-#define RMPI_TL_DEFAULT_LIST (RMPI_TL_REGISTRY(RMPI_TL_CSV_) + sizeof(",self"))
+#define RMPI_TL_DEFAULT_LIST (&(RMPI_TL_REGISTRY(RMPI_TL_CSV_))[sizeof(",self")])
 
 /* "shm, verbs, tcp": the names RMP_TRANSPORTS accepts (all but self), for messages. */
 const char *rmpi_tl_names(void);

@@ -108,8 +108,8 @@ int main(int argc, char **argv)
         char *a = NULL;
         size_t alen = 0;
         char ip[64];
-        unsigned port;
-        unsigned long long tok;
+        unsigned port = 0;
+        unsigned long long tok = 0;
         T_CHECK(rmpi_tl_address(1, "tcp", (void **)&a, &alen) == RMP_SUCCESS &&
                     sscanf(a, "%63[^:]:%u/%llx", ip, &port, &tok) == 3,
                 "rank 1's tcp address");
