@@ -11,9 +11,12 @@
 #include "diag.h"
 #include "request.h"
 
-/* Written by the blocking loops, read by the signal handler. */
-static volatile rmpi_diag_t diag_other = {NULL, -1, 0, -1, 0};
-static const char *volatile diag_coll_call;
+/* Written by the blocking loops, read by the signal handler. Per thread: under
+ * MULTIPLE each thread blocks on its own call, and the report names the one of
+ * the thread the signal lands on (the main thread, in a single-threaded program). */
+#define DIAG_TLS __thread __attribute__((tls_model("initial-exec")))
+static DIAG_TLS volatile rmpi_diag_t diag_other = {NULL, -1, 0, -1, 0};
+static DIAG_TLS const char *volatile diag_coll_call;
 
 rmpi_diag_t rmpi_diag_save(void)
 {

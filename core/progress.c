@@ -12,8 +12,10 @@
 
 void rmpi_progress_active(void)
 {
+    rmpi_mt_enter(); /* called from collectives' own spin loops, outside the engine */
     rmpi_ctx.idle = 0;
     rmpi_ctx.sleep_ns = 0;
+    rmpi_mt_leave();
 }
 
 /* More ranks than cores: give the core away while idle, and once idle for
