@@ -87,12 +87,12 @@ void rcache_destroy(rcache_t *rc);
 /* Counters; invalidations queued by hooks but not yet applied are not counted. */
 void rcache_stats(const rcache_t *rc, rcache_stats_t *st);
 
-/* Install the process-wide memory hooks (idempotent, thread-safe). Call it early, while
-   no other thread may be unmapping memory (rmp_init), and only in processes that cache
-   registrations (the verbs transport). Returns RMP_SUCCESS or RMP_ERR_NOT_SUPPORTED
-   (unknown libc layout, text not writable, another library already patched the functions,
-   or the self-test failed: freeing a 33 MiB block did not reach the hook): the caller
-   should then not cache registrations across calls. */
+/* Install the process-wide memory hooks (idempotent, thread-safe). Call it early (rmp_init,
+   before PMIx starts its threads), and only in processes that cache registrations (the
+   verbs transport). Returns RMP_SUCCESS or RMP_ERR_NOT_SUPPORTED (other threads exist, so
+   the non-atomic patch is not written; unknown libc layout, text not writable, another
+   library already patched the functions, or the self-test failed: freeing a 33 MiB block
+   did not reach the hook): the caller should then not cache registrations across calls. */
 int rcache_hooks_install(void);
 
 /* 1 once rcache_hooks_install() has succeeded. */

@@ -17,6 +17,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr1, MREMAP_FIXED, MADV_* (meson defines it already) */
 #endif
+#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -237,9 +238,31 @@ static int hooks_self_test(void)
     return RMP_SUCCESS;
 }
 
+/* Threads of this process (/proc/self/task), 0 when it cannot be read. */
+static int hooks_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
+}
+
 static int hooks_do_install(void)
 {
 #if defined(__x86_64__) && defined(__GLIBC__)
+    /* The 13-byte patch is not one atomic store: another thread could run a half-written
+     * function. So it is written only while the calling thread is alone (rmp_init runs
+     * before PMIx starts its threads); otherwise no hooks, and the cache is not used. */
+    if (hooks_threads() != 1) {
+        hooks_why = "other threads were running when rmp was initialised (libc is patched "
+                    "only while one thread exists)";
+        return RMP_ERR_NOT_SUPPORTED;
+    }
     struct hooks_site sites[] = {
         {"munmap", (void *)hooks_munmap, NULL},   {"mremap", (void *)hooks_mremap, NULL},
         {"madvise", (void *)hooks_madvise, NULL}, {"mmap", (void *)hooks_mmap, NULL},
