@@ -49,6 +49,7 @@ for p in rmp_allreduce rmp_bcast rmp_barrier rmp_allgather rmp_reduce_scatter rm
 done
 run 3 --oversubscribe rmp_allreduce $opts -T bfloat16
 run 2 "" rmp_allreduce $opts -T int8 -o max
+run 2 "" rmp_mt_rate -t 1,2 -r 1 -i 20
 
 echo "bench-smoke: $((total - fail))/$total passed"
 [ "$fail" -eq 0 ]

@@ -98,11 +98,11 @@ static void mt_main(int argc, char **argv)
     if (mt_rank != 0)
         return;
     printf("# %s: 8-byte messages, window %d, %d iterations per thread; median of %d "
-           "interleaved rounds (min, max)\n# threads   messages/s        min        max\n",
+           "interleaved rounds (min, max)\n# threads    messages/s        min        max\n",
            MT_NAME, MT_W, mt_iters, rounds);
     for (int k = 0; k < nts; k++) {
         qsort(rate[k], (size_t)rounds, sizeof(double), mt_cmp);
-        printf("%9d %12.0f %10.0f %10.0f\n", ts[k], rate[k][rounds / 2], rate[k][0],
+        printf("%-9d %12.0f %10.0f %10.0f\n", ts[k], rate[k][rounds / 2], rate[k][0],
                rate[k][rounds - 1]);
     }
 }
