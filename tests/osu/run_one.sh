@@ -14,6 +14,16 @@ fi
 out=$("$rrun" --oversubscribe -n "$np" --timeout 240 "$prog" "$@" 2>&1)
 status=$?
 echo "$out"
+# OSU 7.4's osu_latency_mt never calls MPI_Finalize outside its session mode (its
+# omb_lat_mt_session_finalize only finalizes sessions): rrun reports each rank that exits
+# without finalize and fails the job. For that benchmark only (OSU_NO_FINALIZE=1), such a
+# report and nothing else is accepted.
+if [ $status -ne 0 ] && [ "${OSU_NO_FINALIZE:-0}" = 1 ] &&
+   echo "$out" | grep -q 'exited with status 0 without calling rmp_finalize' &&
+   ! echo "$out" | grep '^rrun:' | grep -v -q 'exited with status 0 without calling rmp_finalize'; then
+    echo "note: $bench exits without MPI_Finalize (OSU 7.4 bug); accepted"
+    status=0
+fi
 if [ $status -ne 0 ]; then
     echo "FAIL: $bench at $np ranks exited $status"
     exit 1
