@@ -11,10 +11,8 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Initialized(&flag));
     CHECK(flag == 0, "Initialized before Init: %d", flag);
     CHECK_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    /* the level rmp_init_thread gives: SERIALIZED until MULTIPLE lands (docs/threads.md),
-     * never more than asked, in the ABI's values */
-    CHECK(provided == MPI_THREAD_SERIALIZED || provided == MPI_THREAD_MULTIPLE, "provided %d",
-          provided);
+    /* the level rmp_init_thread gives (docs/threads.md), in the ABI's values */
+    CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
     int q = -1;
     CHECK_OK(MPI_Query_thread(&q));
     CHECK(q == provided, "Query_thread %d != %d", q, provided);
