@@ -56,7 +56,15 @@ typedef struct {
 static inline int bench_rmp_start(bench_rmp_t *b, int *argc, char ***argv, bench_opts_t *o,
                                   const char *prog, const char *type_help, int min_ranks)
 {
-    CK(rmp_init(argc, argv));
+    /* BENCH_THREAD_LEVEL=multiple: the same measurement under RMP_THREAD_MULTIPLE (what
+     * the engine lock costs one thread, docs/threads.md). */
+    const char *lvl = getenv("BENCH_THREAD_LEVEL");
+    if (lvl && strcmp(lvl, "multiple") == 0) {
+        int provided;
+        CK(rmp_init_thread(argc, argv, RMP_THREAD_MULTIPLE, &provided));
+    } else {
+        CK(rmp_init(argc, argv));
+    }
     b->world = rmp_comm_world();
     b->rank = rmp_comm_rank(b->world);
     b->size = rmp_comm_size(b->world);

@@ -13,14 +13,6 @@ struct rmp_comm *rmpi_world;
 static uint32_t comm_next_cid = 2; /* 0/1: world p2p/collectives */
 
 
-int rmpi_comm_check(rmp_comm_t comm)
-{
-    int rc = rmpi_check_state();
-    if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
-        return rc;
-    return RMPI_LIKELY(comm != NULL) ? RMP_SUCCESS : RMP_ERR_ARG;
-}
-
 int rmpi_comm_world_init(void)
 {
     rmpi_world = calloc(1, sizeof(*rmpi_world));

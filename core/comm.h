@@ -29,7 +29,13 @@ static inline int rmpi_comm_node_of(const struct rmp_comm *c, int r)
 }
 
 /* Validate a user communicator handle. */
-int rmpi_comm_check(rmp_comm_t comm);
+static inline int rmpi_comm_check(rmp_comm_t comm)
+{
+    int rc = rmpi_check_state();
+    if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
+        return rc;
+    return RMPI_LIKELY(comm != NULL) ? RMP_SUCCESS : RMP_ERR_ARG;
+}
 /* Free a communicator and its collective state, without communication (also after
  * rmp_finalize has started: collectives/ frees the communicators it made itself). */
 void rmpi_comm_destroy(struct rmp_comm *c);
