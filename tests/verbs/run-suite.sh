@@ -79,6 +79,18 @@ run badmem-np2     120 2 "$T/verbs/verbs_badmem"
 run hooks-patched  60 2 "$T/rcache/hooks_selected" patched
 # ibv_post_srq_recv failing half-way, 40 times per process: no receive buffer lost
 RMPI_FAULT_SRQ_POST=40 run srq-fault-np2 120 2 "$T/verbs/verbs_srq_fault"
+# RMP_THREAD_MULTIPLE over verbs (tests/threads/mt_test.c): threads on their own tags,
+# ANY_SOURCE receivers competing, one-sided from several threads, a rank killed while
+# every thread of the others is blocked on it.
+run mt-pingpong-np2 300 2 "$T/threads/mt_test" pingpong 4
+run mt-anysrc-np3   300 3 "$T/threads/mt_test" anysrc 4
+run mt-rma-np2      300 2 "$T/threads/mt_test" rma 4
+t0=$SECONDS
+if "$(dirname "$0")/../threads/mt_kill.sh" "$RRUN" "$T/threads/mt_test" 3 4 >"$LOG/mt-kill.out" 2>&1; then
+  pass=$((pass + 1)); echo "PASS mt-kill-np3 ($((SECONDS - t0)) s) $(tail -n1 "$LOG/mt-kill.out")"
+else
+  fail=$((fail + 1)); echo "FAIL mt-kill-np3 ($((SECONDS - t0)) s)"; tail -n 25 "$LOG/mt-kill.out" | sed 's/^/    /'
+fi
 # Failure handling on verbs (tests/faults): a rank killed mid-stream of eager
 # sends, mid-rendezvous (both sides), inside allreduce, during a flush.
 t0=$SECONDS
