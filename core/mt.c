@@ -1,29 +1,42 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The engine lock of RMP_THREAD_MULTIPLE (core/mt.h). */
+#include <sched.h>
+#include <time.h>
+
 #include "mt.h"
 
 bool rmpi_mt;
-pthread_mutex_t rmpi_mt_lock;
+rmpi_mt_lock_t rmpi_mt_lock;
+__thread char rmpi_mt_self __attribute__((tls_model("initial-exec")));
+
+/* Spin briefly (the holder is usually running and done within a microsecond), then
+ * yield, then sleep: with threads far above the cores, yielding alone keeps every
+ * waiter runnable and starves the holder. */
+void rmpi_mt_lock_slow(void)
+{
+    for (unsigned spins = 0; !rmpi_mt_trylock(); spins++) {
+        if (spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else if (spins < 96) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
 
 int rmpi_mt_start(void)
 {
-    pthread_mutexattr_t a;
-    if (pthread_mutexattr_init(&a) != 0)
-        return RMP_ERR_NOMEM;
-    int rc = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE) == 0 &&
-                     pthread_mutex_init(&rmpi_mt_lock, &a) == 0
-                 ? RMP_SUCCESS
-                 : RMP_ERR_NOMEM;
-    pthread_mutexattr_destroy(&a);
-    if (rc == RMP_SUCCESS)
-        rmpi_mt = true;
-    return rc;
+    rmpi_mt_lock.owner = NULL;
+    rmpi_mt_lock.depth = 0;
+    rmpi_mt = true;
+    return RMP_SUCCESS;
 }
 
 void rmpi_mt_stop(void)
 {
-    if (!rmpi_mt)
-        return;
     rmpi_mt = false;
-    pthread_mutex_destroy(&rmpi_mt_lock);
 }

@@ -4,28 +4,68 @@
  * a transport's queues) runs under the engine lock; blocking calls wait outside
  * it, on their request's completion flag, and drive progress with a try-lock,
  * so a thread never polls a transport while another one does. Below MULTIPLE
- * the lock is never taken: one predictable branch on a read-mostly flag. */
+ * the lock is never taken: one predictable branch on a read-mostly flag.
+ *
+ * The lock is a recursive spin lock (handlers re-enter send paths): taking it
+ * free costs one compare-and-swap, releasing it one store, about half of a
+ * pthread mutex's pair; a waiter spins briefly, then yields the core (the
+ * holder may be a preempted thread when threads outnumber cores). */
 #ifndef RMPI_MT_H
 #define RMPI_MT_H
 
-#include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "rmpi.h"
 
+typedef struct rmpi_mt_lock {
+    void *owner; /* the holder's rmpi_mt_self address, NULL when free (atomic) */
+    int depth;   /* recursion, touched by the holder only */
+} rmpi_mt_lock_t;
+
 extern bool rmpi_mt; /* set once at init, before any other thread can call */
-extern pthread_mutex_t rmpi_mt_lock; /* recursive: handlers re-enter send paths */
+extern rmpi_mt_lock_t rmpi_mt_lock;
+extern __thread char rmpi_mt_self __attribute__((tls_model("initial-exec")));
+
+/* Take the lock if free or already ours: 1 on success, 0 when another thread has it. */
+static inline int rmpi_mt_trylock(void)
+{
+    void *me = &rmpi_mt_self, *free_ = NULL;
+    if (__atomic_load_n(&rmpi_mt_lock.owner, __ATOMIC_RELAXED) == me) {
+        rmpi_mt_lock.depth++;
+        return 1;
+    }
+    if (!__atomic_compare_exchange_n(&rmpi_mt_lock.owner, &free_, me, 0, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return 0;
+    rmpi_mt_lock.depth = 1;
+    return 1;
+}
+
+void rmpi_mt_lock_slow(void);
+
+static inline void rmpi_mt_lock_take(void)
+{
+    if (RMPI_UNLIKELY(!rmpi_mt_trylock()))
+        rmpi_mt_lock_slow();
+}
+
+static inline void rmpi_mt_unlock(void)
+{
+    if (--rmpi_mt_lock.depth == 0)
+        __atomic_store_n(&rmpi_mt_lock.owner, NULL, __ATOMIC_RELEASE);
+}
 
 static inline void rmpi_mt_enter(void)
 {
     if (RMPI_UNLIKELY(rmpi_mt))
-        pthread_mutex_lock(&rmpi_mt_lock);
+        rmpi_mt_lock_take();
 }
 
 static inline void rmpi_mt_leave(void)
 {
     if (RMPI_UNLIKELY(rmpi_mt))
-        pthread_mutex_unlock(&rmpi_mt_lock);
+        rmpi_mt_unlock();
 }
 
 /* Start MULTIPLE mode (rmp_init_thread) and end it (finalize, after the threads joined). */

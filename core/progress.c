@@ -40,29 +40,8 @@ static void progress_idle(int n)
     }
 }
 
-static int progress_locked(void);
-
-/* MULTIPLE: one thread polls at a time; the others find the lock taken and
- * give the core to it (their requests complete under its polling). */
-static int progress_mt(void)
-{
-    if (pthread_mutex_trylock(&rmpi_mt_lock) != 0) {
-        sched_yield();
-        return 0;
-    }
-    int n = progress_locked();
-    pthread_mutex_unlock(&rmpi_mt_lock);
-    return n;
-}
-
-int rmpi_progress(void)
-{
-    if (RMPI_UNLIKELY(rmpi_mt))
-        return progress_mt();
-    return progress_locked();
-}
-
-static int progress_locked(void)
+/* One pass over every transport and the engine's own queues: events handled. */
+static inline __attribute__((always_inline)) int progress_poll(void)
 {
     int n = 0;
     for (int i = 0; i < rmpi_g.num_polled; i++)
@@ -73,6 +52,30 @@ static int progress_locked(void)
         n += rmpi_rndv_retry_puts();
     if (rmpi_req_have_gen)
         n += rmpi_req_progress_gen();
+    return n;
+}
+
+/* MULTIPLE: one thread polls at a time; the others find the lock taken and
+ * give the core to it (their requests complete under its polling). Idling is
+ * a yield after the lock is released, never a sleep with it held. */
+static __attribute__((noinline)) int progress_mt(void)
+{
+    if (!rmpi_mt_trylock()) {
+        sched_yield();
+        return 0;
+    }
+    int n = progress_poll();
+    rmpi_mt_unlock();
+    if (n == 0 && rmpi_g.yield_when_idle)
+        sched_yield();
+    return n;
+}
+
+int rmpi_progress(void)
+{
+    if (RMPI_UNLIKELY(rmpi_mt))
+        return progress_mt();
+    int n = progress_poll();
     if (RMPI_UNLIKELY(rmpi_g.yield_when_idle))
         progress_idle(n);
     return n;

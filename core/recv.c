@@ -111,9 +111,9 @@ static inline __attribute__((always_inline)) int irecv_cid_locked(void *buf, siz
 static __attribute__((noinline)) int irecv_cid_mt(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
                    rmp_request_t *out)
 {
-    pthread_mutex_lock(&rmpi_mt_lock);
+    rmpi_mt_lock_take();
     int r = irecv_cid_locked(buf, bytes, source, tag, comm, cid, out);
-    pthread_mutex_unlock(&rmpi_mt_lock);
+    rmpi_mt_unlock();
     return r;
 }
 
@@ -137,9 +137,9 @@ static inline __attribute__((always_inline)) int recv_cancel_locked(rmp_request_
 /* MULTIPLE: the same under the engine lock, kept out of line. */
 static __attribute__((noinline)) int recv_cancel_mt(rmp_request_t req)
 {
-    pthread_mutex_lock(&rmpi_mt_lock);
+    rmpi_mt_lock_take();
     int r = recv_cancel_locked(req);
-    pthread_mutex_unlock(&rmpi_mt_lock);
+    rmpi_mt_unlock();
     return r;
 }
 
@@ -173,9 +173,9 @@ static inline __attribute__((always_inline)) void recv_take_locked(rmp_request_t
 /* MULTIPLE: the same under the engine lock, kept out of line. */
 static __attribute__((noinline)) void recv_take_mt(rmp_request_t req, rmpi_ux_t *u)
 {
-    pthread_mutex_lock(&rmpi_mt_lock);
+    rmpi_mt_lock_take();
     recv_take_locked(req, u);
-    pthread_mutex_unlock(&rmpi_mt_lock);
+    rmpi_mt_unlock();
 }
 
 void rmpi_recv_take(rmp_request_t req, rmpi_ux_t *u)
@@ -195,9 +195,9 @@ static inline __attribute__((always_inline)) void recv_withdraw_locked(rmp_reque
 /* MULTIPLE: the same under the engine lock, kept out of line. */
 static __attribute__((noinline)) void recv_withdraw_mt(rmp_request_t req)
 {
-    pthread_mutex_lock(&rmpi_mt_lock);
+    rmpi_mt_lock_take();
     recv_withdraw_locked(req);
-    pthread_mutex_unlock(&rmpi_mt_lock);
+    rmpi_mt_unlock();
 }
 
 void rmpi_recv_withdraw(rmp_request_t req)
@@ -224,9 +224,9 @@ static inline __attribute__((always_inline)) void req_abandon_locked(rmp_request
 /* MULTIPLE: the same under the engine lock, kept out of line. */
 static __attribute__((noinline)) void req_abandon_mt(rmp_request_t req)
 {
-    pthread_mutex_lock(&rmpi_mt_lock);
+    rmpi_mt_lock_take();
     req_abandon_locked(req);
-    pthread_mutex_unlock(&rmpi_mt_lock);
+    rmpi_mt_unlock();
 }
 
 void rmpi_req_abandon(rmp_request_t req)
@@ -270,9 +270,9 @@ static inline __attribute__((always_inline)) int recv_probe_locked(uint32_t cid,
 /* MULTIPLE: the same under the engine lock, kept out of line. */
 static __attribute__((noinline)) int recv_probe_mt(uint32_t cid, int source, int tag, rmp_status_t *st)
 {
-    pthread_mutex_lock(&rmpi_mt_lock);
+    rmpi_mt_lock_take();
     int r = recv_probe_locked(cid, source, tag, st);
-    pthread_mutex_unlock(&rmpi_mt_lock);
+    rmpi_mt_unlock();
     return r;
 }
 

@@ -71,9 +71,9 @@ static inline __attribute__((always_inline)) void req_free_locked(rmp_request_t 
 /* MULTIPLE: the same under the engine lock, kept out of line. */
 static __attribute__((noinline)) void req_free_mt(rmp_request_t req)
 {
-    pthread_mutex_lock(&rmpi_mt_lock);
+    rmpi_mt_lock_take();
     req_free_locked(req);
-    pthread_mutex_unlock(&rmpi_mt_lock);
+    rmpi_mt_unlock();
 }
 
 void rmpi_req_free(rmp_request_t req)

@@ -142,9 +142,9 @@ static inline __attribute__((always_inline)) int send_ctrl_locked(int peer, cons
 /* MULTIPLE: the same under the engine lock, kept out of line. */
 static __attribute__((noinline)) int send_ctrl_mt(int peer, const void *msg, size_t len, const void *payload, size_t plen)
 {
-    pthread_mutex_lock(&rmpi_mt_lock);
+    rmpi_mt_lock_take();
     int r = send_ctrl_locked(peer, msg, len, payload, plen);
-    pthread_mutex_unlock(&rmpi_mt_lock);
+    rmpi_mt_unlock();
     return r;
 }
 
@@ -168,9 +168,9 @@ static inline __attribute__((always_inline)) int send_fin_locked(int peer, uint6
 /* MULTIPLE: the same under the engine lock, kept out of line. */
 static __attribute__((noinline)) int send_fin_mt(int peer, uint64_t target_req, int status)
 {
-    pthread_mutex_lock(&rmpi_mt_lock);
+    rmpi_mt_lock_take();
     int r = send_fin_locked(peer, target_req, status);
-    pthread_mutex_unlock(&rmpi_mt_lock);
+    rmpi_mt_unlock();
     return r;
 }
 
@@ -245,9 +245,9 @@ static inline __attribute__((always_inline)) int send_isend_locked(const void *b
 static __attribute__((noinline)) int send_isend_mt(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
                       uint32_t cid, int sync, rmp_request_t *out)
 {
-    pthread_mutex_lock(&rmpi_mt_lock);
+    rmpi_mt_lock_take();
     int r = send_isend_locked(buf, bytes, dest, tag, comm, cid, sync, out);
-    pthread_mutex_unlock(&rmpi_mt_lock);
+    rmpi_mt_unlock();
     return r;
 }
 
@@ -287,9 +287,9 @@ static inline __attribute__((always_inline)) int send_now(rmpi_peer_t *p, const 
 static __attribute__((noinline)) int send_now_mt(rmpi_peer_t *p, const void *buf, size_t bytes,
                                                  uint32_t cid, int src, int tag)
 {
-    pthread_mutex_lock(&rmpi_mt_lock);
+    rmpi_mt_lock_take();
     int rc = send_now(p, buf, bytes, cid, src, tag);
-    pthread_mutex_unlock(&rmpi_mt_lock);
+    rmpi_mt_unlock();
     return rc;
 }
 
