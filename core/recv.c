@@ -81,8 +81,8 @@ static void recv_take_unexpected(rmp_request_t req, rmpi_ux_t *u)
     ux_free(u);
 }
 
-static inline __attribute__((always_inline)) int irecv_cid_locked(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
-                   rmp_request_t *out)
+RMPI_MT_BODY int irecv_cid_locked(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
+                                  uint32_t cid, rmp_request_t *out)
 {
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_RECV);
     if (RMPI_UNLIKELY(!req))
@@ -107,25 +107,12 @@ static inline __attribute__((always_inline)) int irecv_cid_locked(void *buf, siz
     return RMP_SUCCESS;
 }
 
-/* MULTIPLE: the same under the engine lock, kept out of line. */
-static __attribute__((noinline)) int irecv_cid_mt(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
-                   rmp_request_t *out)
-{
-    rmpi_mt_lock_take();
-    int r = irecv_cid_locked(buf, bytes, source, tag, comm, cid, out);
-    rmpi_mt_unlock();
-    return r;
-}
+RMPI_MT_ENTRY(, rmpi_irecv_cid, irecv_cid_locked,
+    (void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
+     rmp_request_t *out),
+    (buf, bytes, source, tag, comm, cid, out))
 
-int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
-                   rmp_request_t *out)
-{
-    if (RMPI_UNLIKELY(rmpi_mt))
-        return irecv_cid_mt(buf, bytes, source, tag, comm, cid, out);
-    return irecv_cid_locked(buf, bytes, source, tag, comm, cid, out);
-}
-
-static inline __attribute__((always_inline)) int recv_cancel_locked(rmp_request_t req)
+RMPI_MT_BODY int recv_cancel_locked(rmp_request_t req)
 {
     if (req->kind != RMPI_REQ_RECV || req->done || !rmpi_recv_is_posted(&req->mq))
         return 0;
@@ -134,21 +121,7 @@ static inline __attribute__((always_inline)) int recv_cancel_locked(rmp_request_
     return 1;
 }
 
-/* MULTIPLE: the same under the engine lock, kept out of line. */
-static __attribute__((noinline)) int recv_cancel_mt(rmp_request_t req)
-{
-    rmpi_mt_lock_take();
-    int r = recv_cancel_locked(req);
-    rmpi_mt_unlock();
-    return r;
-}
-
-int rmpi_recv_cancel(rmp_request_t req)
-{
-    if (RMPI_UNLIKELY(rmpi_mt))
-        return recv_cancel_mt(req);
-    return recv_cancel_locked(req);
-}
+RMPI_MT_ENTRY(, rmpi_recv_cancel, recv_cancel_locked, (rmp_request_t req), (req))
 
 rmpi_ux_t *rmpi_recv_mprobe(uint32_t cid, int source, int tag, rmp_status_t *st)
 {
@@ -161,7 +134,7 @@ rmpi_ux_t *rmpi_recv_mprobe(uint32_t cid, int source, int tag, rmp_status_t *st)
     return u;
 }
 
-static inline __attribute__((always_inline)) void recv_take_locked(rmp_request_t req, rmpi_ux_t *u)
+RMPI_MT_BODY void recv_take_locked(rmp_request_t req, rmpi_ux_t *u)
 {
     req->mq.cid = u->mq.cid;
     req->mq.src = u->mq.src;
@@ -170,46 +143,16 @@ static inline __attribute__((always_inline)) void recv_take_locked(rmp_request_t
     recv_take_unexpected(req, u);
 }
 
-/* MULTIPLE: the same under the engine lock, kept out of line. */
-static __attribute__((noinline)) void recv_take_mt(rmp_request_t req, rmpi_ux_t *u)
-{
-    rmpi_mt_lock_take();
-    recv_take_locked(req, u);
-    rmpi_mt_unlock();
-}
+RMPI_MT_ENTRY_VOID(, rmpi_recv_take, recv_take_locked, (rmp_request_t req, rmpi_ux_t *u), (req, u))
 
-void rmpi_recv_take(rmp_request_t req, rmpi_ux_t *u)
-{
-    if (RMPI_UNLIKELY(rmpi_mt)) {
-        recv_take_mt(req, u);
-        return;
-    }
-    recv_take_locked(req, u);
-}
-
-static inline __attribute__((always_inline)) void recv_withdraw_locked(rmp_request_t req)
+RMPI_MT_BODY void recv_withdraw_locked(rmp_request_t req)
 {
     rmpi_mq_remove(&rmpi_ctx.posted, &req->mq);
 }
 
-/* MULTIPLE: the same under the engine lock, kept out of line. */
-static __attribute__((noinline)) void recv_withdraw_mt(rmp_request_t req)
-{
-    rmpi_mt_lock_take();
-    recv_withdraw_locked(req);
-    rmpi_mt_unlock();
-}
+RMPI_MT_ENTRY_VOID(, rmpi_recv_withdraw, recv_withdraw_locked, (rmp_request_t req), (req))
 
-void rmpi_recv_withdraw(rmp_request_t req)
-{
-    if (RMPI_UNLIKELY(rmpi_mt)) {
-        recv_withdraw_mt(req);
-        return;
-    }
-    recv_withdraw_locked(req);
-}
-
-static inline __attribute__((always_inline)) void req_abandon_locked(rmp_request_t req)
+RMPI_MT_BODY void req_abandon_locked(rmp_request_t req)
 {
     if (req->done) {
         rmpi_req_free(req);
@@ -221,22 +164,7 @@ static inline __attribute__((always_inline)) void req_abandon_locked(rmp_request
     }
 }
 
-/* MULTIPLE: the same under the engine lock, kept out of line. */
-static __attribute__((noinline)) void req_abandon_mt(rmp_request_t req)
-{
-    rmpi_mt_lock_take();
-    req_abandon_locked(req);
-    rmpi_mt_unlock();
-}
-
-void rmpi_req_abandon(rmp_request_t req)
-{
-    if (RMPI_UNLIKELY(rmpi_mt)) {
-        req_abandon_mt(req);
-        return;
-    }
-    req_abandon_locked(req);
-}
+RMPI_MT_ENTRY_VOID(, rmpi_req_abandon, req_abandon_locked, (rmp_request_t req), (req))
 
 int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
                   rmp_status_t *st)
@@ -257,7 +185,7 @@ int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
     return rc;
 }
 
-static inline __attribute__((always_inline)) int recv_probe_locked(uint32_t cid, int source, int tag, rmp_status_t *st)
+RMPI_MT_BODY int recv_probe_locked(uint32_t cid, int source, int tag, rmp_status_t *st)
 {
     rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 0);
     if (e && st) {
@@ -267,21 +195,9 @@ static inline __attribute__((always_inline)) int recv_probe_locked(uint32_t cid,
     return e != NULL;
 }
 
-/* MULTIPLE: the same under the engine lock, kept out of line. */
-static __attribute__((noinline)) int recv_probe_mt(uint32_t cid, int source, int tag, rmp_status_t *st)
-{
-    rmpi_mt_lock_take();
-    int r = recv_probe_locked(cid, source, tag, st);
-    rmpi_mt_unlock();
-    return r;
-}
-
-int rmpi_recv_probe(uint32_t cid, int source, int tag, rmp_status_t *st)
-{
-    if (RMPI_UNLIKELY(rmpi_mt))
-        return recv_probe_mt(cid, source, tag, st);
-    return recv_probe_locked(cid, source, tag, st);
-}
+RMPI_MT_ENTRY(, rmpi_recv_probe, recv_probe_locked,
+    (uint32_t cid, int source, int tag, rmp_status_t *st),
+    (cid, source, tag, st))
 
 void rmpi_recv_fini(void)
 {

@@ -59,7 +59,7 @@ rmp_request_t rmpi_req_alloc(int kind)
     return r;
 }
 
-static inline __attribute__((always_inline)) void req_free_locked(rmp_request_t req)
+RMPI_MT_BODY void req_free_locked(rmp_request_t req)
 {
     if (req->release)
         req->release(req);
@@ -68,22 +68,7 @@ static inline __attribute__((always_inline)) void req_free_locked(rmp_request_t 
     req_free_list = req;
 }
 
-/* MULTIPLE: the same under the engine lock, kept out of line. */
-static __attribute__((noinline)) void req_free_mt(rmp_request_t req)
-{
-    rmpi_mt_lock_take();
-    req_free_locked(req);
-    rmpi_mt_unlock();
-}
-
-void rmpi_req_free(rmp_request_t req)
-{
-    if (RMPI_UNLIKELY(rmpi_mt)) {
-        req_free_mt(req);
-        return;
-    }
-    req_free_locked(req);
-}
+RMPI_MT_ENTRY_VOID(, rmpi_req_free, req_free_locked, (rmp_request_t req), (req))
 
 void rmpi_req_complete(rmp_request_t req)
 {

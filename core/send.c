@@ -126,7 +126,8 @@ void rmpi_send_drop_orphans(void)
     }
 }
 
-static inline __attribute__((always_inline)) int send_ctrl_locked(int peer, const void *msg, size_t len, const void *payload, size_t plen)
+RMPI_MT_BODY int send_ctrl_locked(int peer, const void *msg, size_t len, const void *payload,
+                                  size_t plen)
 {
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_CTRL);
     if (!req)
@@ -139,23 +140,11 @@ static inline __attribute__((always_inline)) int send_ctrl_locked(int peer, cons
     return send_post(req);
 }
 
-/* MULTIPLE: the same under the engine lock, kept out of line. */
-static __attribute__((noinline)) int send_ctrl_mt(int peer, const void *msg, size_t len, const void *payload, size_t plen)
-{
-    rmpi_mt_lock_take();
-    int r = send_ctrl_locked(peer, msg, len, payload, plen);
-    rmpi_mt_unlock();
-    return r;
-}
+RMPI_MT_ENTRY(, rmpi_send_ctrl, send_ctrl_locked,
+    (int peer, const void *msg, size_t len, const void *payload, size_t plen),
+    (peer, msg, len, payload, plen))
 
-int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen)
-{
-    if (RMPI_UNLIKELY(rmpi_mt))
-        return send_ctrl_mt(peer, msg, len, payload, plen);
-    return send_ctrl_locked(peer, msg, len, payload, plen);
-}
-
-static inline __attribute__((always_inline)) int send_fin_locked(int peer, uint64_t target_req, int status)
+RMPI_MT_BODY int send_fin_locked(int peer, uint64_t target_req, int status)
 {
     rmpi_fin_t f;
     memset(&f, 0, sizeof(f));
@@ -165,21 +154,9 @@ static inline __attribute__((always_inline)) int send_fin_locked(int peer, uint6
     return rmpi_send_ctrl(peer, &f, sizeof(f), NULL, 0);
 }
 
-/* MULTIPLE: the same under the engine lock, kept out of line. */
-static __attribute__((noinline)) int send_fin_mt(int peer, uint64_t target_req, int status)
-{
-    rmpi_mt_lock_take();
-    int r = send_fin_locked(peer, target_req, status);
-    rmpi_mt_unlock();
-    return r;
-}
-
-int rmpi_send_fin(int peer, uint64_t target_req, int status)
-{
-    if (RMPI_UNLIKELY(rmpi_mt))
-        return send_fin_mt(peer, target_req, status);
-    return send_fin_locked(peer, target_req, status);
-}
+RMPI_MT_ENTRY(, rmpi_send_fin, send_fin_locked,
+    (int peer, uint64_t target_req, int status),
+    (peer, target_req, status))
 
 /* Fill req's wire for a message of its buf/bytes and choose the protocol. */
 static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag, int sync)
@@ -220,8 +197,8 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
     return send_post(req);
 }
 
-static inline __attribute__((always_inline)) int send_isend_locked(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
-                      uint32_t cid, int sync, rmp_request_t *out)
+RMPI_MT_BODY int send_isend_locked(const void *buf, size_t bytes, int dest, int tag,
+                                   rmp_comm_t comm, uint32_t cid, int sync, rmp_request_t *out)
 {
     int w = rmpi_comm_world_rank(comm, dest);
     if (RMPI_UNLIKELY(rmpi_peers[w].failed))
@@ -241,23 +218,10 @@ static inline __attribute__((always_inline)) int send_isend_locked(const void *b
     return RMP_SUCCESS;
 }
 
-/* MULTIPLE: the same under the engine lock, kept out of line. */
-static __attribute__((noinline)) int send_isend_mt(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
-                      uint32_t cid, int sync, rmp_request_t *out)
-{
-    rmpi_mt_lock_take();
-    int r = send_isend_locked(buf, bytes, dest, tag, comm, cid, sync, out);
-    rmpi_mt_unlock();
-    return r;
-}
-
-static int send_isend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
-                      uint32_t cid, int sync, rmp_request_t *out)
-{
-    if (RMPI_UNLIKELY(rmpi_mt))
-        return send_isend_mt(buf, bytes, dest, tag, comm, cid, sync, out);
-    return send_isend_locked(buf, bytes, dest, tag, comm, cid, sync, out);
-}
+RMPI_MT_ENTRY(static, send_isend, send_isend_locked,
+    (const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm, uint32_t cid, int sync,
+     rmp_request_t *out),
+    (buf, bytes, dest, tag, comm, cid, sync, out))
 
 int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
                    uint32_t cid, rmp_request_t *out)
@@ -273,7 +237,7 @@ int rmpi_issend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t
 
 /* An eager message that fits now, without a request: RMP_SUCCESS, an error, or
  * RMPI_AGAIN (no room, or older sends to p still queued). */
-static inline __attribute__((always_inline)) int send_now(rmpi_peer_t *p, const void *buf,
+RMPI_MT_BODY int send_now(rmpi_peer_t *p, const void *buf,
                                                           size_t bytes, uint32_t cid, int src,
                                                           int tag)
 {
