@@ -275,11 +275,23 @@ static void dtype_destroy(mpii_dtype_t *d)
     mpii_obj_free(&mpii_dtype_pool, d);
 }
 
+void mpii_dtype_retain(mpii_dtype_t *d)
+{
+    if (d->predefined)
+        return;
+    MPII_LOCK();
+    d->refs++;
+    MPII_UNLOCK();
+}
+
 void mpii_dtype_release(mpii_dtype_t *d)
 {
     if (d->predefined)
         return;
-    if (--d->refs == 0)
+    MPII_LOCK();
+    int last = --d->refs == 0;
+    MPII_UNLOCK();
+    if (last)
         dtype_destroy(d);
 }
 

@@ -10,6 +10,8 @@
 #include "mpii.h"
 
 int mpii_state;
+int mpii_mt;
+pthread_mutex_t mpii_mt_lock = PTHREAD_MUTEX_INITIALIZER;
 static int env_thread_level;
 static pthread_t env_main_thread;
 
@@ -17,9 +19,12 @@ static pthread_t env_main_thread;
 
 void *mpii_obj_new(mpii_pool_t *pool, uint32_t magic)
 {
+    MPII_LOCK();
     void *obj = pool->free;
-    if (obj) {
+    if (obj)
         pool->free = ((void **)obj)[1];
+    MPII_UNLOCK();
+    if (obj) {
         memset(obj, 0, pool->size);
     } else {
         /* aligned so the handle check (8-byte alignment) holds */
@@ -36,8 +41,10 @@ void mpii_obj_free(mpii_pool_t *pool, void *obj)
 {
     memset(obj, 0, pool->size);
     *(uint32_t *)obj = MPII_MAGIC_FREED;
+    MPII_LOCK();
     ((void **)obj)[1] = pool->free;
     pool->free = obj;
+    MPII_UNLOCK();
 }
 
 int mpii_check_init(const char *fn)
@@ -94,6 +101,7 @@ static int env_init(int *argc, char ***argv, int required, const char *fn)
     mpii_comm_world.errh = mpii_comm_self.errh = mpii_errh(MPI_ERRORS_ARE_FATAL);
     env_main_thread = pthread_self();
     env_thread_level = env_levels[provided];
+    mpii_mt = env_thread_level == MPI_THREAD_MULTIPLE;
     mpii_state = 1;
     rc = mpii_attr_init();
     if (rc == MPI_SUCCESS)

@@ -19,6 +19,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -165,6 +166,23 @@ const char *mpii_err_name(int errclass);
 
 /* Library state: every call but the few allowed before Init/after Finalize checks it. */
 extern int mpii_state; /* 0 before Init, 1 initialized, 2 finalized */
+
+/* MPI_THREAD_MULTIPLE: the layer's own shared state (object pools, reference counts,
+ * the orphaned-request list, the handle table) is changed under one mutex; below
+ * MULTIPLE it is never taken. Leaf lock: nothing is called into rmp while holding it
+ * except completion tests, and rmp never calls back into mpi/ under its own lock. */
+extern int mpii_mt;
+extern pthread_mutex_t mpii_mt_lock;
+#define MPII_LOCK()                                                                        \
+    do {                                                                                   \
+        if (MPII_UNLIKELY(mpii_mt))                                                        \
+            pthread_mutex_lock(&mpii_mt_lock);                                             \
+    } while (0)
+#define MPII_UNLOCK()                                                                      \
+    do {                                                                                   \
+        if (MPII_UNLIKELY(mpii_mt))                                                        \
+            pthread_mutex_unlock(&mpii_mt_lock);                                           \
+    } while (0)
 int mpii_check_init(const char *fn);
 
 /* Attributes on communicators (attr.c), called by comm.c. */

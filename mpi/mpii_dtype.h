@@ -116,6 +116,8 @@ void mpii_dtype_init(void);
 size_t mpii_basic_size(int basic);
 /* The handle of a type object (predefined: its constant). */
 MPI_Datatype mpii_dtype_handle(const mpii_dtype_t *d);
+/* Another holder of a derived type (a request): released with mpii_dtype_release. */
+void mpii_dtype_retain(mpii_dtype_t *d);
 /* Drop a reference (handle freed, or a type built on it freed). */
 void mpii_dtype_release(mpii_dtype_t *d);
 

@@ -339,8 +339,7 @@ int mpii_irecv(void *buf, MPI_Count count, mpii_dtype_t *d, int source, int tag,
         r->count = count;
         if (!into) { /* a persistent request holds its type already */
             r->dt = d;
-            if (!d->predefined)
-                d->refs++;
+            mpii_dtype_retain(d);
         }
         r->fin = p2p_unpack_fin;
     }

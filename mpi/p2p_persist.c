@@ -24,8 +24,7 @@ static int persist_init(const void *buf, MPI_Count count, MPI_Datatype dt, int r
     r->buf = (void *)buf;
     r->count = count;
     r->dt = d;
-    if (!d->predefined)
-        d->refs++;
+    mpii_dtype_retain(d);
     r->peer = rank;
     r->tag = tag;
     *request = (MPI_Request)r;

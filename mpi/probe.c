@@ -180,8 +180,7 @@ static int imrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *mess
         r->buf = buf;
         r->count = count;
         r->dt = d;
-        if (!d->predefined)
-            d->refs++;
+        mpii_dtype_retain(d);
         r->fin = mrecv_unpack_fin;
     }
     rc = rmp_imrecv(p, bytes, &m->m, &r->rr);

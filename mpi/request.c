@@ -106,14 +106,21 @@ int mpii_req_wait(mpii_req_t *r)
 
 void mpii_req_reap(void)
 {
-    mpii_req_t **pp = &req_orphans;
-    while (*pp) {
-        mpii_req_t *r = *pp;
+    /* Take the whole list, test outside it, put back what is still running. */
+    MPII_LOCK();
+    mpii_req_t *list = req_orphans;
+    __atomic_store_n(&req_orphans, NULL, __ATOMIC_RELAXED);
+    MPII_UNLOCK();
+    while (list) {
+        mpii_req_t *r = list;
+        list = r->next;
         if (mpii_req_test(r)) {
-            *pp = r->next;
             mpii_req_free(r);
         } else {
-            pp = &r->next;
+            MPII_LOCK();
+            r->next = req_orphans;
+            __atomic_store_n(&req_orphans, r, __ATOMIC_RELAXED);
+            MPII_UNLOCK();
         }
     }
 }
@@ -178,7 +185,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     mpii_req_t *r = mpii_req(*request);
     if (!r)
         return req_bad("MPI_Wait", *request);
-    if (MPII_UNLIKELY(req_orphans != NULL))
+    if (MPII_UNLIKELY(__atomic_load_n(&req_orphans, __ATOMIC_RELAXED) != NULL))
         mpii_req_reap();
     mpii_req_wait(r);
     mpii_comm_t *c = r->comm;
@@ -199,7 +206,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     mpii_req_t *r = mpii_req(*request);
     if (!r)
         return req_bad("MPI_Test", *request);
-    if (MPII_UNLIKELY(req_orphans != NULL))
+    if (MPII_UNLIKELY(__atomic_load_n(&req_orphans, __ATOMIC_RELAXED) != NULL))
         mpii_req_reap();
     if (!mpii_req_test(r)) {
         *flag = 0;
@@ -230,7 +237,7 @@ static int req_check_array(int count, MPI_Request reqs[], const char *fn, int *a
         if (!(r->persistent && !r->active))
             (*active)++;
     }
-    if (MPII_UNLIKELY(req_orphans != NULL))
+    if (MPII_UNLIKELY(__atomic_load_n(&req_orphans, __ATOMIC_RELAXED) != NULL))
         mpii_req_reap();
     return MPI_SUCCESS;
 }
@@ -437,8 +444,10 @@ int PMPI_Request_free(MPI_Request *request)
     /* Still running: it completes in the background (a send's data still goes out). */
     r->persistent = 0;
     r->freed = 1;
+    MPII_LOCK();
     r->next = req_orphans;
-    req_orphans = r;
+    __atomic_store_n(&req_orphans, r, __ATOMIC_RELAXED);
+    MPII_UNLOCK();
     return MPI_SUCCESS;
 }
 MPII_WEAK(Request_free)
