@@ -6,6 +6,7 @@
 #include "am.h"
 #include "eager.h"
 #include "engine.h"
+#include "failure.h"
 #include "frag.h"
 #include "log.h"
 #include "peer.h"
@@ -33,6 +34,7 @@ int rmpi_p2p_init(void)
     rmpi_rndv_register();
     rmpi_frag_register();
     rmpi_rma_register();
+    rmpi_failure_register();
     return RMP_SUCCESS;
 }
 

@@ -18,6 +18,7 @@ typedef struct rmpi_ctx {
     rmpi_mq_t need_put;        /* RNDV_PUT sends whose put found no room (rndv.c) */
     int npending;              /* peers with a non-empty pending FIFO (send.c) */
     int nfailed;               /* peers known to have failed (failure.c) */
+    int ntell;                 /* failures seen here, notices not sent yet (failure.c) */
     /* Oversubscribed idling (progress.c): polls that found nothing since the last event,
      * when that streak began, and the current sleep (0: not sleeping yet). */
     unsigned idle;

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Failed peers (core/failure.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "am.h"
 #include "bootstrap.h"
 #include "coll_id.h"
 #include "comm.h"
@@ -57,12 +61,19 @@ static void failure_fail_req(rmp_request_t req, void *arg)
     rmpi_req_fail(req, RMP_ERR_PEER_FAILED);
 }
 
-static void failure_mark(int peer, const char *why)
+/* tell: this rank saw it (a transport, a protocol error, a liveness check), so the
+ * others may not: each live rank gets a notice at the next failure check. A launcher's
+ * report reaches every rank anyway, and a notice is not passed on. */
+static void failure_mark(int peer, const char *why, int tell)
 {
     if (peer < 0 || peer >= rmpi_g.size || !rmpi_peers || rmpi_peers[peer].failed)
         return;
     rmpi_peer_t *p = &rmpi_peers[peer];
     __atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED);
+    if (tell && rmpi_g.size > 2) {
+        p->tell_others = true;
+        rmpi_ctx.ntell++;
+    }
     __atomic_store_n(&rmpi_ctx.nfailed, rmpi_ctx.nfailed + 1, __ATOMIC_RELAXED);
     rmpi_warn("rank %d failed (%s): its operations return %s", peer, why,
               rmp_strerror(RMP_ERR_PEER_FAILED));
@@ -75,21 +86,75 @@ static void failure_mark(int peer, const char *why)
 void rmpi_peer_failed(int peer, const char *why)
 {
     rmpi_mt_enter(); /* rare: no need to keep the check out of line */
-    failure_mark(peer, why);
+    failure_mark(peer, why, 1);
     rmpi_mt_leave();
+}
+
+/* The notices of failures seen here, to every rank not known to have failed (one
+ * small message each; a rank not connected yet is connected for it). */
+static void failure_tell(void)
+{
+    for (int f = 0; f < rmpi_g.size && rmpi_ctx.ntell > 0; f++) {
+        if (!rmpi_peers[f].tell_others)
+            continue;
+        rmpi_peers[f].tell_others = false;
+        rmpi_ctx.ntell--;
+        rmpi_failnote_t m;
+        memset(&m, 0, sizeof(m));
+        m.type = RMPI_MSG_FAILED;
+        m.rank = f;
+        for (int w = 0; w < rmpi_g.size; w++)
+            if (w != rmpi_g.rank && !rmpi_peers[w].failed)
+                (void)rmpi_send_ctrl(w, &m, sizeof(m), NULL, 0); /* best effort */
+    }
+}
+
+static void failure_on_msg(int src, const void *hdr, size_t hlen, const void *payload,
+                           size_t plen)
+{
+    (void)hlen;
+    (void)payload;
+    (void)plen;
+    const rmpi_failnote_t *m = hdr;
+    if (m->rank >= rmpi_g.size) {
+        rmpi_error("protocol error: failure notice from rank %d names rank %d of %d", src,
+                   m->rank, rmpi_g.size);
+        return;
+    }
+    if (m->rank == rmpi_g.rank) {
+        /* Its connection to this rank broke; this rank is alive and says so once. */
+        rmpi_warn("rank %d reports this rank as failed (a broken connection): ignored", src);
+        return;
+    }
+    char why[48];
+    snprintf(why, sizeof(why), "reported by rank %d", src);
+    failure_mark(m->rank, why, 0);
+}
+
+void rmpi_failure_register(void)
+{
+    rmpi_am_register(RMPI_MSG_FAILED, failure_on_msg);
 }
 
 void rmpi_check_failures(void)
 {
     int ranks[16];
     int n;
-    while ((n = rmpi_boot_failed_ranks(ranks, 16)) > 0)
+    while ((n = rmpi_boot_failed_ranks(ranks, 16)) > 0) {
+        rmpi_mt_enter();
         for (int i = 0; i < n; i++)
-            rmpi_peer_failed(ranks[i], "reported by the launcher");
+            failure_mark(ranks[i], "reported by the launcher", 0);
+        rmpi_mt_leave();
+    }
     for (int w = 0; w < rmpi_g.size; w++) {
         rmpi_peer_t *p = &rmpi_peers[w];
         if (w != rmpi_g.rank && !p->failed && p->iface && p->iface->ep_alive &&
             p->iface->ep_alive(p->ep) == RMP_ERR_PEER_FAILED)
             rmpi_peer_failed(w, "process gone");
+    }
+    if (RMPI_UNLIKELY(rmpi_ctx.ntell > 0)) {
+        rmpi_mt_enter();
+        failure_tell();
+        rmpi_mt_leave();
     }
 }

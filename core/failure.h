@@ -17,7 +17,10 @@ int rmpi_comm_lost_member(rmp_comm_t comm);
 /* Is a receive from world rank peer (-1: any) on context cid of comm bound to
  * fail? (Only asked once some peer has failed.) */
 int rmpi_failure_dooms_recv(int peer, uint32_t cid, rmp_comm_t comm);
-/* Poll the launcher's failure notices and the transports' liveness checks. */
+/* Register the handler of RMPI_MSG_FAILED (engine start). */
+void rmpi_failure_register(void);
+/* Poll the launcher's failure notices and the transports' liveness checks; send the
+ * notices of failures this rank saw itself. */
 void rmpi_check_failures(void);
 
 #endif

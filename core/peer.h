@@ -17,6 +17,7 @@ typedef struct rmpi_peer {
     int rndv_mode;
     int slot;                   /* index of its transport in rmpi_g.tls */
     int failed;                 /* the peer died or its connection broke */
+    bool tell_others;           /* seen failing here: notice to send (failure.c) */
     bool rma;                   /* transport put/get usable with this peer */
     rmpi_mq_t pending;          /* sends waiting for room, in order */
     rmp_request_t frag_rx;      /* fragmented message being received */

@@ -27,6 +27,7 @@ size_t rmpi_proto_hlen(unsigned type)
     case RMPI_MSG_FIN: return sizeof(rmpi_fin_t);
     case RMPI_MSG_CTS: return sizeof(rmpi_cts_t);
     case RMPI_MSG_RMA: return sizeof(rmpi_rma_t);
+    case RMPI_MSG_FAILED: return sizeof(rmpi_failnote_t);
     default: return 0;
     }
 }
@@ -97,6 +98,10 @@ int rmpi_proto_check(const void *hdr, size_t hlen, size_t plen, const char **why
     }
     case RMPI_MSG_RMA:
         return proto_check_rma(hdr, plen, why);
+    case RMPI_MSG_FAILED:
+        if (plen != 0 || ((const rmpi_failnote_t *)hdr)->rank < 0)
+            return proto_bad(why, "malformed failure notice");
+        return RMP_SUCCESS;
     default: /* EAGER, FRAG: any payload */
         return RMP_SUCCESS;
     }

@@ -15,6 +15,7 @@ enum {
     RMPI_MSG_FRAG = 5,      /* rmpi_hdr_t (type only) + next chunk, same pair */
     RMPI_MSG_CTS = 6,       /* rmpi_cts_t: receiver's buffer for an RNDV_PUT transport */
     RMPI_MSG_RMA = 7,       /* rmpi_rma_t: emulated one-sided operation (core/rma.c) */
+    RMPI_MSG_FAILED = 8,    /* rmpi_failnote_t: a rank its sender saw fail (core/failure.c) */
     RMPI_MSG_MAX            /* one past the last id: the size of the handler table (am.c) */
 };
 
@@ -50,6 +51,14 @@ typedef struct rmpi_fin {
     int32_t status; /* RMP_SUCCESS, or why the data did not move */
     uint64_t req;
 } rmpi_fin_t;
+
+/* "Rank `rank` failed": sent to every other rank by one that saw it fail through
+ * its own transport (ranks with no traffic to it would otherwise not learn of it). */
+typedef struct rmpi_failnote {
+    uint8_t type;
+    uint8_t reserved[3];
+    int32_t rank; /* world rank */
+} rmpi_failnote_t;
 
 typedef struct rmpi_cts {
     uint8_t type;

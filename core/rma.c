@@ -248,8 +248,13 @@ int rmpi_rma_check_win(rmp_win_t win)
         return RMP_ERR_ARG;
     /* Only a handle of a live window is followed: a forged or stale value is
      * refused without reading through it. */
-    if (!rmpi_win_is_live(win) || win->magic != RMPI_WIN_MAGIC || !win->live) {
-        rmpi_warn("one-sided call on a freed or invalid window");
+    if (!rmpi_win_is_live(win)) {
+        rmpi_warn("one-sided call on a freed or invalid window (not a live window's handle)");
+        return RMP_ERR_ACCESS;
+    }
+    if (win->magic != RMPI_WIN_MAGIC || !win->live) {
+        rmpi_warn("one-sided call on a corrupted window (magic %#llx, live %d)",
+                  (unsigned long long)win->magic, win->live);
         return RMP_ERR_ACCESS;
     }
     return RMP_SUCCESS;

@@ -60,6 +60,19 @@ static inline mpii_errh_t *mpii_win_errh(const mpii_win_t *w)
 /* Spin until a control word of this rank satisfies pred, driving progress. */
 uint64_t mpii_rma_ctl_load(mpii_win_t *w, int word);
 
+/* The operations behind Put/Get/Accumulate and their request-based forms (rma.c);
+ * blocking: complete at the target before returning (otherwise at the next flush). */
+int mpii_rma_put(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
+                 MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
+                 int blocking, const char *fn);
+int mpii_rma_get(void *obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+                 MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, int blocking,
+                 const char *fn);
+int mpii_rma_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *rbuf,
+                 MPI_Count rcount, MPI_Datatype rtype, const void *compare, int target,
+                 MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+                 const char *fn);
+
 /* Accumulate lock of target (rma.c). */
 int mpii_rma_acc_lock(mpii_win_t *w, int target);
 int mpii_rma_acc_unlock(mpii_win_t *w, int target);

@@ -144,6 +144,12 @@ fi
 # ---- 1. kill matrix ----
 matrix shm 1
 kill_case "shm-nocma flush-emul" 3 2 flush-emul -x RMP_SHM_CMA=off
+# A launcher that sends no failure notices (mpirun across nodes): the ranks that saw the
+# death through their transport tell the others (core/failure.c).
+kill_case "tcp coll-allreduce, no launcher notices" 4 1 coll-allreduce \
+    -x RMP_TRANSPORTS=tcp -x RMPI_FAULT_NO_NOTICES=1
+kill_case "tcp coll-barrier, no launcher notices" 4 2 coll-barrier \
+    -x RMP_TRANSPORTS=tcp -x RMPI_FAULT_NO_NOTICES=1
 kill_case "shm-nocma rndv-killed" 3 2 rndv-killed -x RMP_SHM_CMA=off
 if [ "${FAULTS_QUICK:-0}" != 1 ]; then
     matrix tcp 0 -x RMP_TRANSPORTS=tcp

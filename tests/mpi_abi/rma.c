@@ -3,7 +3,9 @@
  * lock/unlock exclusive and shared, lock_all + flush, PSCW), accumulate atomicity
  * (concurrent MPI_SUM accumulates from every rank, total exact), fetch_and_op and
  * compare_and_swap as a counter and a lock, get_accumulate, window attributes and group,
- * a shared-memory window, and bad input (rank, range, op) through MPI_ERRORS_RETURN. */
+ * a shared-memory window, the request-based operations (Rput, Rget, Raccumulate,
+ * Rget_accumulate) in a lock_all epoch and refused outside one, and bad input (rank,
+ * range, op) through MPI_ERRORS_RETURN. */
 #include <string.h>
 
 #include "check.h"
@@ -243,6 +245,42 @@ static void test_shared(void)
     MPI_Comm_free(&node);
 }
 
+/* Slots 6N.. and 7N.. of rank 0's window. */
+static void test_request_based(MPI_Win win, int *mem)
+{
+    int v = rank * 7 + 1, got = -1, one = 1, old = -1, errclass = MPI_SUCCESS;
+    MPI_Request r[4];
+    CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    int rc = MPI_Rput(&v, 1, MPI_INT, 0, 6 * N + rank, 1, MPI_INT, win, &r[0]);
+    MPI_Error_class(rc, &errclass);
+    CHECK(errclass == MPI_ERR_RMA_SYNC && r[0] == MPI_REQUEST_NULL,
+          "Rput outside a passive-target epoch: class %d", errclass);
+    CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_OK(MPI_Win_lock_all(0, win));
+    CHECK_OK(MPI_Rput(&v, 1, MPI_INT, 0, 6 * N + rank, 1, MPI_INT, win, &r[0]));
+    CHECK_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    CHECK(r[0] == MPI_REQUEST_NULL, "Wait frees the Rput request");
+    CHECK_OK(MPI_Win_flush(0, win));
+    CHECK_OK(MPI_Rget(&got, 1, MPI_INT, 0, 6 * N + rank, 1, MPI_INT, win, &r[1]));
+    CHECK_OK(MPI_Raccumulate(&(int){rank + 1}, 1, MPI_INT, 0, 7 * N, 1, MPI_INT, MPI_SUM, win,
+                             &r[2]));
+    CHECK_OK(MPI_Rget_accumulate(&one, 1, MPI_INT, &old, 1, MPI_INT, 0, 7 * N + 1, 1, MPI_INT,
+                                 MPI_SUM, win, &r[3]));
+    MPI_Status st[3];
+    CHECK_OK(MPI_Waitall(3, &r[1], st));
+    CHECK(got == v, "Rget after Rput + flush: %d, want %d", got, v);
+    CHECK(old >= 0 && old < size, "Rget_accumulate fetched %d (a count below %d)", old, size);
+    CHECK_OK(MPI_Win_unlock_all(win));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+        for (int i = 0; i < size; i++)
+            CHECK(mem[6 * N + i] == i * 7 + 1, "Rput from %d: %d", i, mem[6 * N + i]);
+        CHECK(mem[7 * N] == size * (size + 1) / 2, "Raccumulate total %d", mem[7 * N]);
+        CHECK(mem[7 * N + 1] == size, "Rget_accumulate total %d", mem[7 * N + 1]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
@@ -259,6 +297,7 @@ int main(int argc, char **argv)
     test_pscw(win, mem);
     test_atomics(win, mem);
     test_attrs_and_errors(win, mem);
+    test_request_based(win, mem);
     CHECK_OK(MPI_Win_free(&win));
     CHECK(win == MPI_WIN_NULL, "Win_free sets MPI_WIN_NULL");
     /* a window over user memory */

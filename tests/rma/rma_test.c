@@ -10,6 +10,7 @@
 #include "../common/t.h"
 
 static int me, np;
+static int quick; /* --quick: fewer round trips (the two-node cluster: ~20 ms each) */
 static rmp_comm_t W;
 
 static unsigned char pat(size_t i, int a, int b)
@@ -33,7 +34,8 @@ static void test_put_get(int allocate)
     unsigned char *src = malloc(8 << 20), *dst = malloc(8 << 20);
     srand(1234 + me);
     int target = (me + 1) % np, k = 0;
-    for (size_t n = 1; n <= (8u << 20); n = n * 2 + (n < 64 ? 1 : 0), k++) {
+    const size_t maxn = quick ? (1u << 20) : (8u << 20);
+    for (size_t n = 1; n <= maxn; n = n * 2 + (n < 64 ? 1 : 0), k++) {
         size_t off = (size_t)rand() % (WB - n + 1);
         for (size_t i = 0; i < n; i++)
             src[i] = pat(i, me, k);
@@ -83,12 +85,13 @@ static void test_atomics(int allocate)
         base = mine;
         T_RC(rmp_win_create(base, 64, W, &win));
     }
-    const int N = np > 2 ? 20000 : 100000;
+    const int N = quick ? 500 : np > 2 ? 20000 : 100000;
     uint64_t old, prev = 0;
     int mono = 1;
     for (int i = 0; i < N; i++) {
         int frc = rmp_atomic_fetch_add(1, &old, 0, 0, win);
-        T_CHECK(frc == RMP_SUCCESS, "fetch_add %d: %s", i, rmp_strerror(frc));
+        T_CHECK(frc == RMP_SUCCESS, "fetch_add %d (%s): %s", i, allocate ? "allocate" : "create",
+                rmp_strerror(frc));
         mono &= i == 0 || old > prev;
         prev = old;
     }
@@ -98,7 +101,7 @@ static void test_atomics(int allocate)
         T_CHECK(base[0] == (uint64_t)N * (uint64_t)np, "counter %llu expected %llu",
                 (unsigned long long)base[0], (unsigned long long)N * np);
     /* spin lock at offset 8, protected data at offset 16 */
-    const int L = 300;
+    const int L = quick ? 30 : 300;
     for (int i = 0; i < L; i++) {
         do {
             T_RC(rmp_atomic_cswap(0, (uint64_t)me + 1, &old, 0, 8, win));
@@ -257,20 +260,32 @@ static void test_window_churn(void)
     T_CHECK(cell[0] == 300, "every fetch-add landed: %llu", (unsigned long long)cell[0]);
 }
 
+/* --quick (slow links): say when each part is done, so a timeout shows where it was. */
+#define PHASE(call)                                                                         \
+    do {                                                                                    \
+        call;                                                                               \
+        if (quick && me == 0) {                                                             \
+            printf("rank 0: %s done\n", #call);                                             \
+            fflush(stdout);                                                                 \
+        }                                                                                   \
+    } while (0)
+
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        quick |= strcmp(argv[i], "--quick") == 0;
     if (rmp_init(&argc, &argv) != RMP_SUCCESS)
         return 1;
     W = rmp_comm_world();
     me = rmp_comm_rank(W);
     np = rmp_comm_size(W);
-    test_put_get(1);
-    test_put_get(0);
-    test_atomics(1);
-    test_atomics(0);
-    test_bad_access();
-    test_forged(1);
-    test_forged(0);
-    test_window_churn();
+    PHASE(test_put_get(1));
+    PHASE(test_put_get(0));
+    PHASE(test_atomics(1));
+    PHASE(test_atomics(0));
+    PHASE(test_bad_access());
+    PHASE(test_forged(1));
+    PHASE(test_forged(0));
+    PHASE(test_window_churn());
     return t_finish();
 }

@@ -68,7 +68,7 @@ fi
 # ---- suites across the two nodes (2+2 unless stated) ----
 run p2p-np4        400 4 "$T/p2p/p2p_test"
 run soak-np4       300 4 "$T/p2p/soak" 4000
-run rma-np4        400 4 "$T/rma/rma_test"
+run rma-np4        400 4 "$T/rma/rma_test" --quick
 RMP_ALLREDUCE_ALGO=hier RMP_BCAST_ALGO=hier RMP_BARRIER_ALGO=hier \
   run coll-np4-hier 600 4 "$T/coll/coll_test" --quick
 RMP_LOG=info RMP_ALLREDUCE_ALGO=hier run coll-np4-hier-layout 120 4 "$B/examples/hello"
