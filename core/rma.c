@@ -139,8 +139,18 @@ static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t
     struct rmp_win *w = rmpi_win_lookup(m->win_id);
     uint64_t len;
     const char *why;
-    int rc = rmpi_rma_access_check(m, plen, w ? (uintptr_t)w->base : 0, w ? w->bytes : 0,
-                                   &len, &why);
+    /* A dynamic window's offset is an address: checked against the region holding its
+     * first byte, as an offset into that region. */
+    rmpi_rma_t rel = *m;
+    uintptr_t base = w ? (uintptr_t)w->base : 0;
+    uint64_t bytes = w ? w->bytes : 0;
+    if (w && w->dynamic) {
+        const rmpi_win_region_t *r = rmpi_win_region(w, m->offset, 0);
+        base = r ? r->base : 0;
+        bytes = r ? r->bytes : 0;
+        rel.offset = r ? m->offset - r->base : 1; /* none: outside an empty window */
+    }
+    int rc = rmpi_rma_access_check(&rel, plen, base, bytes, &len, &why);
     if (!w || rc != RMP_SUCCESS) {
         rmpi_warn("rank %d: one-sided access to window %u at offset %llu (%llu bytes) refused",
                   src, m->win_id, (unsigned long long)m->offset, (unsigned long long)len);
@@ -149,7 +159,7 @@ static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t
                   RMP_ERR_ACCESS, 0, m->offset, NULL, 0);
         return;
     }
-    unsigned char *p = (unsigned char *)w->base + m->offset;
+    unsigned char *p = (unsigned char *)base + rel.offset;
     switch (m->op) {
     case RMPI_RMA_PUT:
         memcpy(p, payload, plen);
@@ -270,6 +280,8 @@ static int rma_check(rmp_win_t win, int target, size_t offset, size_t bytes, con
     if (rmpi_peer_lost(rmpi_comm_world_rank(win->comm, target)))
         return RMP_ERR_PEER_FAILED;
     const rmpi_win_entry_t *e = &win->peers[target];
+    if (win->dynamic)
+        return RMP_SUCCESS; /* the target checks the address against its regions */
     if (offset > e->bytes || bytes > e->bytes - offset) {
         rmpi_warn("one-sided access of %zu bytes at offset %zu is outside rank %d's window of "
                   "%llu bytes",
@@ -285,6 +297,18 @@ static unsigned char *rma_direct(rmp_win_t win, int target)
     if (target == win->comm->rank)
         return win->base;
     return win->mapped ? win->mapped[target] : NULL;
+}
+
+/* The accessed bytes themselves when they are addressable from here, or NULL (a dynamic
+ * window: only this rank's own attached regions). */
+static unsigned char *rma_local(rmp_win_t win, int target, size_t offset, size_t bytes)
+{
+    if (RMPI_UNLIKELY(win->dynamic))
+        return target == win->comm->rank && rmpi_win_region(win, offset, bytes)
+                   ? (unsigned char *)(uintptr_t)offset
+                   : NULL;
+    unsigned char *d = rma_direct(win, target);
+    return d ? d + offset : NULL;
 }
 
 /* A rank spinning on directly mapped memory (a lock, a flag) must still
@@ -371,17 +395,17 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
     int rc = rma_check(win, target, offset, bytes, buf);
     if (rc != RMP_SUCCESS || bytes == 0)
         return rc;
-    unsigned char *d = rma_direct(win, target);
+    unsigned char *d = rma_local(win, target, offset, bytes);
     if (d) {
         rma_direct_progress();
         if (is_put)
-            memcpy(d + offset, buf, bytes);
+            memcpy(d, buf, bytes);
         else
-            memcpy(buf, d + offset, bytes);
+            memcpy(buf, d, bytes);
         return RMP_SUCCESS;
     }
     rmpi_peer_t *p = &rmpi_peers[rmpi_comm_world_rank(win->comm, target)];
-    if (!p->rma)
+    if (!p->rma || win->dynamic)
         return rma_emulate(win, is_put ? RMPI_RMA_PUT : RMPI_RMA_GET, buf, bytes, target,
                            offset);
     uint64_t raddr = win->peers[target].base + offset;
@@ -501,10 +525,10 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
                   target);
         return RMP_ERR_ARG;
     }
-    unsigned char *d = rma_direct(win, target);
+    unsigned char *d = rma_local(win, target, offset, 8);
     if (d) {
         rma_direct_progress();
-        uint64_t *p = (uint64_t *)(d + offset);
+        uint64_t *p = (uint64_t *)d;
         if (op_code == RMPI_RMA_FADD) {
             *old = __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
         } else {

@@ -2,6 +2,7 @@
 /* Window objects: the table by id, a quarantine for released ones, creation
  * (an exchange of entries among the members: core/xchg.c) and release
  * (core/rma_win.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "coll_id.h"
 #include "comm.h"
 #include "log.h"
+#include "mt.h"
 #include "p2p.h"
 #include "rma_win.h"
 #include "xchg.h"
@@ -79,8 +81,11 @@ static void win_release(struct rmp_win *w)
         win_table[w->id] = NULL;
     free(w->peers);
     free(w->mapped);
+    free(w->regions);
     w->peers = NULL;
     w->mapped = NULL;
+    w->regions = NULL;
+    w->nregions = w->capregions = 0;
     w->live = 0;
     w->next_dead = NULL;
     if (win_dead_new)
@@ -161,8 +166,8 @@ static int win_map_peers(struct rmp_win *w)
     return RMP_SUCCESS;
 }
 
-static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, void **out_base,
-                      rmp_win_t *out)
+static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, int dynamic,
+                      void **out_base, rmp_win_t *out)
 {
     int rc = rmpi_comm_check(comm);
     if (rc != RMP_SUCCESS)
@@ -177,6 +182,7 @@ static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, v
     w->bytes = bytes;
     w->base = base;
     w->allocated = allocate;
+    w->dynamic = dynamic;
     w->mem.fd = -1;
     rc = win_register_id(w);
     if (rc == RMP_SUCCESS && allocate)
@@ -187,6 +193,7 @@ static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, v
     me.bytes = bytes;
     me.id = w->id;
     me.allocated = (uint32_t)allocate;
+    me.dynamic = (uint32_t)dynamic;
     snprintf(me.seg, sizeof(me.seg), "%s", w->allocated ? w->mem.name : "");
     for (int i = 0; rc == RMP_SUCCESS && i < rmpi_g.num_tls && i < RMPI_TL_MAX; i++) {
         const rmpi_tl_iface_t *t = rmpi_g.tls[i].iface;
@@ -229,13 +236,80 @@ static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, v
 
 RMP_EXPORT int rmp_win_create(void *base, size_t bytes, rmp_comm_t comm, rmp_win_t *win)
 {
-    return win_create(base, bytes, comm, 0, NULL, win);
+    return win_create(base, bytes, comm, 0, 0, NULL, win);
 }
 
 RMP_EXPORT int rmp_win_allocate(size_t bytes, rmp_comm_t comm, void **base, rmp_win_t *win)
 {
-    return win_create(NULL, bytes, comm, 1, base, win);
+    return win_create(NULL, bytes, comm, 1, 0, base, win);
 }
+
+RMP_EXPORT int rmp_win_create_dynamic(rmp_comm_t comm, rmp_win_t *win)
+{
+    return win_create(NULL, 0, comm, 0, 1, NULL, win);
+}
+
+/* ---- regions of dynamic windows (local: no other rank is told) ---- */
+
+const rmpi_win_region_t *rmpi_win_region(const struct rmp_win *w, uint64_t addr, uint64_t bytes)
+{
+    for (int i = 0; i < w->nregions; i++) {
+        const rmpi_win_region_t *r = &w->regions[i];
+        if (addr >= r->base && addr - r->base <= r->bytes && bytes <= r->bytes - (addr - r->base))
+            return r;
+    }
+    return NULL;
+}
+
+RMPI_MT_BODY int win_attach_locked(rmp_win_t win, void *base, size_t bytes)
+{
+    int rc = rmpi_rma_check_win(win);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!win->dynamic || (!base && bytes > 0) || (uintptr_t)base > UINTPTR_MAX - bytes)
+        return RMP_ERR_ARG;
+    uintptr_t b = (uintptr_t)base;
+    for (int i = 0; i < win->nregions; i++) {
+        const rmpi_win_region_t *r = &win->regions[i];
+        if (b < r->base + r->bytes && r->base < b + bytes) {
+            rmpi_warn("rmp_win_attach: [%p, +%zu) overlaps a region attached before", base,
+                      bytes);
+            return RMP_ERR_ARG; /* MPI: attached memory may not overlap */
+        }
+    }
+    if (win->nregions == win->capregions) {
+        int cap = win->capregions ? 2 * win->capregions : 8;
+        rmpi_win_region_t *t = realloc(win->regions, (size_t)cap * sizeof(*t));
+        if (!t)
+            return RMP_ERR_NOMEM;
+        win->regions = t;
+        win->capregions = cap;
+    }
+    win->regions[win->nregions++] = (rmpi_win_region_t){b, bytes};
+    return RMP_SUCCESS;
+}
+
+RMPI_MT_BODY int win_detach_locked(rmp_win_t win, const void *base)
+{
+    int rc = rmpi_rma_check_win(win);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!win->dynamic)
+        return RMP_ERR_ARG;
+    for (int i = 0; i < win->nregions; i++) {
+        if (win->regions[i].base == (uintptr_t)base) {
+            win->regions[i] = win->regions[--win->nregions];
+            return RMP_SUCCESS;
+        }
+    }
+    rmpi_warn("rmp_win_detach: %p is not the start of an attached region", base);
+    return RMP_ERR_ARG;
+}
+
+RMPI_MT_ENTRY(RMP_EXPORT, rmp_win_attach, win_attach_locked,
+    (rmp_win_t win, void *base, size_t bytes), (win, base, bytes))
+RMPI_MT_ENTRY(RMP_EXPORT, rmp_win_detach, win_detach_locked,
+    (rmp_win_t win, const void *base), (win, base))
 
 RMP_EXPORT int rmp_win_free(rmp_win_t *win)
 {

@@ -20,8 +20,14 @@ typedef struct rmpi_win_entry {
     uint64_t keys[RMPI_TL_MAX];/* per transport slot of rmpi_g.tls */
     char seg[48];      /* allocated windows: shared segment name */
     int32_t status;    /* its creation so far: RMP_SUCCESS or why it failed */
-    uint32_t reserved;
+    uint32_t dynamic;  /* rmp_win_create_dynamic: offsets are addresses (regions) */
 } rmpi_win_entry_t;
+
+/* A region attached to a dynamic window. */
+typedef struct rmpi_win_region {
+    uintptr_t base;
+    size_t bytes;
+} rmpi_win_region_t;
 
 struct rmp_win {
     uint64_t magic;
@@ -34,6 +40,9 @@ struct rmp_win {
     void **mapped;        /* by comm rank: the peer's window mapped here, or NULL */
     rmpi_mr_t *mr[RMPI_TL_MAX];/* registrations with rmpi_g.tls[i] */
     int allocated;
+    int dynamic;
+    rmpi_win_region_t *regions; /* dynamic: attached here, in attach order */
+    int nregions, capregions;
     rmpi_shmem_t mem;     /* allocated windows */
     size_t seglen;
     long outstanding;     /* non-blocking transport operations in flight */
@@ -45,6 +54,8 @@ struct rmp_win {
 struct rmp_win *rmpi_win_lookup(uint32_t id);
 /* Is win the address of a live window (a handle is checked before it is read)? */
 int rmpi_win_is_live(rmp_win_t win);
+/* Dynamic window: the attached region holding [addr, addr + bytes), or NULL. */
+const rmpi_win_region_t *rmpi_win_region(const struct rmp_win *w, uint64_t addr, uint64_t bytes);
 /* Is win a usable window handle? RMP_SUCCESS, RMP_ERR_ARG or RMP_ERR_ACCESS (core/rma.c). */
 int rmpi_rma_check_win(rmp_win_t win);
 

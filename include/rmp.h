@@ -129,6 +129,13 @@ typedef struct rmp_win *rmp_win_t;
 int rmp_win_create(void *base, size_t bytes, rmp_comm_t comm, rmp_win_t *win);
 int rmp_win_allocate(size_t bytes, rmp_comm_t comm, void **base, rmp_win_t *win);
 int rmp_win_free(rmp_win_t *win);
+/* A window with no memory of its own (collective): each rank attaches and detaches
+ * regions locally; an access names the target's absolute address as its offset
+ * (MPI_Win_create_dynamic). Accesses go through the target's progress engine, which
+ * refuses any that does not lie inside one attached region (RMP_ERR_ACCESS). */
+int rmp_win_create_dynamic(rmp_comm_t comm, rmp_win_t *win);
+int rmp_win_attach(rmp_win_t win, void *base, size_t bytes);
+int rmp_win_detach(rmp_win_t win, const void *base);
 int rmp_put(const void *src, size_t bytes, int target, size_t offset, rmp_win_t win);
 int rmp_get(void *dst, size_t bytes, int target, size_t offset, rmp_win_t win);
 int rmp_put_nbi(const void *src, size_t bytes, int target, size_t offset, rmp_win_t win);

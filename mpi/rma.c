@@ -64,6 +64,14 @@ static int rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
         return -MPII_WIN_ERR(w, MPI_ERR_ARG, fn,
                              "origin (%zu bytes) and target (%zu bytes) do not match",
                              (size_t)ocount * a->od->size, a->bytes);
+    if (MPII_UNLIKELY(w->flavor == MPI_WIN_FLAVOR_DYNAMIC)) {
+        /* disp is an address at the target (MPI_Get_address); the target checks it
+         * against its attached regions. */
+        a->off = (size_t)disp + (size_t)a->td->true_lb;
+        if (MPII_UNLIKELY(a->bytes && !obuf))
+            return -MPII_WIN_ERR(w, MPI_ERR_BUFFER, fn, "origin buffer is NULL");
+        return 0;
+    }
     if (MPII_UNLIKELY(disp < 0))
         return -MPII_WIN_ERR(w, MPI_ERR_DISP, fn, "negative target displacement");
     a->off = (size_t)disp * (size_t)w->units[target] + (size_t)a->td->true_lb;

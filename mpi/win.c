@@ -30,7 +30,8 @@ static void win_destroy(mpii_win_t *w)
     mpii_obj_free(&win_pool, w);
 }
 
-/* flavor: MPI_WIN_FLAVOR_CREATE (base given), _ALLOCATE / _SHARED (base returned). */
+/* flavor: MPI_WIN_FLAVOR_CREATE (base given), _ALLOCATE / _SHARED (base returned),
+ * _DYNAMIC (no memory: regions attached later; displacements are addresses). */
 static int win_make(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm, int flavor,
                     void *baseptr, MPI_Win *win, const char *fn)
 {
@@ -38,7 +39,8 @@ static int win_make(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm, int
     mpii_comm_t *c = mpii_comm(comm);
     if (!c)
         return mpii_err_comm(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    if (!win || (flavor != MPI_WIN_FLAVOR_CREATE && !baseptr))
+    int given = flavor == MPI_WIN_FLAVOR_CREATE || flavor == MPI_WIN_FLAVOR_DYNAMIC;
+    if (!win || (!given && !baseptr))
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "%s is NULL", win ? "baseptr" : "win");
     if (size < 0)
         return mpii_err_comm(c, MPI_ERR_SIZE, fn, "negative size %lld", (long long)size);
@@ -70,6 +72,8 @@ static int win_make(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm, int
     /* Every rank reaches the collectives below, so a local failure cannot hang the rest. */
     if (rc == RMP_SUCCESS && flavor == MPI_WIN_FLAVOR_CREATE)
         rc = rmp_win_create(base, (size_t)size, w->rc, &w->data);
+    else if (rc == RMP_SUCCESS && flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        rc = rmp_win_create_dynamic(w->rc, &w->data);
     else if (rc == RMP_SUCCESS)
         rc = rmp_win_allocate((size_t)size, w->rc, &base, &w->data);
     void *ctl = NULL;
@@ -91,7 +95,7 @@ static int win_make(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm, int
     free(all);
     w->ctl_base = ctl;
     w->base = base;
-    if (flavor != MPI_WIN_FLAVOR_CREATE)
+    if (!given)
         memcpy(baseptr, &base, sizeof(base));
     *win = (MPI_Win)w;
     return MPI_SUCCESS;
@@ -114,6 +118,54 @@ int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info in
                     MPI_WIN_FLAVOR_CREATE, NULL, win, "MPI_Win_create_c");
 }
 MPII_WEAK(Win_create_c)
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    (void)info;
+    return win_make(NULL, 0, 1, comm, MPI_WIN_FLAVOR_DYNAMIC, NULL, win,
+                    "MPI_Win_create_dynamic");
+}
+MPII_WEAK(Win_create_dynamic)
+
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    const char *fn = "MPI_Win_attach";
+    mpii_check_init(fn);
+    mpii_win_t *w = mpii_win(win);
+    if (!w)
+        return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return MPII_WIN_ERR(w, MPI_ERR_RMA_FLAVOR, fn, "the window is not dynamic");
+    if (size < 0 || (size > 0 && !base))
+        return MPII_WIN_ERR(w, size < 0 ? MPI_ERR_SIZE : MPI_ERR_BASE, fn,
+                            "base %p, size %lld", base, (long long)size);
+    int rc = rmp_win_attach(w->data, base, (size_t)size);
+    return rc == RMP_SUCCESS ? MPI_SUCCESS
+                             : MPII_WIN_ERR(w, rc == RMP_ERR_ARG ? MPI_ERR_RMA_ATTACH
+                                                                 : mpii_err_from_rmp(rc),
+                                            fn, "cannot attach [%p, +%lld): %s", base,
+                                            (long long)size,
+                                            rc == RMP_ERR_ARG ? "overlaps an attached region"
+                                                              : rmp_strerror(rc));
+}
+MPII_WEAK(Win_attach)
+
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+    const char *fn = "MPI_Win_detach";
+    mpii_check_init(fn);
+    mpii_win_t *w = mpii_win(win);
+    if (!w)
+        return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return MPII_WIN_ERR(w, MPI_ERR_RMA_FLAVOR, fn, "the window is not dynamic");
+    int rc = rmp_win_detach(w->data, base);
+    return rc == RMP_SUCCESS ? MPI_SUCCESS
+                             : MPII_WIN_ERR(w, rc == RMP_ERR_ARG ? MPI_ERR_ARG
+                                                                 : mpii_err_from_rmp(rc),
+                                            fn, "%p is not an attached region's base", base);
+}
+MPII_WEAK(Win_detach)
 
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                       void *baseptr, MPI_Win *win)

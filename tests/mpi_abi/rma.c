@@ -4,7 +4,8 @@
  * (concurrent MPI_SUM accumulates from every rank, total exact), fetch_and_op and
  * compare_and_swap as a counter and a lock, get_accumulate, window attributes and group,
  * a shared-memory window, the request-based operations (Rput, Rget, Raccumulate,
- * Rget_accumulate) in a lock_all epoch and refused outside one, and bad input (rank,
+ * Rget_accumulate) in a lock_all epoch and refused outside one, a dynamic window
+ * (attach, addresses as displacements, detach), and bad input (rank,
  * range, op) through MPI_ERRORS_RETURN. */
 #include <string.h>
 
@@ -281,6 +282,49 @@ static void test_request_based(MPI_Win win, int *mem)
     }
 }
 
+static void test_dynamic(void)
+{
+    MPI_Win win;
+    int *buf = calloc(16, sizeof(int)), errclass = MPI_SUCCESS, flavor_ok = 0;
+    CHECK_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_OK(MPI_Win_attach(win, buf, 16 * sizeof(int)));
+    int *flavor = NULL, flag = 0;
+    CHECK_OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag));
+    flavor_ok = flag && *flavor == MPI_WIN_FLAVOR_DYNAMIC;
+    CHECK(flavor_ok, "WIN_CREATE_FLAVOR of a dynamic window");
+    MPI_Aint mine, *addr = calloc((size_t)size, sizeof(MPI_Aint));
+    CHECK_OK(MPI_Get_address(buf, &mine));
+    CHECK_OK(MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD));
+    int t = (rank + 1) % size, from = (rank - 1 + size) % size, v = 500 + rank;
+    CHECK_OK(MPI_Win_fence(0, win));
+    CHECK_OK(MPI_Put(&v, 1, MPI_INT, t, addr[t] + 2 * (MPI_Aint)sizeof(int), 1, MPI_INT, win));
+    CHECK_OK(MPI_Win_fence(0, win));
+    CHECK(buf[2] == 500 + from, "dynamic fence put: %d", buf[2]);
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    CHECK_OK(MPI_Accumulate(&(int){rank + 1}, 1, MPI_INT, 0, addr[0] + (MPI_Aint)sizeof(int), 1,
+                            MPI_INT, MPI_SUM, win));
+    CHECK_OK(MPI_Win_unlock(0, win));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(rank != 0 || buf[1] == size * (size + 1) / 2, "dynamic accumulate: %d", buf[1]);
+    /* outside the attached region: refused at the target, reported here */
+    CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));
+    int rc = MPI_Put(&v, 1, MPI_INT, t, addr[t] + 16 * (MPI_Aint)sizeof(int), 1, MPI_INT, win);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_flush(t, win);
+    MPI_Error_class(rc, &errclass);
+    CHECK(errclass == MPI_ERR_RMA_RANGE, "put past the attached region: class %d", errclass);
+    CHECK_OK(MPI_Win_unlock(t, win));
+    rc = MPI_Win_attach(win, buf + 4, sizeof(int));
+    MPI_Error_class(rc, &errclass);
+    CHECK(errclass == MPI_ERR_RMA_ATTACH, "overlapping attach: class %d", errclass);
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_OK(MPI_Win_detach(win, buf));
+    CHECK_OK(MPI_Win_free(&win));
+    free(addr);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
@@ -309,6 +353,7 @@ int main(int argc, char **argv)
     CHECK(rank != 0 || user[1] == size * (size + 1) / 2, "accumulate on Win_create memory");
     CHECK_OK(MPI_Win_free(&win));
     test_shared();
+    test_dynamic();
     CHECK_OK(MPI_Finalize());
     return 0;
 }

@@ -260,6 +260,50 @@ static void test_window_churn(void)
     T_CHECK(cell[0] == 300, "every fetch-add landed: %llu", (unsigned long long)cell[0]);
 }
 
+/* Dynamic windows: regions attached locally, addresses exchanged by the program, every
+ * access checked by the target against its regions. */
+static void test_dynamic(void)
+{
+    rmp_win_t win, plain;
+    T_RC(rmp_win_create_dynamic(W, &win));
+    uint64_t *mem = calloc(32, sizeof(uint64_t)), *other = calloc(4, sizeof(uint64_t));
+    T_RC(rmp_win_attach(win, mem, 32 * sizeof(uint64_t)));
+    T_CHECK(rmp_win_attach(win, mem + 8, 8) == RMP_ERR_ARG, "overlapping attach refused");
+    T_CHECK(rmp_win_detach(win, mem + 1) == RMP_ERR_ARG, "detach of an unattached address");
+    T_RC(rmp_win_create(other, 4 * sizeof(uint64_t), W, &plain));
+    T_CHECK(rmp_win_attach(plain, other, 8) == RMP_ERR_ARG, "attach to a non-dynamic window");
+    uint64_t *addr = calloc((size_t)np, sizeof(uint64_t)), a = (uint64_t)(uintptr_t)mem;
+    T_RC(rmp_allgather(&a, addr, 1, RMP_UINT64, W));
+    int t = (me + 1) % np, from = (me + np - 1) % np;
+    uint64_t v = 1000 + (uint64_t)me, got = 0, old = 0;
+    T_RC(rmp_put(&v, 8, t, addr[t] + 8 * 8, win));
+    T_RC(rmp_win_flush(t, win));
+    T_RC(rmp_get(&got, 8, t, addr[t] + 8 * 8, win));
+    T_CHECK(got == v, "dynamic put/get: %llu", (unsigned long long)got);
+    for (int i = 0; i < 10; i++)
+        T_RC(rmp_atomic_fetch_add(1, &old, 0, addr[0], win));
+    T_RC(rmp_atomic_fetch_add(1, &old, me, addr[me], win)); /* this rank's own region */
+    T_CHECK(rmp_put(&v, 8, t, addr[t] + 32 * 8, win) == RMP_ERR_ACCESS,
+            "put past the region refused by the target");
+    T_CHECK(rmp_get(&got, 16, t, addr[t] + 31 * 8, win) == RMP_ERR_ACCESS,
+            "get straddling the region's end refused");
+    T_RC(rmp_barrier(W));
+    T_CHECK(mem[8] == 1000 + (uint64_t)from, "dynamic put landed: %llu",
+            (unsigned long long)mem[8]);
+    if (me == 0)
+        T_CHECK(mem[0] == 10 * (uint64_t)np + 1, "dynamic fetch-adds: %llu",
+                (unsigned long long)mem[0]);
+    T_RC(rmp_win_detach(win, mem));
+    T_RC(rmp_barrier(W));
+    T_CHECK(rmp_get(&got, 8, t, addr[t], win) == RMP_ERR_ACCESS, "access after detach refused");
+    T_RC(rmp_barrier(W));
+    T_RC(rmp_win_free(&win));
+    T_RC(rmp_win_free(&plain));
+    free(addr);
+    free(mem);
+    free(other);
+}
+
 /* --quick (slow links): say when each part is done, so a timeout shows where it was. */
 #define PHASE(call)                                                                         \
     do {                                                                                    \
@@ -287,5 +331,6 @@ int main(int argc, char **argv)
     PHASE(test_forged(1));
     PHASE(test_forged(0));
     PHASE(test_window_churn());
+    PHASE(test_dynamic());
     return t_finish();
 }

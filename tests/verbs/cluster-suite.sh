@@ -123,8 +123,13 @@ fi
 # Bound: from the kill request to the launcher's exit, NODELOSS_BOUND s (default 10).
 BOUND=${NODELOSS_BOUND:-10}
 t0=$(date +%s.%N)
-out=$(timeout -k 5 120 $L -n 4 "$T/verbs/cluster_nodeloss" 2>&1); rc=$?
+# The job's output goes to the console as it comes (tee): the host kills rmpn2 when it
+# sees the RMP_CLUSTER_KILL_NODE2 line there, not when the job has ended.
+timeout -k 5 120 $L -n 4 "$T/verbs/cluster_nodeloss" 2>&1 | tee "$LOG/nodeloss.out" |
+  grep --line-buffered RMP_CLUSTER_KILL_NODE2
+rc=${PIPESTATUS[0]}
 t1=$(date +%s.%N)
+out=$(cat "$LOG/nodeloss.out")
 tk=$(sed -nE 's/^RMP_CLUSTER_KILL_NODE2 at ([0-9.]+).*/\1/p' <<<"$out" | head -n1)
 if [ -z "$tk" ]; then
   ko "node loss: the job never asked for the kill (exit $rc)"; tail -n 20 <<<"$out" | sed 's/^/    /'
