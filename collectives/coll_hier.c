@@ -31,6 +31,11 @@ static int hier_setup(rmp_comm_t comm, coll_comm_t **out)
         if (rc == RMP_SUCCESS)
             rc = rmp_comm_split(comm, leader ? 0 : RMP_UNDEFINED, me, &cc->leaders);
         cc->hier_state = rc == RMP_SUCCESS ? 1 : -1;
+        if (rc == RMP_SUCCESS) {
+            cc->node->fail_scope = comm;
+            if (cc->leaders)
+                cc->leaders->fail_scope = comm;
+        }
         if (rc != RMP_SUCCESS) {
             rmpi_error("hierarchical collectives: cannot build the node communicators: %s",
                        rmp_strerror(rc));

@@ -14,6 +14,10 @@ struct rmp_comm {
     void *coll_priv;        /* owned by collectives/ */
     void (*coll_priv_free)(void *);
     int node_leader;        /* topology cache, filled by collectives on demand */
+    /* A communicator built for the steps of another's collectives (hierarchical: a node's
+     * ranks, the leaders): a failed member of that one dooms collectives on this one too,
+     * or a rank waiting on its node for a leader whose step failed would wait forever. */
+    struct rmp_comm *fail_scope;
 };
 
 static inline int rmpi_comm_world_rank(const struct rmp_comm *c, int r)

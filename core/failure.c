@@ -17,13 +17,18 @@
 #include "rndv.h"
 #include "send.h"
 
+/* Is world rank `world` a member of comm or of the communicators it serves (fail_scope)? */
 static int failure_comm_has(rmp_comm_t comm, int world)
 {
-    if (!comm || !comm->world)
-        return 1; /* the world communicator */
-    for (int i = 0; i < comm->size; i++)
-        if (comm->world[i] == world)
-            return 1;
+    if (!comm)
+        return 1;
+    for (; comm; comm = comm->fail_scope) {
+        if (!comm->world)
+            return 1; /* the world communicator */
+        for (int i = 0; i < comm->size; i++)
+            if (comm->world[i] == world)
+                return 1;
+    }
     return 0;
 }
 
@@ -31,9 +36,10 @@ int rmpi_comm_lost_member(rmp_comm_t comm)
 {
     if (RMPI_LIKELY(__atomic_load_n(&rmpi_ctx.nfailed, __ATOMIC_RELAXED) == 0))
         return 0;
-    for (int i = 0; i < comm->size; i++)
-        if (rmpi_peer_lost(rmpi_comm_world_rank(comm, i)))
-            return 1;
+    for (; comm; comm = comm->fail_scope)
+        for (int i = 0; i < comm->size; i++)
+            if (rmpi_peer_lost(rmpi_comm_world_rank(comm, i)))
+                return 1;
     return 0;
 }
 

@@ -149,6 +149,44 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 MPII_WEAK(Comm_dup_with_info)
 
+/* The nonblocking forms run the duplication before returning (its agreement on a context
+ * id is a blocking collective in rmp) and hand out a complete request: correct for every
+ * program in which all members reach the call without waiting on each other first, which
+ * a collective call order requires anyway; docs/mpi.md says so. */
+static int comm_idup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request,
+                     const char *fn)
+{
+    COMM_GET(comm, c, fn);
+    if (!request)
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "request is NULL");
+    *request = MPI_REQUEST_NULL;
+    if (info != MPI_INFO_NULL && !mpii_info(info))
+        return mpii_err_comm(c, MPI_ERR_INFO, fn, "invalid info");
+    int err = comm_dup(comm, newcomm, fn);
+    if (err != MPI_SUCCESS)
+        return err;
+    mpii_req_t *r = mpii_req_new(c, MPII_REQ_DONE);
+    if (!r)
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    r->done = 1;
+    mpii_status_empty(&r->status);
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return comm_idup(comm, MPI_INFO_NULL, newcomm, request, "MPI_Comm_idup");
+}
+MPII_WEAK(Comm_idup)
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                             MPI_Request *request)
+{
+    return comm_idup(comm, info, newcomm, request, "MPI_Comm_idup_with_info");
+}
+MPII_WEAK(Comm_idup_with_info)
+
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     COMM_GET(comm, c, "MPI_Comm_split");

@@ -70,6 +70,18 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     CHECK_OK(MPI_Comm_compare(dup, MPI_COMM_WORLD, &res));
     CHECK(res == MPI_CONGRUENT, "dup vs world %d", res);
+    /* idup: a usable duplicate once its request completes */
+    MPI_Comm idup;
+    MPI_Request ireq;
+    CHECK_OK(MPI_Comm_idup(MPI_COMM_WORLD, &idup, &ireq));
+    CHECK_OK(MPI_Wait(&ireq, MPI_STATUS_IGNORE));
+    CHECK(ireq == MPI_REQUEST_NULL, "Comm_idup request freed by Wait");
+    CHECK_OK(MPI_Comm_compare(idup, MPI_COMM_WORLD, &res));
+    CHECK(res == MPI_CONGRUENT, "idup vs world %d", res);
+    int sum = 0;
+    CHECK_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, idup));
+    CHECK(sum == size * (size - 1) / 2, "allreduce on the idup'd communicator: %d", sum);
+    CHECK_OK(MPI_Comm_free(&idup));
     CHECK_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev));
     CHECK_OK(MPI_Comm_compare(rev, MPI_COMM_WORLD, &res));
     CHECK(res == (size > 1 ? MPI_SIMILAR : MPI_CONGRUENT), "reversed vs world %d", res);
