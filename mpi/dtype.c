@@ -267,6 +267,7 @@ MPI_Datatype mpii_dtype_handle(const mpii_dtype_t *d)
 
 static void dtype_destroy(mpii_dtype_t *d)
 {
+    mpii_dtype_env_free(d);
     for (int i = 0; i < d->ntypes; i++)
         mpii_dtype_release(d->types[i]);
     free(d->own_arrays);

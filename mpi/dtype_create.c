@@ -310,6 +310,8 @@ static int dc_contiguous(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *ne
     if (rc != MPI_SUCCESS)
         return rc;
     rc = dc_vector(count, 1, old->extent, old, MPI_COMBINER_CONTIGUOUS, &d);
+    if (rc == MPI_SUCCESS)
+        mpii_dtype_env_simple(d, fn, 1, &count, 0, NULL, oldtype);
     return dc_out(rc, d, newtype, fn);
 }
 
@@ -337,6 +339,9 @@ static int dc_hvector(MPI_Count count, MPI_Count blocklen, MPI_Aint stride, int 
                              (long long)blocklen);
     rc = dc_vector(count, blocklen, in_elems ? stride * old->extent : stride, old,
                    in_elems ? MPI_COMBINER_VECTOR : MPI_COMBINER_HVECTOR, &d);
+    MPI_Count args[3] = {count, blocklen, stride};
+    if (rc == MPI_SUCCESS)
+        mpii_dtype_env_simple(d, fn, in_elems ? 3 : 2, args, in_elems ? 0 : 1, &stride, oldtype);
     return dc_out(rc, d, newtype, fn);
 }
 
@@ -410,6 +415,8 @@ static int dc_index_gen(MPI_Count count, const MPI_Count *bl, MPI_Count bl1,
         ds[k] = in_elems ? disp[k] * old->extent : disp[k];
     }
     rc = dc_indexed(count, b, ds, ts, types == NULL, combiner, &d);
+    if (rc == MPI_SUCCESS)
+        mpii_dtype_env_index(d, fn, count, bl, bl1, disp, oldtype, types);
     rc = dc_out(rc, d, newtype, fn);
 out:
     free(b);
@@ -546,6 +553,9 @@ static int dc_resize(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Dat
     if (rc != MPI_SUCCESS)
         return rc;
     rc = dc_resized(old, lb, extent, MPI_COMBINER_RESIZED, &d);
+    MPI_Aint args[2] = {lb, extent};
+    if (rc == MPI_SUCCESS)
+        mpii_dtype_env_simple(d, fn, 0, NULL, 2, args, oldtype);
     return dc_out(rc, d, newtype, fn);
 }
 
@@ -573,6 +583,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     if (rc == MPI_SUCCESS) {
         d->committed = old->committed;
         d->rmp = old->rmp;
+        mpii_dtype_env_simple(d, "MPI_Type_dup", 0, NULL, 0, NULL, oldtype);
     }
     return dc_out(rc, d, newtype, "MPI_Type_dup");
 }
@@ -622,6 +633,8 @@ static int dc_subarray(int ndims, const MPI_Count *sizes, const MPI_Count *subsi
     t = u;
     rc = dc_resized(t, 0, stride, MPI_COMBINER_SUBARRAY, &u);
     mpii_dtype_release(t);
+    if (rc == MPI_SUCCESS)
+        mpii_dtype_env_subarray(u, fn, ndims, sizes, subsizes, starts, order, oldtype);
     return dc_out(rc, u, newtype, fn);
 }
 

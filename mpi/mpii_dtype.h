@@ -65,6 +65,8 @@ typedef struct mpii_dl {
     } u;
 } mpii_dl_t;
 
+typedef struct mpii_dtype_env mpii_dtype_env_t; /* dtype_env.c */
+
 typedef struct mpii_dtype {
     uint32_t magic;
     int refs;       /* the handle and every derived type built on it */
@@ -82,6 +84,7 @@ typedef struct mpii_dtype {
     int combiner;        /* MPI_COMBINER_* */
     int ntypes;          /* the types it was built from (referenced while it lives) */
     struct mpii_dtype **types;
+    mpii_dtype_env_t *env; /* the constructor's arguments (get_envelope/contents) */
     char name[MPI_MAX_OBJECT_NAME];
 } mpii_dtype_t;
 
@@ -118,6 +121,18 @@ size_t mpii_basic_size(int basic);
 MPI_Datatype mpii_dtype_handle(const mpii_dtype_t *d);
 /* Another holder of a derived type (a request): released with mpii_dtype_release. */
 void mpii_dtype_retain(mpii_dtype_t *d);
+
+/* Record what d was built from (dtype_env.c), in the classic binding's layout; fn is the
+ * constructor (a name ending in _c: a large-count type). Out of memory: not recorded. */
+void mpii_dtype_env_simple(mpii_dtype_t *d, const char *fn, int ni, const MPI_Count *ints,
+                           int na, const MPI_Aint *addrs, MPI_Datatype old);
+void mpii_dtype_env_index(mpii_dtype_t *d, const char *fn, MPI_Count count,
+                          const MPI_Count *bl, MPI_Count bl1, const MPI_Aint *disp,
+                          MPI_Datatype old, const MPI_Datatype *types);
+void mpii_dtype_env_subarray(mpii_dtype_t *d, const char *fn, int ndims, const MPI_Count *sizes,
+                             const MPI_Count *subsizes, const MPI_Count *starts, int order,
+                             MPI_Datatype old);
+void mpii_dtype_env_free(mpii_dtype_t *d);
 /* Drop a reference (handle freed, or a type built on it freed). */
 void mpii_dtype_release(mpii_dtype_t *d);
 

@@ -127,15 +127,25 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 }
 MPII_WEAK(Win_create_dynamic)
 
+/* The dynamic window of handle win for fn, or NULL with the error reported in *err. */
+static mpii_win_t *win_dynamic(MPI_Win win, const char *fn, int *err)
+{
+    mpii_check_init(fn);
+    mpii_win_t *w = mpii_win(win);
+    *err = !w ? MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window")
+         : w->flavor != MPI_WIN_FLAVOR_DYNAMIC
+             ? MPII_WIN_ERR(w, MPI_ERR_RMA_FLAVOR, fn, "the window is not dynamic")
+             : MPI_SUCCESS;
+    return *err == MPI_SUCCESS ? w : NULL;
+}
+
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     const char *fn = "MPI_Win_attach";
-    mpii_check_init(fn);
-    mpii_win_t *w = mpii_win(win);
+    int err;
+    mpii_win_t *w = win_dynamic(win, fn, &err);
     if (!w)
-        return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-        return MPII_WIN_ERR(w, MPI_ERR_RMA_FLAVOR, fn, "the window is not dynamic");
+        return err;
     if (size < 0 || (size > 0 && !base))
         return MPII_WIN_ERR(w, size < 0 ? MPI_ERR_SIZE : MPI_ERR_BASE, fn,
                             "base %p, size %lld", base, (long long)size);
@@ -153,12 +163,10 @@ MPII_WEAK(Win_attach)
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
     const char *fn = "MPI_Win_detach";
-    mpii_check_init(fn);
-    mpii_win_t *w = mpii_win(win);
+    int err;
+    mpii_win_t *w = win_dynamic(win, fn, &err);
     if (!w)
-        return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-        return MPII_WIN_ERR(w, MPI_ERR_RMA_FLAVOR, fn, "the window is not dynamic");
+        return err;
     int rc = rmp_win_detach(w->data, base);
     return rc == RMP_SUCCESS ? MPI_SUCCESS
                              : MPII_WIN_ERR(w, rc == RMP_ERR_ARG ? MPI_ERR_ARG

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What a derived datatype was built from: MPI_Type_get_envelope / get_contents (and _c).
+ * Each constructor (dtype_create.c) records its arguments here in the layout of the
+ * classic binding (MPI-4.1 table 5.1: integers, then addresses, then datatypes); a type
+ * made by a large-count constructor (`_c`) is reported by the _c forms only, with its
+ * counts and displacements as large counts. The datatypes handed out are references
+ * the caller frees (MPI_Type_free), as in every MPI. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpii.h"
+
+struct mpii_dtype_env {
+    int large;            /* built by a _c constructor */
+    int ni, na, nt;
+    MPI_Count *ints;      /* the classic binding's integers */
+    MPI_Aint *addrs;
+    MPI_Datatype *types;  /* referenced while the type lives */
+};
+
+void mpii_dtype_env_free(mpii_dtype_t *d)
+{
+    mpii_dtype_env_t *e = d->env;
+    if (!e)
+        return;
+    for (int i = 0; i < e->nt; i++) {
+        mpii_dtype_t *t = mpii_dtype(e->types[i]);
+        if (t)
+            mpii_dtype_release(t);
+    }
+    free(e->ints);
+    free(e->addrs);
+    free(e->types);
+    free(e);
+    d->env = NULL;
+}
+
+/* An empty record of d with room for ni, na and nt entries; NULL when out of memory
+ * (then the type works, and its contents are reported as unknown). */
+static mpii_dtype_env_t *env_new(mpii_dtype_t *d, const char *fn, MPI_Count ni, MPI_Count na,
+                                 MPI_Count nt)
+{
+    size_t n = strlen(fn);
+    mpii_dtype_env_t *e = calloc(1, sizeof(*e));
+    if (!e)
+        return NULL;
+    e->large = n > 2 && strcmp(fn + n - 2, "_c") == 0;
+    e->ints = malloc((size_t)(ni + 1) * sizeof(*e->ints));
+    e->addrs = malloc((size_t)(na + 1) * sizeof(*e->addrs));
+    e->types = malloc((size_t)(nt + 1) * sizeof(*e->types));
+    if (!e->ints || !e->addrs || !e->types || ni > INT32_MAX || na > INT32_MAX ||
+        nt > INT32_MAX) {
+        free(e->ints);
+        free(e->addrs);
+        free(e->types);
+        free(e);
+        return NULL;
+    }
+    d->env = e;
+    return e;
+}
+
+static void env_type(mpii_dtype_env_t *e, MPI_Datatype h)
+{
+    mpii_dtype_t *t = mpii_dtype(h);
+    if (t)
+        mpii_dtype_retain(t);
+    e->types[e->nt++] = h;
+}
+
+void mpii_dtype_env_simple(mpii_dtype_t *d, const char *fn, int ni, const MPI_Count *ints,
+                           int na, const MPI_Aint *addrs, MPI_Datatype old)
+{
+    mpii_dtype_env_t *e = env_new(d, fn, ni, na, 1);
+    if (!e)
+        return;
+    for (int i = 0; i < ni; i++)
+        e->ints[e->ni++] = ints[i];
+    for (int i = 0; i < na; i++)
+        e->addrs[e->na++] = addrs[i];
+    env_type(e, old);
+}
+
+void mpii_dtype_env_index(mpii_dtype_t *d, const char *fn, MPI_Count count,
+                          const MPI_Count *bl, MPI_Count bl1, const MPI_Aint *disp,
+                          MPI_Datatype old, const MPI_Datatype *types)
+{
+    int c = d->combiner, in_addrs = c != MPI_COMBINER_INDEXED &&
+                                     c != MPI_COMBINER_INDEXED_BLOCK;
+    mpii_dtype_env_t *e = env_new(d, fn, 2 * count + 2, count, types ? count : 1);
+    if (!e)
+        return;
+    e->ints[e->ni++] = count;
+    if (bl)
+        for (MPI_Count k = 0; k < count; k++)
+            e->ints[e->ni++] = bl[k];
+    else
+        e->ints[e->ni++] = bl1;
+    for (MPI_Count k = 0; k < count; k++) {
+        if (in_addrs)
+            e->addrs[e->na++] = disp[k];
+        else
+            e->ints[e->ni++] = (MPI_Count)disp[k];
+    }
+    if (types)
+        for (MPI_Count k = 0; k < count; k++)
+            env_type(e, types[k]);
+    else
+        env_type(e, old);
+}
+
+void mpii_dtype_env_subarray(mpii_dtype_t *d, const char *fn, int ndims, const MPI_Count *sizes,
+                             const MPI_Count *subsizes, const MPI_Count *starts, int order,
+                             MPI_Datatype old)
+{
+    mpii_dtype_env_t *e = env_new(d, fn, 3 * (MPI_Count)ndims + 2, 0, 1);
+    if (!e)
+        return;
+    e->ints[e->ni++] = ndims;
+    const MPI_Count *arrays[3] = {sizes, subsizes, starts};
+    for (int a = 0; a < 3; a++)
+        for (int i = 0; i < ndims; i++)
+            e->ints[e->ni++] = arrays[a][i];
+    e->ints[e->ni++] = order;
+    env_type(e, old);
+}
+
+/* ---- the queries ---- */
+
+/* The record of a derived type, or NULL with the error reported in *err. */
+static const mpii_dtype_env_t *env_of(MPI_Datatype h, const mpii_dtype_t **dp, const char *fn,
+                                      int *err)
+{
+    mpii_check_init(fn);
+    const mpii_dtype_t *d = *dp = mpii_dtype(h);
+    *err = MPI_SUCCESS;
+    if (!d)
+        *err = mpii_err_comm(NULL, MPI_ERR_TYPE, fn, "invalid datatype handle %p", (void *)h);
+    else if (!d->predefined && !d->env)
+        *err = mpii_err_comm(NULL, MPI_ERR_NO_MEM, fn,
+                             "the type's arguments were not recorded (out of memory)");
+    return d && !d->predefined ? d->env : NULL;
+}
+
+/* How a large-count record splits: integers that stay integers (a subarray's ndims and
+ * order), the rest of the integers and every address as large counts. */
+static int env_large_ints(const mpii_dtype_t *d, const mpii_dtype_env_t *e)
+{
+    return d->combiner == MPI_COMBINER_SUBARRAY && e->ni >= 2 ? 2 : 0;
+}
+
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *ni, MPI_Count *na,
+                             MPI_Count *nc, MPI_Count *nd, int *combiner)
+{
+    const char *fn = "MPI_Type_get_envelope_c";
+    const mpii_dtype_t *d;
+    int err;
+    const mpii_dtype_env_t *e = env_of(datatype, &d, fn, &err);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!ni || !na || !nc || !nd || !combiner)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL output argument");
+    if (!e) { /* a named type */
+        *ni = *na = *nc = *nd = 0;
+        *combiner = MPI_COMBINER_NAMED;
+        return MPI_SUCCESS;
+    }
+    int keep = e->large ? env_large_ints(d, e) : e->ni;
+    *ni = keep;
+    *na = e->large ? 0 : e->na;
+    *nc = e->large ? (e->ni - keep) + e->na : 0;
+    *nd = e->nt;
+    *combiner = d->combiner;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Type_get_envelope_c)
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *ni, int *na, int *nd, int *combiner)
+{
+    const char *fn = "MPI_Type_get_envelope";
+    const mpii_dtype_t *d;
+    int err;
+    const mpii_dtype_env_t *e = env_of(datatype, &d, fn, &err);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!ni || !na || !nd || !combiner)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL output argument");
+    if (e && e->large)
+        return mpii_err_comm(NULL, MPI_ERR_TYPE, fn,
+                             "the type was built with large counts: MPI_Type_get_envelope_c");
+    *ni = e ? e->ni : 0;
+    *na = e ? e->na : 0;
+    *nd = e ? e->nt : 0;
+    *combiner = e ? d->combiner : MPI_COMBINER_NAMED;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Type_get_envelope)
+
+/* Copy the record out: integers (as int), large counts, addresses, datatypes. */
+static int env_contents(MPI_Datatype datatype, MPI_Count max_i, MPI_Count max_a,
+                        MPI_Count max_c, MPI_Count max_d, int ints[], MPI_Aint addrs[],
+                        MPI_Count larges[], MPI_Datatype types[], int large_form,
+                        const char *fn)
+{
+    const mpii_dtype_t *d;
+    int err;
+    const mpii_dtype_env_t *e = env_of(datatype, &d, fn, &err);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!e)
+        return mpii_err_comm(NULL, MPI_ERR_TYPE, fn, "a named datatype has no contents");
+    if (e->large && !large_form)
+        return mpii_err_comm(NULL, MPI_ERR_TYPE, fn,
+                             "the type was built with large counts: MPI_Type_get_contents_c");
+    int keep = e->large ? env_large_ints(d, e) : e->ni;
+    MPI_Count nc = e->large ? (e->ni - keep) + e->na : 0, na = e->large ? 0 : e->na;
+    if (max_i < keep || max_a < na || max_c < nc || max_d < e->nt)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn,
+                             "arrays too small: need %d integers, %lld addresses, %lld large "
+                             "counts, %d datatypes (MPI_Type_get_envelope)",
+                             keep, (long long)na, (long long)nc, e->nt);
+    if ((keep && !ints) || (na && !addrs) || (nc && !larges) || (e->nt && !types))
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL array argument");
+    if (e->large) {
+        /* subarray: ndims first and order last stay integers */
+        if (keep) {
+            ints[0] = (int)e->ints[0];
+            ints[1] = (int)e->ints[e->ni - 1];
+        }
+        MPI_Count k = 0;
+        for (int i = keep ? 1 : 0; i < e->ni - (keep ? 1 : 0); i++)
+            larges[k++] = e->ints[i];
+        for (int i = 0; i < e->na; i++)
+            larges[k++] = e->addrs[i];
+    } else {
+        for (int i = 0; i < e->ni; i++)
+            ints[i] = (int)e->ints[i];
+        for (int i = 0; i < e->na; i++)
+            addrs[i] = e->addrs[i];
+    }
+    for (int i = 0; i < e->nt; i++) {
+        mpii_dtype_t *t = mpii_dtype(e->types[i]);
+        if (t)
+            mpii_dtype_retain(t);
+        types[i] = e->types[i];
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    return env_contents(datatype, max_integers, max_addresses, 0, max_datatypes,
+                        array_of_integers, array_of_addresses, NULL, array_of_datatypes, 0,
+                        "MPI_Type_get_contents");
+}
+MPII_WEAK(Type_get_contents)
+
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+                             MPI_Count max_addresses, MPI_Count max_large_counts,
+                             MPI_Count max_datatypes, int array_of_integers[],
+                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                             MPI_Datatype array_of_datatypes[])
+{
+    return env_contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes,
+                        array_of_integers, array_of_addresses, array_of_large_counts,
+                        array_of_datatypes, 1, "MPI_Type_get_contents_c");
+}
+MPII_WEAK(Type_get_contents_c)

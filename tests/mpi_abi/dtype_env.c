@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI_Type_get_envelope / get_contents (and _c): each constructor's arguments come back
+ * in the standard's layout, the datatypes handed out are freeable references, a named
+ * type has no contents, a large-count type answers only the _c forms, and too small
+ * arrays are refused. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+
+static void envelope(const char *what, MPI_Datatype t, int ni, int na, int nd, int comb)
+{
+    int i = -1, a = -1, d = -1, c = -1;
+    CHECK_OK(MPI_Type_get_envelope(t, &i, &a, &d, &c));
+    CHECK(i == ni && a == na && d == nd && c == comb,
+          "%s: envelope %d ints %d addrs %d types combiner %d, want %d %d %d %d", what, i, a,
+          d, c, ni, na, nd, comb);
+}
+
+int main(int argc, char **argv)
+{
+    CHECK_OK(MPI_Init(&argc, &argv));
+    int ints[16], ec = 0;
+    MPI_Aint addrs[8];
+    MPI_Datatype types[4], t;
+
+    envelope("MPI_INT", MPI_INT, 0, 0, 0, MPI_COMBINER_NAMED);
+    envelope("MPI_FLOAT_INT", MPI_FLOAT_INT, 0, 0, 0, MPI_COMBINER_NAMED);
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int rc = MPI_Type_get_contents(MPI_INT, 0, 0, 0, ints, addrs, types);
+    MPI_Error_class(rc, &ec);
+    CHECK(ec == MPI_ERR_TYPE, "contents of a named type: class %d", ec);
+
+    /* vector(3, 2, 5) of a contiguous(4) of MPI_DOUBLE: the inner type comes back */
+    MPI_Datatype inner, v;
+    CHECK_OK(MPI_Type_contiguous(4, MPI_DOUBLE, &inner));
+    CHECK_OK(MPI_Type_vector(3, 2, 5, inner, &v));
+    envelope("vector", v, 3, 0, 1, MPI_COMBINER_VECTOR);
+    CHECK_OK(MPI_Type_get_contents(v, 3, 0, 1, ints, addrs, types));
+    CHECK(ints[0] == 3 && ints[1] == 2 && ints[2] == 5 && types[0] == inner,
+          "vector contents %d %d %d", ints[0], ints[1], ints[2]);
+    CHECK_OK(MPI_Type_free(&types[0])); /* a reference of our own: inner stays valid */
+    envelope("contiguous", inner, 1, 0, 1, MPI_COMBINER_CONTIGUOUS);
+    rc = MPI_Type_get_contents(v, 2, 0, 1, ints, addrs, types);
+    MPI_Error_class(rc, &ec);
+    CHECK(ec == MPI_ERR_ARG, "integer array too small: class %d", ec);
+
+    /* hvector: the stride is an address */
+    CHECK_OK(MPI_Type_create_hvector(2, 3, 100, MPI_INT, &t));
+    envelope("hvector", t, 2, 1, 1, MPI_COMBINER_HVECTOR);
+    CHECK_OK(MPI_Type_get_contents(t, 2, 1, 1, ints, addrs, types));
+    CHECK(ints[0] == 2 && ints[1] == 3 && addrs[0] == 100 && types[0] == MPI_INT, "hvector");
+    CHECK_OK(MPI_Type_free(&t));
+
+    /* indexed: count, blocklengths, displacements (all integers) */
+    int bl[3] = {1, 2, 3}, disp[3] = {0, 4, 9};
+    CHECK_OK(MPI_Type_indexed(3, bl, disp, MPI_SHORT, &t));
+    envelope("indexed", t, 7, 0, 1, MPI_COMBINER_INDEXED);
+    CHECK_OK(MPI_Type_get_contents(t, 7, 0, 1, ints, addrs, types));
+    CHECK(ints[0] == 3 && ints[1] == 1 && ints[3] == 3 && ints[4] == 0 && ints[6] == 9,
+          "indexed contents");
+    CHECK_OK(MPI_Type_free(&t));
+
+    /* indexed_block: count, blocklength, displacements */
+    CHECK_OK(MPI_Type_create_indexed_block(3, 2, disp, MPI_INT, &t));
+    envelope("indexed_block", t, 5, 0, 1, MPI_COMBINER_INDEXED_BLOCK);
+    CHECK_OK(MPI_Type_get_contents(t, 5, 0, 1, ints, addrs, types));
+    CHECK(ints[0] == 3 && ints[1] == 2 && ints[2] == 0 && ints[4] == 9, "indexed_block");
+    CHECK_OK(MPI_Type_free(&t));
+
+    /* struct with two types: count, blocklengths; displacements; types */
+    int sbl[2] = {1, 3};
+    MPI_Aint sdisp[2] = {0, 8};
+    MPI_Datatype st[2] = {MPI_DOUBLE, v};
+    CHECK_OK(MPI_Type_create_struct(2, sbl, sdisp, st, &t));
+    envelope("struct", t, 3, 2, 2, MPI_COMBINER_STRUCT);
+    CHECK_OK(MPI_Type_get_contents(t, 3, 2, 2, ints, addrs, types));
+    CHECK(ints[0] == 2 && ints[1] == 1 && ints[2] == 3 && addrs[1] == 8 &&
+          types[0] == MPI_DOUBLE && types[1] == v, "struct contents");
+    CHECK_OK(MPI_Type_free(&types[1]));
+    CHECK_OK(MPI_Type_free(&t));
+
+    /* resized: lb and extent as addresses; dup: just the type */
+    CHECK_OK(MPI_Type_create_resized(MPI_INT, -4, 16, &t));
+    envelope("resized", t, 0, 2, 1, MPI_COMBINER_RESIZED);
+    CHECK_OK(MPI_Type_get_contents(t, 0, 2, 1, ints, addrs, types));
+    CHECK(addrs[0] == -4 && addrs[1] == 16 && types[0] == MPI_INT, "resized contents");
+    CHECK_OK(MPI_Type_free(&t));
+    CHECK_OK(MPI_Type_dup(v, &t));
+    envelope("dup", t, 0, 0, 1, MPI_COMBINER_DUP);
+    CHECK_OK(MPI_Type_free(&t));
+
+    /* subarray: ndims, sizes, subsizes, starts, order */
+    int sz[2] = {10, 20}, sub[2] = {3, 4}, start[2] = {1, 2};
+    CHECK_OK(MPI_Type_create_subarray(2, sz, sub, start, MPI_ORDER_C, MPI_FLOAT, &t));
+    envelope("subarray", t, 8, 0, 1, MPI_COMBINER_SUBARRAY);
+    CHECK_OK(MPI_Type_get_contents(t, 8, 0, 1, ints, addrs, types));
+    CHECK(ints[0] == 2 && ints[1] == 10 && ints[3] == 3 && ints[6] == 2 &&
+          ints[7] == MPI_ORDER_C && types[0] == MPI_FLOAT, "subarray contents");
+    CHECK_OK(MPI_Type_free(&t));
+
+    /* large counts: only the _c forms answer, counts as large counts */
+    MPI_Count lc[4], ni, na, nc, nd;
+    int comb;
+    CHECK_OK(MPI_Type_contiguous_c(7, MPI_INT, &t));
+    rc = MPI_Type_get_envelope(t, &ints[0], &ints[1], &ints[2], &comb);
+    MPI_Error_class(rc, &ec);
+    CHECK(ec == MPI_ERR_TYPE, "envelope of a large-count type: class %d", ec);
+    CHECK_OK(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+    CHECK(ni == 0 && na == 0 && nc == 1 && nd == 1 && comb == MPI_COMBINER_CONTIGUOUS,
+          "envelope_c of contiguous_c");
+    CHECK_OK(MPI_Type_get_contents_c(t, 0, 0, 1, 1, ints, addrs, lc, types));
+    CHECK(lc[0] == 7 && types[0] == MPI_INT, "contents_c of contiguous_c: %lld",
+          (long long)lc[0]);
+    CHECK_OK(MPI_Type_free(&t));
+    CHECK_OK(MPI_Type_get_envelope_c(v, &ni, &na, &nc, &nd, &comb));
+    CHECK(ni == 3 && nc == 0 && comb == MPI_COMBINER_VECTOR, "envelope_c of a classic type");
+
+    CHECK_OK(MPI_Type_free(&v));
+    CHECK_OK(MPI_Type_free(&inner));
+    printf("dtype_env: ok\n");
+    CHECK_OK(MPI_Finalize());
+    return 0;
+}
