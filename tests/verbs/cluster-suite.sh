@@ -143,7 +143,7 @@ else
   if [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$rc" != 137 ] &&
      awk -v e="$end" -v b="$BOUND" 'BEGIN{exit !(e < b)}' &&
      ! grep -q 'no error 60 s' <<<"$out"; then
-    ok "node loss: rmpn1's ranks learned of it and the job ended with an error (exit $rc) in ${end} s < ${BOUND} s"
+    ok "node loss: the job ended with an error (exit $rc) in ${end} s < ${BOUND} s; first signal: $first"
   else
     ko "node loss: exit $rc after ${end} s (bound ${BOUND} s)"; tail -n 20 <<<"$out" | sed 's/^/    /'
   fi
