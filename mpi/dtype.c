@@ -267,6 +267,7 @@ MPI_Datatype mpii_dtype_handle(const mpii_dtype_t *d)
 
 static void dtype_destroy(mpii_dtype_t *d)
 {
+    (void)mpii_type_attr_delete_all(d, "MPI_Type_free"); /* a failing callback: reported */
     mpii_dtype_env_free(d);
     for (int i = 0; i < d->ntypes; i++)
         mpii_dtype_release(d->types[i]);

@@ -584,6 +584,11 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         d->committed = old->committed;
         d->rmp = old->rmp;
         mpii_dtype_env_simple(d, "MPI_Type_dup", 0, NULL, 0, NULL, oldtype);
+        int err = old->predefined ? MPI_SUCCESS : mpii_type_attr_copy_all(old, d, "MPI_Type_dup");
+        if (err != MPI_SUCCESS) {
+            dc_abort(d);
+            return err; /* reported by the copy */
+        }
     }
     return dc_out(rc, d, newtype, "MPI_Type_dup");
 }

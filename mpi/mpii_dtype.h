@@ -85,6 +85,7 @@ typedef struct mpii_dtype {
     int ntypes;          /* the types it was built from (referenced while it lives) */
     struct mpii_dtype **types;
     mpii_dtype_env_t *env; /* the constructor's arguments (get_envelope/contents) */
+    mpii_attr_t *attrs;    /* attr_obj.c */
     char name[MPI_MAX_OBJECT_NAME];
 } mpii_dtype_t;
 
@@ -133,6 +134,11 @@ void mpii_dtype_env_subarray(mpii_dtype_t *d, const char *fn, int ndims, const M
                              const MPI_Count *subsizes, const MPI_Count *starts, int order,
                              MPI_Datatype old);
 void mpii_dtype_env_free(mpii_dtype_t *d);
+
+/* Attributes of derived types (attr_obj.c): copied by MPI_Type_dup, deleted (their
+ * callbacks run) when the type is destroyed. */
+int mpii_type_attr_copy_all(mpii_dtype_t *old, mpii_dtype_t *d, const char *fn);
+int mpii_type_attr_delete_all(mpii_dtype_t *d, const char *fn);
 /* Drop a reference (handle freed, or a type built on it freed). */
 void mpii_dtype_release(mpii_dtype_t *d);
 

@@ -40,6 +40,7 @@ typedef struct mpii_win {
     int npost;              /* PSCW exposure epoch: origins to wait for */
     int posted;
     char name[MPI_MAX_OBJECT_NAME];
+    mpii_attr_t *attrs; /* user attributes (attr_obj.c) */
 } mpii_win_t;
 
 /* NULL for MPI_WIN_NULL, a freed or a garbage handle. */
@@ -56,6 +57,11 @@ static inline mpii_errh_t *mpii_win_errh(const mpii_win_t *w)
 }
 #define MPII_WIN_ERR(w, cls, fn, ...)                                                       \
     mpii_err_win(mpii_win_handle(w), mpii_win_errh(w), cls, fn, __VA_ARGS__)
+
+/* User attributes of windows (attr_obj.c): Win_get_attr's non-predefined keyvals, and
+ * their deletion at Win_free. */
+int mpii_win_attr_get(mpii_win_t *w, int keyval, void *attribute_val, int *flag);
+int mpii_win_attr_delete_all(mpii_win_t *w, const char *fn);
 
 /* Spin until a control word of this rank satisfies pred, driving progress. */
 uint64_t mpii_rma_ctl_load(mpii_win_t *w, int word);

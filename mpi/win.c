@@ -249,6 +249,9 @@ int PMPI_Win_free(MPI_Win *win)
     mpii_win_t *w = win ? mpii_win(*win) : NULL;
     if (!w)
         return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
+    int err = mpii_win_attr_delete_all(w, fn);
+    if (err != MPI_SUCCESS)
+        return err;
     win_destroy(w); /* rmp_win_free: flush, then a barrier before the memory goes */
     *win = MPI_WIN_NULL;
     return MPI_SUCCESS;
@@ -273,8 +276,7 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
     case MPI_WIN_CREATE_FLAVOR: v = &w->flavor; break;
     case MPI_WIN_MODEL: v = &w->model; break;
     default:
-        *flag = 0;
-        return MPII_WIN_ERR(w, MPI_ERR_KEYVAL, fn, "keyval %d is not a window attribute", keyval);
+        return mpii_win_attr_get(w, keyval, attribute_val, flag);
     }
     memcpy(attribute_val, &v, sizeof(v));
     *flag = 1;

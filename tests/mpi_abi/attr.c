@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Attributes: predefined keys, copy callbacks across Comm_dup, delete
  * callbacks on set/delete/free, keyval freed while in use, COMM_SELF's
- * attributes deleted first thing in MPI_Finalize. */
+ * attributes deleted first thing in MPI_Finalize; datatype attributes copied by
+ * Type_dup and deleted with the type, window attributes beside the predefined ones and
+ * deleted by Win_free, a keyval of one kind refused on the other. */
 #include "check.h"
 
 static int copies, deletes, self_deleted_in_finalize;
@@ -40,6 +42,80 @@ static int self_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     CHECK_OK(MPI_Comm_size(comm, &size));
     self_deleted_in_finalize = !flag && size == 1;
     return MPI_SUCCESS;
+}
+
+static int type_copies, type_deletes, win_deletes;
+
+static int type_copy(MPI_Datatype t, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)t;
+    (void)keyval;
+    (void)extra;
+    type_copies++;
+    *(void **)out = (void *)((intptr_t)in + 1);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int type_delete(MPI_Datatype t, int keyval, void *val, void *extra)
+{
+    (void)t;
+    (void)keyval;
+    (void)val;
+    (void)extra;
+    type_deletes++;
+    return MPI_SUCCESS;
+}
+
+static int win_delete(MPI_Win w, int keyval, void *val, void *extra)
+{
+    (void)w;
+    (void)keyval;
+    (void)extra;
+    CHECK((intptr_t)val == 77, "window attribute value %ld", (long)(intptr_t)val);
+    win_deletes++;
+    return MPI_SUCCESS;
+}
+
+static void test_type_and_win_attrs(void)
+{
+    int kt, kw, flag = 0;
+    void *got = NULL;
+    MPI_Datatype t, t2;
+    CHECK_OK(MPI_Type_create_keyval(type_copy, type_delete, &kt, NULL));
+    CHECK_OK(MPI_Type_contiguous(2, MPI_INT, &t));
+    CHECK_OK(MPI_Type_set_attr(t, kt, (void *)(intptr_t)10));
+    CHECK_OK(MPI_Type_dup(t, &t2));
+    CHECK(type_copies == 1, "Type_dup ran %d copy callbacks", type_copies);
+    CHECK_OK(MPI_Type_get_attr(t2, kt, &got, &flag));
+    CHECK(flag && (intptr_t)got == 11, "copied type attribute %ld", (long)(intptr_t)got);
+    CHECK_OK(MPI_Type_delete_attr(t, kt));
+    CHECK(type_deletes == 1, "Type_delete_attr: %d deletes", type_deletes);
+    CHECK_OK(MPI_Type_get_attr(t, kt, &got, &flag));
+    CHECK(!flag, "deleted type attribute still there");
+    CHECK_OK(MPI_Type_free(&t2)); /* its copy goes with it */
+    CHECK(type_deletes == 2, "Type_free: %d deletes", type_deletes);
+    CHECK_OK(MPI_Type_free(&t));
+
+    int mem[4];
+    MPI_Win win;
+    CHECK_OK(MPI_Win_create(mem, sizeof(mem), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_delete, &kw, NULL));
+    CHECK_OK(MPI_Win_set_attr(win, kw, (void *)(intptr_t)77));
+    CHECK_OK(MPI_Win_get_attr(win, kw, &got, &flag));
+    CHECK(flag && (intptr_t)got == 77, "window attribute %ld", (long)(intptr_t)got);
+    int *unit = NULL;
+    CHECK_OK(MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &unit, &flag));
+    CHECK(flag && *unit == (int)sizeof(int), "MPI_WIN_DISP_UNIT beside user attributes");
+    CHECK_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    int rc = MPI_Win_set_attr(win, kt, NULL), ec = 0;
+    MPI_Error_class(rc, &ec);
+    CHECK(ec == MPI_ERR_KEYVAL, "a datatype keyval on a window: class %d", ec);
+    CHECK_OK(MPI_Win_free(&win));
+    CHECK(win_deletes == 1, "Win_free ran %d delete callbacks", win_deletes);
+    CHECK_OK(MPI_Win_free_keyval(&kw));
+    CHECK_OK(MPI_Type_free_keyval(&kt));
+    CHECK(kt == MPI_KEYVAL_INVALID, "Type_free_keyval did not reset");
 }
 
 int main(int argc, char **argv)
@@ -93,6 +169,7 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Comm_free(&a)); /* kplus and kdup: two deletes */
     CHECK(deletes == 5, "free of a: %d deletes", deletes);
 
+    test_type_and_win_attrs();
     int kself;
     CHECK_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &kself, NULL));
     CHECK_OK(MPI_Comm_set_attr(MPI_COMM_SELF, kself, NULL));
