@@ -330,6 +330,33 @@ static void test_grequest(void)
           greq_freed);
 }
 
+/* Isendrecv around the ring, Isendrecv_replace the other way with a strided type: data
+ * and status checked, the replace buffer holding exactly what came in. */
+static void test_isendrecv(void)
+{
+    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    int out[4] = {rank, rank * 10, rank * 100, -1}, in[4] = {-1, -1, -1, -1};
+    MPI_Request r[2];
+    MPI_Status st[2];
+    CHECK_OK(MPI_Isendrecv(out, 3, MPI_INT, right, 51, in, 4, MPI_INT, left, 51, MPI_COMM_WORLD,
+                           &r[0]));
+    int buf[6] = {rank, -7, rank + 1000, -7, rank + 2000, -7};
+    MPI_Datatype every2;
+    CHECK_OK(MPI_Type_vector(3, 1, 2, MPI_INT, &every2));
+    CHECK_OK(MPI_Type_commit(&every2));
+    CHECK_OK(MPI_Isendrecv_replace(buf, 1, every2, left, 52, right, 52, MPI_COMM_WORLD, &r[1]));
+    CHECK_OK(MPI_Waitall(2, r, st));
+    int n = -1;
+    CHECK_OK(MPI_Get_count(&st[0], MPI_INT, &n));
+    CHECK(in[0] == left && in[1] == left * 10 && in[2] == left * 100 && in[3] == -1 && n == 3 &&
+              st[0].MPI_SOURCE == left && st[0].MPI_TAG == 51,
+          "Isendrecv from %d: %d %d %d %d, count %d", left, in[0], in[1], in[2], in[3], n);
+    CHECK(buf[0] == right && buf[2] == right + 1000 && buf[4] == right + 2000 && buf[1] == -7 &&
+              buf[5] == -7 && st[1].MPI_SOURCE == right,
+          "Isendrecv_replace from %d: %d %d %d %d", right, buf[0], buf[1], buf[2], buf[5]);
+    CHECK_OK(MPI_Type_free(&every2));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -347,6 +374,7 @@ int main(int argc, char **argv)
     p2p_barrier();
     test_misc();
     test_grequest();
+    test_isendrecv();
     p2p_barrier();
     if (rank == 0)
         printf("p2p_semantics: ok\n");
