@@ -82,10 +82,9 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 }
 MPII_WEAK(Ibarrier)
 
-int PMPI_Ibcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                MPI_Request *req)
+static int nbc_bcast(void *buf, MPI_Count count, MPI_Datatype datatype, int root,
+                     MPI_Comm comm, MPI_Request *req, const char *fn)
 {
-    const char *fn = "MPI_Ibcast";
     mpii_comm_t *c;
     mpii_dtype_t *d;
     rmp_request_t rr = RMP_REQUEST_NULL;
@@ -109,7 +108,20 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm 
     rc = rmp_ibcast(x->rv.p, x->rv.bytes, RMP_UINT8, root, c->rc, &rr);
     return nbc_finish(c, rc, rr, x, req, fn);
 }
+
+int PMPI_Ibcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *req)
+{
+    return nbc_bcast(buf, count, datatype, root, comm, req, "MPI_Ibcast");
+}
 MPII_WEAK(Ibcast)
+
+int PMPI_Ibcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Request *req)
+{
+    return nbc_bcast(buf, count, datatype, root, comm, req, "MPI_Ibcast_c");
+}
+MPII_WEAK(Ibcast_c)
 
 /* ---- Reductions ---- */
 typedef enum { NR_REDUCE, NR_ALLREDUCE, NR_SCAN, NR_EXSCAN, NR_RS_BLOCK } nr_kind_t;
@@ -182,12 +194,26 @@ int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
 }
 MPII_WEAK(Ireduce)
 
+int PMPI_Ireduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+              int root, MPI_Comm comm, MPI_Request *req)
+{
+    return nr_run(NR_REDUCE, sbuf, rbuf, count, dt, op, root, comm, req, "MPI_Ireduce_c");
+}
+MPII_WEAK(Ireduce_c)
+
 int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                     MPI_Comm comm, MPI_Request *req)
 {
     return nr_run(NR_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iallreduce");
 }
 MPII_WEAK(Iallreduce)
+
+int PMPI_Iallreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+              MPI_Comm comm, MPI_Request *req)
+{
+    return nr_run(NR_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iallreduce_c");
+}
+MPII_WEAK(Iallreduce_c)
 
 int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                MPI_Comm comm, MPI_Request *req)
@@ -196,12 +222,26 @@ int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op 
 }
 MPII_WEAK(Iscan)
 
+int PMPI_Iscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+              MPI_Comm comm, MPI_Request *req)
+{
+    return nr_run(NR_SCAN, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iscan_c");
+}
+MPII_WEAK(Iscan_c)
+
 int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                  MPI_Comm comm, MPI_Request *req)
 {
     return nr_run(NR_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iexscan");
 }
 MPII_WEAK(Iexscan)
+
+int PMPI_Iexscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+              MPI_Comm comm, MPI_Request *req)
+{
+    return nr_run(NR_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iexscan_c");
+}
+MPII_WEAK(Iexscan_c)
 
 int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                                MPI_Op op, MPI_Comm comm, MPI_Request *req)
@@ -210,6 +250,14 @@ int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Data
                   "MPI_Ireduce_scatter_block");
 }
 MPII_WEAK(Ireduce_scatter_block)
+
+int PMPI_Ireduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count count,
+                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    return nr_run(NR_RS_BLOCK, sbuf, rbuf, count, dt, op, 0, comm, req,
+                  "MPI_Ireduce_scatter_block_c");
+}
+MPII_WEAK(Ireduce_scatter_block_c)
 
 int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                          MPI_Op op, MPI_Comm comm, MPI_Request *req)
@@ -311,6 +359,14 @@ int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
 }
 MPII_WEAK(Igather)
 
+int PMPI_Igather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+              MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+{
+    return nm_run(NM_GATHER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req,
+                  "MPI_Igather_c");
+}
+MPII_WEAK(Igather_c)
+
 int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                   MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
@@ -318,6 +374,14 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
                   "MPI_Iscatter");
 }
 MPII_WEAK(Iscatter)
+
+int PMPI_Iscatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+              MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+{
+    return nm_run(NM_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req,
+                  "MPI_Iscatter_c");
+}
+MPII_WEAK(Iscatter_c)
 
 int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                     MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
@@ -327,6 +391,14 @@ int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
 }
 MPII_WEAK(Iallgather)
 
+int PMPI_Iallgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+              MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    return nm_run(NM_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req,
+                  "MPI_Iallgather_c");
+}
+MPII_WEAK(Iallgather_c)
+
 int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
@@ -334,3 +406,11 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                   "MPI_Ialltoall");
 }
 MPII_WEAK(Ialltoall)
+
+int PMPI_Ialltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+              MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    return nm_run(NM_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req,
+                  "MPI_Ialltoall_c");
+}
+MPII_WEAK(Ialltoall_c)

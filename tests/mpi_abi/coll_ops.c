@@ -205,11 +205,33 @@ static void test_in_place(void)
     CHECK(b[0] == rank + 1.5 && b[1] == rank + 2.5, "reduce_local");
 }
 
+/* The large-count nonblocking forms (_c) on small counts: same results as the classic. */
+static void test_large_count_nbc(void)
+{
+    long long in[3] = {rank, 2 * rank, 1}, out[3] = {0};
+    MPI_Request r[3];
+    CHECK_OK(MPI_Iallreduce_c(in, out, (MPI_Count)3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD,
+                              &r[0]));
+    int root_val = rank == 0 ? 4242 : -1, *all = malloc((size_t)size * sizeof(int));
+    CHECK_OK(MPI_Ibcast_c(&root_val, (MPI_Count)1, MPI_INT, 0, MPI_COMM_WORLD, &r[1]));
+    CHECK_OK(MPI_Iallgather_c(&rank, (MPI_Count)1, MPI_INT, all, (MPI_Count)1, MPI_INT,
+                              MPI_COMM_WORLD, &r[2]));
+    CHECK_OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+    long long s = (long long)size * (size - 1) / 2;
+    CHECK(out[0] == s && out[1] == 2 * s && out[2] == size, "Iallreduce_c %lld %lld %lld",
+          out[0], out[1], out[2]);
+    CHECK(root_val == 4242, "Ibcast_c %d", root_val);
+    for (int i = 0; i < size; i++)
+        CHECK(all[i] == i, "Iallgather_c[%d] = %d", i, all[i]);
+    free(all);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    test_large_count_nbc();
     MPI_Datatype mt;
     MPI_Op op;
     CHECK_OK(MPI_Type_contiguous(4, MPI_UNSIGNED, &mt));
