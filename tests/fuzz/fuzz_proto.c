@@ -57,6 +57,11 @@ static void check_message(const void *hdr, size_t hlen, size_t plen)
             FUZZ_CHECK(m->len == 8);
         break;
     }
+    case RMPI_MSG_FAILED: {
+        const rmpi_failnote_t *f = hdr;
+        FUZZ_CHECK(plen == 0 && f->rank >= 0);
+        break;
+    }
     default:
         FUZZ_CHECK(type == RMPI_MSG_EAGER || type == RMPI_MSG_FRAG);
     }
