@@ -133,17 +133,30 @@ static void loop_forward(rrun_job_t *job, const struct pollfd *pfd, const int *k
     }
 }
 
-static void loop_reap(rrun_job_t *job)
+/* Reaps every exited rank, then hands them to the policy failures first: a
+ * slow wake can find both a killed rank and a survivor that left after
+ * seeing the death, and waitpid returns them in fork order, not death order.
+ * The death is the job's cause, not the survivor's exit. */
+static void loop_reap(rrun_job_t *job, int *rk, int *st)
 {
+    int n = 0;
     for (;;) {
-        int st;
-        pid_t p = waitpid(-1, &st, WNOHANG);
+        int s;
+        pid_t p = waitpid(-1, &s, WNOHANG);
         if (p <= 0)
-            return;
+            break;
         for (int r = 0; r < job->launched; r++)
-            if (job->ranks[r].pid == p)
-                rrun_policy_rank_exited(job, r, st);
+            if (job->ranks[r].pid == p && n < job->launched) {
+                rk[n] = r;
+                st[n++] = s;
+            }
     }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            bool failed = WIFSIGNALED(st[i]) || WEXITSTATUS(st[i]) != 0;
+            if (failed == (pass == 0))
+                rrun_policy_rank_exited(job, rk[i], st[i]);
+        }
 }
 
 int rrun_loop_run(rrun_job_t *job)
@@ -151,8 +164,9 @@ int rrun_loop_run(rrun_job_t *job)
     size_t cap = (size_t)job->launched * 2 + 1;
     struct pollfd *pfd = calloc(cap, sizeof(*pfd));
     int *key = calloc(cap, sizeof(*key));
+    int *reaped = calloc((size_t)job->launched * 2 + 1, sizeof(*reaped));
     int rc = -1;
-    if (!pfd || !key)
+    if (!pfd || !key || !reaped)
         goto out;
     for (;;) {
         int n = loop_fill(job, pfd, key);
@@ -172,12 +186,13 @@ int rrun_loop_run(rrun_job_t *job)
             while (read(loop_pipe[0], buf, sizeof(buf)) > 0)
                 ;
         }
-        loop_reap(job);
+        loop_reap(job, reaped, reaped + job->launched);
         rrun_policy_tick(job, atomic_exchange(&loop_sig, 0));
     }
     rc = 0;
 out:
     free(pfd);
     free(key);
+    free(reaped);
     return rc;
 }

@@ -14,7 +14,11 @@
  *                        pending receive from R returned
  *   coll-kill R          every rank loops on allreduce/bcast/barrier; rank R
  *                        SIGKILLs itself inside the loop; the others report the
- *                        first error their collectives returned */
+ *                        first error their collectives returned
+ *   reap-order           rank 0 stops rrun (SIGSTOP), SIGKILLs rank 1, waits until it is
+ *                        a zombie, has a child resume rrun a little later and exits 0
+ *                        without rmp_finalize: rrun then finds both exits in one wake,
+ *                        the survivor's first in fork order (np 2) */
 #include <rmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +32,43 @@ static void wait_forever(void)
     rmp_recv(&c, 1, RMP_ANY_SOURCE, 999, rmp_comm_world(), NULL);
     for (;;)
         pause();
+}
+
+/* Whether process pid is a zombie (dead, not yet reaped). */
+static int is_zombie(int pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' && p[2] == 'Z';
+}
+
+static void reap_order(int me)
+{
+    rmp_comm_t w = rmp_comm_world();
+    int pid = getpid(), peer = 0;
+    if (me == 1) {
+        rmp_send(&pid, sizeof(pid), 0, 7, w);
+        wait_forever();
+    }
+    rmp_recv(&peer, sizeof(peer), 1, 7, w, NULL);
+    pid_t rrun = getppid();
+    kill(rrun, SIGSTOP);
+    kill(peer, SIGKILL);
+    for (int i = 0; i < 500 && !is_zombie(peer); i++)
+        usleep(10000);
+    if (fork() == 0) { /* outlives this rank: rrun is stopped, cannot reap it yet */
+        usleep(300000);
+        kill(rrun, SIGCONT);
+        _exit(0);
+    }
+    exit(0);
 }
 
 int main(int argc, char **argv)
@@ -108,6 +149,8 @@ int main(int argc, char **argv)
         fflush(stdout);
         for (;;)
             pause();
+    } else if (strcmp(mode, "reap-order") == 0) {
+        reap_order(me);
     } else if (strcmp(mode, "hang-child") == 0) {
         if (me == 0) {
             if (fork() == 0) {

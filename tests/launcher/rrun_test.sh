@@ -45,6 +45,12 @@ check "[ $rc -eq 137 ]" "SIGKILL gave $rc"
 check "grep -q 'rank 0 .*signal 9' <<<\"\$out\"" "kill message: $out"
 no_leftovers
 
+# a killed rank and a survivor that left unfinalized, found in one wake (the
+# survivor first in fork order): the death is the cause, 137, not 1
+out=$("$RRUN" -n 2 --timeout 20 "$BEH" reap-order 2>&1); rc=$?
+check "[ $rc -eq 137 ] && grep -q 'rank 1 .*signal 9' <<<\"\$out\"" "reap-order gave $rc: $out"
+no_leftovers
+
 # survivors see RMP_ERR_PEER_FAILED before rrun ends the job
 out=$("$RRUN" --oversubscribe -n 3 "$BEH" detect 1 2>&1); rc=$?
 check "[ $rc -eq 137 ]" "detect gave $rc"
