@@ -150,6 +150,20 @@ RMP_EXPORT int rmp_comm_free(rmp_comm_t *comm)
     return RMP_SUCCESS;
 }
 
+RMP_EXPORT int rmp_comm_set_user(rmp_comm_t comm, void *user)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    comm->user = user;
+    return RMP_SUCCESS;
+}
+
+RMP_EXPORT void *rmp_comm_user(rmp_comm_t comm)
+{
+    return rmpi_comm_check(comm) == RMP_SUCCESS ? comm->user : NULL;
+}
+
 RMP_EXPORT int rmp_comm_world_rank(rmp_comm_t comm, int rank)
 {
     int rc = rmpi_comm_check(comm);

@@ -18,6 +18,7 @@ struct rmp_comm {
      * ranks, the leaders): a failed member of that one dooms collectives on this one too,
      * or a rank waiting on its node for a leader whose step failed would wait forever. */
     struct rmp_comm *fail_scope;
+    void *user; /* rmp_comm_set_user */
 };
 
 static inline int rmpi_comm_world_rank(const struct rmp_comm *c, int r)

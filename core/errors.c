@@ -18,6 +18,7 @@ static const char *const errors_text[] = {
     [-RMP_ERR_TRANSPORT] = "transport error",
     [-RMP_ERR_BOOTSTRAP] = "bootstrap (PMIx) error",
     [-RMP_ERR_INTERNAL] = "internal error in rmp",
+    [-RMP_ERR_CANCELLED] = "the receive was cancelled before it matched a message",
 };
 
 RMP_EXPORT const char *rmp_strerror(int code)

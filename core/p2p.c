@@ -74,6 +74,13 @@ RMP_EXPORT int rmp_irecv(void *buf, size_t bytes, int source, int tag, rmp_comm_
     return rmpi_irecv_cid(buf, bytes, source, tag, comm, comm->cid, req);
 }
 
+/* A request the caller may still hold: not freed (kind 0) since. A freed request that
+ * was reused cannot be told apart; one waited for twice can. */
+static inline int p2p_req_live(rmp_request_t r)
+{
+    return RMPI_LIKELY(r->kind != 0);
+}
+
 static int p2p_finish(rmp_request_t *req, rmp_status_t *st)
 {
     rmp_request_t r = *req;
@@ -94,9 +101,11 @@ RMP_EXPORT int rmp_wait(rmp_request_t *req, rmp_status_t *st)
         return RMP_ERR_ARG;
     if (*req == RMP_REQUEST_NULL) {
         if (st)
-            *st = (rmp_status_t){RMP_ANY_SOURCE, RMP_ANY_TAG, 0, RMP_SUCCESS};
+            *st = (rmp_status_t){RMP_ANY_SOURCE, RMP_ANY_TAG, 0, RMP_SUCCESS, RMP_COMM_NULL};
         return RMP_SUCCESS;
     }
+    if (!p2p_req_live(*req))
+        return RMP_ERR_ARG;
     rc = rmpi_req_wait(*req);
     if (rc != RMP_SUCCESS)
         return rc;
@@ -114,6 +123,8 @@ RMP_EXPORT int rmp_test(rmp_request_t *req, int *done, rmp_status_t *st)
         *done = 1;
         return RMP_SUCCESS;
     }
+    if (!p2p_req_live(*req))
+        return RMP_ERR_ARG;
     if (!rmpi_req_done(*req))
         rmpi_progress();
     *done = rmpi_req_done(*req);
@@ -231,9 +242,52 @@ RMP_EXPORT int rmp_cancel(rmp_request_t *req, int *cancelled)
         return rc;
     if (!req || !cancelled)
         return RMP_ERR_ARG;
-    *cancelled = *req != RMP_REQUEST_NULL && rmpi_recv_cancel(*req);
+    *cancelled = *req != RMP_REQUEST_NULL && rmpi_recv_cancel(*req, 0);
     if (*cancelled)
         *req = RMP_REQUEST_NULL;
+    return RMP_SUCCESS;
+}
+
+RMP_EXPORT int rmp_request_cancel(rmp_request_t req, int *cancelled)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!cancelled || (req != RMP_REQUEST_NULL && !p2p_req_live(req)))
+        return RMP_ERR_ARG;
+    *cancelled = req != RMP_REQUEST_NULL && rmpi_recv_cancel(req, 1);
+    return RMP_SUCCESS;
+}
+
+RMP_EXPORT int rmp_request_free(rmp_request_t *req)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!req || (*req != RMP_REQUEST_NULL && !p2p_req_live(*req)))
+        return RMP_ERR_ARG;
+    if (*req != RMP_REQUEST_NULL)
+        rmpi_req_release(*req);
+    *req = RMP_REQUEST_NULL;
+    return RMP_SUCCESS;
+}
+
+RMP_EXPORT int rmp_request_get_status(rmp_request_t req, int *done, rmp_status_t *st)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!done || (req != RMP_REQUEST_NULL && !p2p_req_live(req)))
+        return RMP_ERR_ARG;
+    if (req == RMP_REQUEST_NULL) {
+        *done = 1;
+        if (st)
+            *st = (rmp_status_t){RMP_ANY_SOURCE, RMP_ANY_TAG, 0, RMP_SUCCESS, RMP_COMM_NULL};
+        return RMP_SUCCESS;
+    }
+    *done = rmpi_req_done(req);
+    if (*done && st)
+        *st = req->status;
     return RMP_SUCCESS;
 }
 

@@ -94,6 +94,7 @@ RMPI_MT_BODY int irecv_cid_locked(void *buf, size_t bytes, int source, int tag, 
     req->mq.tag = tag;
     req->peer = source == RMP_ANY_SOURCE ? -1 : rmpi_comm_world_rank(comm, source);
     req->comm = comm;
+    req->status.comm = comm;
     rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 1);
     if (e) {
         recv_take_unexpected(req, rmpi_container_of(e, rmpi_ux_t, mq));
@@ -112,16 +113,25 @@ RMPI_MT_ENTRY(, rmpi_irecv_cid, irecv_cid_locked,
      rmp_request_t *out),
     (buf, bytes, source, tag, comm, cid, out))
 
-RMPI_MT_BODY int recv_cancel_locked(rmp_request_t req)
+/* keep: the request completes with RMP_ERR_CANCELLED and stays for its wait
+ * (MPI_Cancel), else it is freed (rmp_cancel). */
+RMPI_MT_BODY int recv_cancel_locked(rmp_request_t req, int keep)
 {
     if (req->kind != RMPI_REQ_RECV || req->done || !rmpi_recv_is_posted(&req->mq))
         return 0;
     rmpi_recv_withdraw(req);
-    rmpi_req_free(req);
+    if (keep) {
+        req->status = (rmp_status_t){RMP_ANY_SOURCE, RMP_ANY_TAG, 0, RMP_ERR_CANCELLED,
+                                     req->status.comm};
+        rmpi_req_complete(req);
+    } else {
+        rmpi_req_free(req);
+    }
     return 1;
 }
 
-RMPI_MT_ENTRY(, rmpi_recv_cancel, recv_cancel_locked, (rmp_request_t req), (req))
+RMPI_MT_ENTRY(, rmpi_recv_cancel, recv_cancel_locked, (rmp_request_t req, int keep),
+              (req, keep))
 
 rmpi_ux_t *rmpi_recv_mprobe(uint32_t cid, int source, int tag, rmp_status_t *st)
 {
@@ -129,7 +139,7 @@ rmpi_ux_t *rmpi_recv_mprobe(uint32_t cid, int source, int tag, rmp_status_t *st)
     rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 1);
     rmpi_ux_t *u = e ? rmpi_container_of(e, rmpi_ux_t, mq) : NULL;
     if (u && st)
-        *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS};
+        *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS, RMP_COMM_NULL};
     rmpi_mt_leave();
     return u;
 }
@@ -190,7 +200,7 @@ RMPI_MT_BODY int recv_probe_locked(uint32_t cid, int source, int tag, rmp_status
     rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 0);
     if (e && st) {
         rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
-        *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS};
+        *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS, RMP_COMM_NULL};
     }
     return e != NULL;
 }

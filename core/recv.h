@@ -64,7 +64,7 @@ static inline void rmpi_recv_status(rmp_request_t req, const rmpi_hdr_t *h, size
 int rmpi_recv_probe(uint32_t cid, int source, int tag, rmp_status_t *st);
 /* Withdraw req if it is a receive still waiting in the posted queue (rmp_cancel):
  * 1 if it was, and then it is freed. */
-int rmpi_recv_cancel(rmp_request_t req);
+int rmpi_recv_cancel(rmp_request_t req, int keep);
 /* Matched probe: the first unexpected message matched by (cid, source, tag),
  * taken off the queue (no receive can match it any more), its status in st. */
 rmpi_ux_t *rmpi_recv_mprobe(uint32_t cid, int source, int tag, rmp_status_t *st);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "engine.h"
 #include "log.h"
 #include "failure.h"
 #include "mt.h"
@@ -51,6 +52,7 @@ rmp_request_t rmpi_req_alloc(int kind)
     r->status.source = -1;
     r->status.tag = -1;
     r->status.bytes = 0;
+    r->status.comm = NULL;
     r->frag_off = 0;
     r->poll = NULL;
     r->release = NULL;
@@ -69,6 +71,18 @@ RMPI_MT_BODY void req_free_locked(rmp_request_t req)
 }
 
 RMPI_MT_ENTRY_VOID(, rmpi_req_free, req_free_locked, (rmp_request_t req), (req))
+
+/* Under the engine lock, as completion is: either completion has happened and
+ * the request goes now, or completion will see the flag and free it. */
+RMPI_MT_BODY void req_release_locked(rmp_request_t req)
+{
+    if (rmpi_req_done(req))
+        req_free_locked(req);
+    else
+        req->flags |= RMPI_REQF_ORPHAN;
+}
+
+RMPI_MT_ENTRY_VOID(, rmpi_req_release, req_release_locked, (rmp_request_t req), (req))
 
 void rmpi_req_complete(rmp_request_t req)
 {
@@ -136,7 +150,10 @@ void rmpi_waiter_init(rmpi_waiter_t *w)
 
 int rmpi_waiter_poll(rmpi_waiter_t *w)
 {
-    if (RMPI_LIKELY((++w->spins & 1023) != 0))
+    /* A spinning wait looks at the clock every 1024 polls; one whose polls sleep
+     * (idle, oversubscribed: up to 0.5 ms each) at every poll, or a failure notice
+     * would wait 0.5 s to be seen, past the launcher's notice period. */
+    if (RMPI_LIKELY((++w->spins & 1023) != 0) && !rmpi_ctx.sleep_ns)
         return RMP_SUCCESS;
     double now = rmpi_now();
     if (now >= w->next_check) {
@@ -156,7 +173,7 @@ void rmpi_health_tick(void)
 {
     static __thread unsigned n __attribute__((tls_model("initial-exec")));
     static double next;
-    if (RMPI_LIKELY((++n & 255) != 0))
+    if (RMPI_LIKELY((++n & 255) != 0) && !rmpi_ctx.sleep_ns)
         return;
     rmpi_mt_enter();
     double now = rmpi_now();

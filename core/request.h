@@ -14,7 +14,7 @@ enum { RMPI_REQ_SEND = 1, RMPI_REQ_RECV, RMPI_REQ_CTRL, RMPI_REQ_GEN };
 enum {
     RMPI_REQF_WAIT_FIN = 1, /* rendezvous send: complete when FIN arrives */
     RMPI_REQF_FRAG = 2,     /* fragmented send in progress */
-    RMPI_REQF_ORPHAN = 4,   /* its waiter gave up (timeout): free on completion */
+    RMPI_REQF_ORPHAN = 4,   /* nobody waits (timeout, rmp_request_free): free on completion */
     RMPI_REQF_NEED_PUT = 8, /* CTS received but the transport had no room: retry */
     RMPI_REQF_SYNC_ACK = 16 /* receive of a synchronous fragmented send: FIN when complete */
 };
@@ -62,6 +62,8 @@ static inline int rmpi_req_done(const struct rmp_request *req)
 rmp_request_t rmpi_req_alloc(int kind);
 void rmpi_req_free(rmp_request_t req);
 void rmpi_req_complete(rmp_request_t req);
+/* Nobody will wait for req (rmp_request_free): freed now if complete, else at completion. */
+void rmpi_req_release(rmp_request_t req);
 /* Complete req with error rc; a control message (nobody waits on it) is freed. */
 void rmpi_req_fail(rmp_request_t req, int rc);
 /* Wait until done; the request stays allocated. Honors RMP_TIMEOUT and

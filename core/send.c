@@ -209,6 +209,7 @@ RMPI_MT_BODY int send_isend_locked(const void *buf, size_t bytes, int dest, int 
     req->peer = w;
     req->buf = (void *)buf;
     req->bytes = bytes;
+    req->status.comm = comm;
     int rc = send_start(req, comm, cid, tag, sync);
     if (rc != RMP_SUCCESS && !req->done) {
         rmpi_req_free(req);

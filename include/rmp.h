@@ -29,7 +29,8 @@ enum {
     RMP_ERR_TRANSPORT = -9,
     RMP_ERR_BOOTSTRAP = -10,
     RMP_ERR_INTERNAL = -11,
-    RMP_ERR_LAST = -12 /* one past the last code; not a status */
+    RMP_ERR_CANCELLED = -12, /* a receive cancelled by rmp_request_cancel */
+    RMP_ERR_LAST = -13 /* one past the last code; not a status */
 };
 
 const char *rmp_strerror(int code);
@@ -57,6 +58,10 @@ int rmp_comm_size(rmp_comm_t comm);
 int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *newcomm);
 int rmp_comm_dup(rmp_comm_t comm, rmp_comm_t *newcomm);
 int rmp_comm_free(rmp_comm_t *comm);
+/* A pointer of the caller's kept with comm (NULL until set), e.g. the object a
+ * layer above wraps comm in, found again from a status's comm. */
+int rmp_comm_set_user(rmp_comm_t comm, void *user);
+void *rmp_comm_user(rmp_comm_t comm);
 /* Collective over the n members ranks[] (comm ranks, distinct; the caller among
  * them) only: a communicator of them in that order. Concurrent calls that share
  * members use different tags (0..RMP_TAG_UB). */
@@ -80,6 +85,9 @@ typedef struct {
     int tag;
     size_t bytes;
     int error;
+    /* The communicator of the send or receive it completes (RMP_COMM_NULL for
+     * probes, matched receives and collectives): where an error is reported. */
+    rmp_comm_t comm;
 } rmp_status_t;
 
 typedef struct rmp_request *rmp_request_t;
@@ -110,6 +118,19 @@ int rmp_issend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm
  * request is freed and *req becomes RMP_REQUEST_NULL. *cancelled = 0 when it
  * has matched already (or is a send): wait for it as usual. */
 int rmp_cancel(rmp_request_t *req, int *cancelled);
+/* Cancel a receive that has not matched a message yet, keeping the request:
+ * *cancelled = 1 and it completes at once, its wait or test returning
+ * RMP_ERR_CANCELLED (MPI_Cancel, whose request lives until MPI_Wait); 0 when
+ * it has matched already (or is a send). */
+int rmp_request_cancel(rmp_request_t req, int *cancelled);
+/* Nobody will wait for *req (MPI_Request_free): it is freed now if complete,
+ * otherwise when it completes (a send's data still goes out, a receive still
+ * fills its buffer); *req becomes RMP_REQUEST_NULL. */
+int rmp_request_free(rmp_request_t *req);
+/* Whether req has completed (*done), and then its status, without freeing it
+ * (MPI_Request_get_status, Testall's first pass). It does not drive progress:
+ * call rmp_progress when nothing is done. */
+int rmp_request_get_status(rmp_request_t req, int *done, rmp_status_t *st);
 
 /* Matched probe: a probe that takes the message off the unexpected queue, so
  * that only rmp_mrecv/rmp_imrecv of its handle can receive it (MPI_Mprobe). */

@@ -10,15 +10,6 @@ mpii_comm_t mpii_comm_world = {.magic = MPII_MAGIC_COMM, .name = "MPI_COMM_WORLD
 mpii_comm_t mpii_comm_self = {.magic = MPII_MAGIC_COMM, .name = "MPI_COMM_SELF"};
 static mpii_pool_t comm_pool = MPII_POOL_INIT(mpii_comm_t);
 
-mpii_comm_t *mpii_comm(MPI_Comm h)
-{
-    if (h == MPI_COMM_WORLD)
-        return mpii_state == 1 ? &mpii_comm_world : NULL;
-    if (h == MPI_COMM_SELF)
-        return mpii_state == 1 ? &mpii_comm_self : NULL;
-    return mpii_obj_valid(h, MPII_MAGIC_COMM) ? (mpii_comm_t *)h : NULL;
-}
-
 MPI_Comm mpii_comm_handle(mpii_comm_t *c)
 {
     if (c == &mpii_comm_world)
@@ -36,6 +27,7 @@ int mpii_comm_wrap(rmp_comm_t rc, const mpii_comm_t *parent, mpii_comm_t **out)
         return MPI_ERR_NO_MEM;
     }
     c->rc = rc;
+    rmp_comm_set_user(rc, c); /* a request's status names its rmp communicator */
     c->rank = rmp_comm_rank(rc);
     c->size = rmp_comm_size(rc);
     c->errh = parent->errh;

@@ -98,6 +98,8 @@ static int env_init(int *argc, char ***argv, int required, const char *fn)
     mpii_comm_self.rc = self;
     mpii_comm_self.rank = 0;
     mpii_comm_self.size = 1;
+    rmp_comm_set_user(world, &mpii_comm_world);
+    rmp_comm_set_user(self, &mpii_comm_self);
     mpii_comm_world.errh = mpii_comm_self.errh = mpii_errh(MPI_ERRORS_ARE_FATAL);
     env_main_thread = pthread_self();
     env_thread_level = env_levels[provided];

@@ -84,6 +84,7 @@ int mpii_err_from_rmp(int st)
     case RMP_ERR_PEER_FAILED: return MPI_ERR_PROC_ABORTED;
     case RMP_ERR_NOT_SUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
     case RMP_ERR_INTERNAL: return MPI_ERR_INTERN;
+    case RMP_ERR_CANCELLED: return MPI_SUCCESS; /* a cancelled status, not an error */
     case RMP_ERR_TIMEOUT:
     case RMP_ERR_STATE:
     case RMP_ERR_TRANSPORT:

@@ -118,8 +118,17 @@ typedef struct mpii_comm {
 } mpii_comm_t;
 
 extern mpii_comm_t mpii_comm_world, mpii_comm_self;
+extern int mpii_state; /* 0 before Init, 1 initialized, 2 finalized */
 
-mpii_comm_t *mpii_comm(MPI_Comm h);
+/* The object of a communicator handle, NULL when invalid (inline: every call has one). */
+static inline mpii_comm_t *mpii_comm(MPI_Comm h)
+{
+    if (h == MPI_COMM_WORLD)
+        return MPII_LIKELY(mpii_state == 1) ? &mpii_comm_world : NULL;
+    if (h == MPI_COMM_SELF)
+        return mpii_state == 1 ? &mpii_comm_self : NULL;
+    return mpii_obj_valid(h, MPII_MAGIC_COMM) ? (mpii_comm_t *)h : NULL;
+}
 MPI_Comm mpii_comm_handle(mpii_comm_t *c);
 /* Wrap a new rmp communicator (takes ownership); errh inherited from parent. */
 int mpii_comm_wrap(rmp_comm_t rc, const mpii_comm_t *parent, mpii_comm_t **out);
@@ -164,8 +173,8 @@ int mpii_err_from_rmp(int rmp_status);
 /* Name of an error class ("MPI_ERR_RANK"), for messages. */
 const char *mpii_err_name(int errclass);
 
-/* Library state: every call but the few allowed before Init/after Finalize checks it. */
-extern int mpii_state; /* 0 before Init, 1 initialized, 2 finalized */
+/* Library state (mpii_state, above): every call but the few allowed before Init/after
+ * Finalize checks it. */
 
 /* MPI_THREAD_MULTIPLE: the layer's own shared state (object pools, reference counts,
  * the orphaned-request list, the handle table) is changed under one mutex; below

@@ -88,6 +88,44 @@ struct mpii_req {
 
 extern mpii_pool_t mpii_req_pool;
 
+/* An MPI_Request is one of two things (docs/mpi.md, "Requests"):
+ * - an mpii_req_t (8-byte aligned, its magic first): persistent, non-contiguous,
+ *   buffered, MPI_PROC_NULL, generalized and collective requests;
+ * - the rmp request of a contiguous Isend/Irecv itself, its low bit set: no object
+ *   of the MPI layer at all, so MPI_Isend + MPI_Wait cost what rmp_isend + rmp_wait do.
+ *   Its communicator, for errors, is the rmp status's (rmp_comm_user). */
+#define MPII_REQ_RR_BIT ((uintptr_t)1)
+
+static inline int mpii_req_is_rr(MPI_Request h)
+{
+    return ((uintptr_t)h & MPII_REQ_RR_BIT) != 0;
+}
+
+static inline rmp_request_t mpii_req_rr(MPI_Request h)
+{
+    return (rmp_request_t)((uintptr_t)h & ~MPII_REQ_RR_BIT);
+}
+
+static inline MPI_Request mpii_req_of_rr(rmp_request_t rr)
+{
+    return (MPI_Request)((uintptr_t)rr | MPII_REQ_RR_BIT);
+}
+
+/* A tagged handle that can be an rmp request: aligned once untagged, above the
+ * predefined range, a user-space address (garbage such as 0xa5a5... is refused
+ * without being read). Freed ones are refused by rmp (RMP_ERR_ARG). */
+static inline int mpii_req_rr_plausible(MPI_Request h)
+{
+    uintptr_t v = (uintptr_t)h;
+    return (v & 7) == MPII_REQ_RR_BIT && v >= MPII_PREDEFINED_MAX && v < ((uintptr_t)1 << 47);
+}
+
+/* The communicator object of an rmp completion, NULL when unknown (world's handler). */
+static inline mpii_comm_t *mpii_comm_of_rr(const rmp_status_t *s)
+{
+    return s->comm ? (mpii_comm_t *)rmp_comm_user(s->comm) : NULL;
+}
+
 static inline mpii_req_t *mpii_req(MPI_Request h)
 {
     return mpii_obj_valid(h, MPII_MAGIC_REQ) ? (mpii_req_t *)h : NULL;

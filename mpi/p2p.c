@@ -76,8 +76,25 @@ static void p2p_status_null(MPI_Status *status)
 
 /* ---- blocking ---- */
 
-static int p2p_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                    MPI_Comm comm, int mode, const char *fn)
+/* rmp refused or failed a send the checks let through: say why (a NULL buffer: the
+ * argument; otherwise rmp's error). */
+static __attribute__((noinline)) int p2p_send_failed(mpii_comm_t *c, MPI_Comm comm,
+                                                     const void *buf, MPI_Count count,
+                                                     const mpii_dtype_t *d, int dest, int tag,
+                                                     int rc, const char *fn)
+{
+    if (rc == RMP_ERR_ARG) {
+        int e = mpii_p2p_check(c, comm, buf, count, d, dest, tag, 0, fn);
+        if (e != MPI_SUCCESS)
+            return e;
+    }
+    return mpii_p2p_err(c, rc, fn);
+}
+
+/* Every case of a blocking send (the entry points try the common one first, inline). */
+static __attribute__((noinline)) int p2p_send(const void *buf, MPI_Count count,
+                                              MPI_Datatype dt, int dest, int tag,
+                                              MPI_Comm comm, int mode, const char *fn)
 {
     mpii_comm_t *c = mpii_comm(comm);
     mpii_dtype_t *d = mpii_dtype(dt);
@@ -106,25 +123,38 @@ static int p2p_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
     }
     if (MPII_LIKELY(rc == RMP_SUCCESS))
         return MPI_SUCCESS;
-    /* rmp refused an argument the fast path let through (a NULL buffer): say which. */
-    if (rc == RMP_ERR_ARG) {
-        int e = mpii_p2p_check(c, comm, buf, count, d, dest, tag, 0, fn);
-        if (e != MPI_SUCCESS)
-            return e;
+    return p2p_send_failed(c, comm, buf, count, d, dest, tag, rc, fn);
+}
+
+/* The common case, inlined into the entry points: valid arguments, a real peer,
+ * contiguous data, standard or ready mode: one rmp_send. */
+static inline __attribute__((always_inline)) int
+p2p_send_entry(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+               MPI_Comm comm, int mode, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    if (MPII_LIKELY(p2p_fast(c, d, count, dest, tag) && d->contig &&
+                    (mode == MPII_MODE_STD || mode == MPII_MODE_READY))) {
+        int rc = rmp_send(mpii_buf_at(buf, d->true_lb), (size_t)count * d->size, dest, tag,
+                          c->rc);
+        if (MPII_LIKELY(rc == RMP_SUCCESS))
+            return MPI_SUCCESS;
+        return p2p_send_failed(c, comm, buf, count, d, dest, tag, rc, fn);
     }
-    return mpii_p2p_err(c, rc, fn);
+    return p2p_send(buf, count, dt, dest, tag, comm, mode, fn);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_STD, "MPI_Send");
+    return p2p_send_entry(buf, count, datatype, dest, tag, comm, MPII_MODE_STD, "MPI_Send");
 }
 MPII_WEAK(Send)
 
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm)
 {
-    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_STD, "MPI_Send_c");
+    return p2p_send_entry(buf, count, datatype, dest, tag, comm, MPII_MODE_STD, "MPI_Send_c");
 }
 MPII_WEAK(Send_c)
 
@@ -132,7 +162,7 @@ MPII_WEAK(Send_c)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
-    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_READY, "MPI_Rsend");
+    return p2p_send_entry(buf, count, datatype, dest, tag, comm, MPII_MODE_READY, "MPI_Rsend");
 }
 MPII_WEAK(Rsend)
 
@@ -171,8 +201,29 @@ int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 }
 MPII_WEAK(Bsend_c)
 
-static int p2p_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
-                    MPI_Comm comm, MPI_Status *status, const char *fn)
+static __attribute__((noinline)) int p2p_recv_failed(mpii_comm_t *c, MPI_Comm comm,
+                                                     void *buf, MPI_Count count,
+                                                     const mpii_dtype_t *d, int source, int tag,
+                                                     int rc, const rmp_status_t *st,
+                                                     MPI_Status *status, const char *fn)
+{
+    if (rc == RMP_ERR_ARG) {
+        int e = mpii_p2p_check(c, comm, buf, count, d, source, tag, 1, fn);
+        if (e != MPI_SUCCESS)
+            return e;
+    }
+    if (rc == RMP_ERR_TRUNCATE) {
+        p2p_status_out(status, st);
+        return mpii_err_comm(c, MPI_ERR_TRUNCATE, fn,
+                             "message from rank %d (tag %d) longer than the %zu-byte buffer",
+                             st->source, st->tag, (size_t)count * d->size);
+    }
+    return mpii_p2p_err(c, rc, fn);
+}
+
+static __attribute__((noinline)) int p2p_recv(void *buf, MPI_Count count, MPI_Datatype dt,
+                                              int source, int tag, MPI_Comm comm,
+                                              MPI_Status *status, const char *fn)
 {
     mpii_comm_t *c = mpii_comm(comm);
     mpii_dtype_t *d = mpii_dtype(dt);
@@ -204,31 +255,40 @@ static int p2p_recv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int
         p2p_status_out(status, &st);
         return MPI_SUCCESS;
     }
-    if (rc == RMP_ERR_ARG) {
-        int e = mpii_p2p_check(c, comm, buf, count, d, source, tag, 1, fn);
-        if (e != MPI_SUCCESS)
-            return e;
+    return p2p_recv_failed(c, comm, buf, count, d, source, tag, rc, &st, status, fn);
+}
+
+/* The common case, inlined into the entry points: one rmp_recv into contiguous data. */
+static inline __attribute__((always_inline)) int
+p2p_recv_entry(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
+               MPI_Comm comm, MPI_Status *status, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    if (MPII_LIKELY(p2p_fast_recv(c, d, count, source, tag) && d->contig)) {
+        rmp_status_t st;
+        int rc = rmp_recv(mpii_buf_at(buf, d->true_lb), (size_t)count * d->size, source,
+                          mpii_tag_to_rmp(tag), c->rc, &st);
+        if (MPII_LIKELY(rc == RMP_SUCCESS)) {
+            p2p_status_out(status, &st);
+            return MPI_SUCCESS;
+        }
+        return p2p_recv_failed(c, comm, buf, count, d, source, tag, rc, &st, status, fn);
     }
-    if (rc == RMP_ERR_TRUNCATE) {
-        p2p_status_out(status, &st);
-        return mpii_err_comm(c, MPI_ERR_TRUNCATE, fn,
-                             "message from rank %d (tag %d) longer than the %zu-byte buffer",
-                             st.source, st.tag, bytes);
-    }
-    return mpii_p2p_err(c, rc, fn);
+    return p2p_recv(buf, count, dt, source, tag, comm, status, fn);
 }
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
-    return p2p_recv(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
+    return p2p_recv_entry(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
 }
 MPII_WEAK(Recv)
 
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                 MPI_Comm comm, MPI_Status *status)
 {
-    return p2p_recv(buf, count, datatype, source, tag, comm, status, "MPI_Recv_c");
+    return p2p_recv_entry(buf, count, datatype, source, tag, comm, status, "MPI_Recv_c");
 }
 MPII_WEAK(Recv_c)
 
@@ -356,8 +416,10 @@ int mpii_irecv(void *buf, MPI_Count count, mpii_dtype_t *d, int source, int tag,
     return MPI_SUCCESS;
 }
 
-static int p2p_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                     MPI_Comm comm, MPI_Request *request, int mode, const char *fn)
+static __attribute__((noinline)) int p2p_isend(const void *buf, MPI_Count count,
+                                               MPI_Datatype dt, int dest, int tag,
+                                               MPI_Comm comm, MPI_Request *request, int mode,
+                                               const char *fn)
 {
     mpii_comm_t *c = mpii_comm(comm);
     mpii_dtype_t *d = mpii_dtype(dt);
@@ -381,17 +443,55 @@ static int p2p_isend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
     return MPI_SUCCESS;
 }
 
+static __attribute__((noinline)) int p2p_start_failed(mpii_comm_t *c, MPI_Comm comm,
+                                                      const void *buf, MPI_Count count,
+                                                      const mpii_dtype_t *d, int rank, int tag,
+                                                      int is_recv, int rc, const char *fn)
+{
+    int e = rc == RMP_ERR_ARG ? mpii_p2p_check(c, comm, buf, count, d, rank, tag, is_recv, fn)
+                              : MPI_SUCCESS;
+    if (e != MPI_SUCCESS)
+        return e;
+    return mpii_err_comm(c, mpii_err_from_rmp(rc), fn, "could not %s rank %d: %s",
+                         is_recv ? "post the receive from" : "start the send to", rank,
+                         rmp_strerror(rc));
+}
+
+/* The common case, inlined into the entry points: contiguous data to a real peer in
+ * standard, ready or synchronous mode; the handle is the rmp request (mpii_p2p.h). */
+static inline __attribute__((always_inline)) int
+p2p_isend_entry(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request, int mode, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    if (MPII_LIKELY(p2p_fast(c, d, count, dest, tag) && d->contig && request &&
+                    mode != MPII_MODE_BUFFERED)) {
+        rmp_request_t rr;
+        const void *p = mpii_buf_at(buf, d->true_lb);
+        size_t bytes = (size_t)count * d->size;
+        int rc = mode == MPII_MODE_SYNC ? rmp_issend(p, bytes, dest, tag, c->rc, &rr)
+                                        : rmp_isend(p, bytes, dest, tag, c->rc, &rr);
+        if (MPII_LIKELY(rc == RMP_SUCCESS)) {
+            *request = mpii_req_of_rr(rr);
+            return MPI_SUCCESS;
+        }
+        return p2p_start_failed(c, comm, buf, count, d, dest, tag, 0, rc, fn);
+    }
+    return p2p_isend(buf, count, dt, dest, tag, comm, request, mode, fn);
+}
+
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request)
 {
-    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_STD, "MPI_Isend");
+    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_STD, "MPI_Isend");
 }
 MPII_WEAK(Isend)
 
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, MPI_Request *request)
 {
-    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_STD,
+    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_STD,
                      "MPI_Isend_c");
 }
 MPII_WEAK(Isend_c)
@@ -399,7 +499,7 @@ MPII_WEAK(Isend_c)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
-    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_SYNC,
+    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_SYNC,
                      "MPI_Issend");
 }
 MPII_WEAK(Issend)
@@ -407,7 +507,7 @@ MPII_WEAK(Issend)
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
-    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_SYNC,
+    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_SYNC,
                      "MPI_Issend_c");
 }
 MPII_WEAK(Issend_c)
@@ -415,7 +515,7 @@ MPII_WEAK(Issend_c)
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
-    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_READY,
+    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_READY,
                      "MPI_Irsend");
 }
 MPII_WEAK(Irsend)
@@ -423,7 +523,7 @@ MPII_WEAK(Irsend)
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
-    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_READY,
+    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_READY,
                      "MPI_Irsend_c");
 }
 MPII_WEAK(Irsend_c)
@@ -444,8 +544,9 @@ int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
 }
 MPII_WEAK(Ibsend_c)
 
-static int p2p_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
-                     MPI_Comm comm, MPI_Request *request, const char *fn)
+static __attribute__((noinline)) int p2p_irecv(void *buf, MPI_Count count, MPI_Datatype dt,
+                                               int source, int tag, MPI_Comm comm,
+                                               MPI_Request *request, const char *fn)
 {
     mpii_comm_t *c = mpii_comm(comm);
     mpii_dtype_t *d = mpii_dtype(dt);
@@ -467,17 +568,37 @@ static int p2p_irecv(void *buf, MPI_Count count, MPI_Datatype dt, int source, in
     return MPI_SUCCESS;
 }
 
+/* The common case, inlined: contiguous data; the handle is the rmp request. */
+static inline __attribute__((always_inline)) int
+p2p_irecv_entry(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
+                MPI_Comm comm, MPI_Request *request, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    mpii_dtype_t *d = mpii_dtype(dt);
+    if (MPII_LIKELY(p2p_fast_recv(c, d, count, source, tag) && d->contig && request)) {
+        rmp_request_t rr;
+        int rc = rmp_irecv(mpii_buf_at(buf, d->true_lb), (size_t)count * d->size, source,
+                           mpii_tag_to_rmp(tag), c->rc, &rr);
+        if (MPII_LIKELY(rc == RMP_SUCCESS)) {
+            *request = mpii_req_of_rr(rr);
+            return MPI_SUCCESS;
+        }
+        return p2p_start_failed(c, comm, buf, count, d, source, tag, 1, rc, fn);
+    }
+    return p2p_irecv(buf, count, dt, source, tag, comm, request, fn);
+}
+
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    return p2p_irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
+    return p2p_irecv_entry(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
 }
 MPII_WEAK(Irecv)
 
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                  MPI_Comm comm, MPI_Request *request)
 {
-    return p2p_irecv(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
+    return p2p_irecv_entry(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
 }
 MPII_WEAK(Irecv_c)
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI requests: completion (Wait/Test and their any/all/some forms),
- * Request_free, Request_get_status, Cancel, generalized requests. */
+ * Request_free, Request_get_status, Cancel (generalized requests: greq.c). Every function
+ * takes both kinds of handle (mpii_p2p.h): an mpii_req_t, or an rmp request with
+ * its low bit set, which goes straight to rmp_wait/rmp_test. */
 #include <stdlib.h>
 
 #include "mpii.h"
@@ -71,7 +73,7 @@ int mpii_req_test(mpii_req_t *r)
     switch (r->kind) {
     case MPII_REQ_RMP: {
         int flag = 0;
-        rmp_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, RMP_SUCCESS};
+        rmp_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, RMP_SUCCESS, RMP_COMM_NULL};
         int rc = rmp_test(&r->rr, &flag, &st);
         if (flag || rc != RMP_SUCCESS)
             mpii_req_take_rmp_status(r, &st, rc);
@@ -94,7 +96,7 @@ int mpii_req_wait(mpii_req_t *r)
     if (r->done)
         return r->err;
     if (r->kind == MPII_REQ_RMP) {
-        rmp_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, RMP_SUCCESS};
+        rmp_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, RMP_SUCCESS, RMP_COMM_NULL};
         int rc = rmp_wait(&r->rr, &st);
         mpii_req_take_rmp_status(r, &st, rc);
         return r->err;
@@ -174,10 +176,89 @@ static void req_null_status(MPI_Status *st)
     }
 }
 
+/* ---- handles that are rmp requests ---- */
+
+/* A completed rmp request, freed by rmp: its status out, the handle nulled, its error
+ * class returned (a cancelled receive: success, the status says cancelled); *ec its
+ * communicator, for the error handler. */
+static int req_rr_done(MPI_Request *h, int rc, const rmp_status_t *s, MPI_Status *st,
+                       int with_error, mpii_comm_t **ec)
+{
+    *h = MPI_REQUEST_NULL;
+    int err = MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_err_from_rmp(rc);
+    if (st != MPI_STATUS_IGNORE) {
+        int keep = st->MPI_ERROR;
+        if (MPII_UNLIKELY(rc == RMP_ERR_CANCELLED)) {
+            mpii_status_empty(st);
+            st->MPI_internal[2] = 1;
+        } else {
+            mpii_status_set(st, s->source, s->tag, err, (MPI_Count)s->bytes);
+        }
+        st->MPI_ERROR = with_error ? err : keep;
+    }
+    if (MPII_UNLIKELY(err != MPI_SUCCESS) && ec)
+        *ec = mpii_comm_of_rr(s);
+    return err;
+}
+
+/* rmp could not wait for the request (a freed handle, RMP_TIMEOUT): it is still the
+ * caller's, unchanged. */
+static int req_rr_fail(MPI_Request h, int rc, const char *fn)
+{
+    if (rc == RMP_ERR_ARG)
+        return mpii_err_comm(NULL, MPI_ERR_REQUEST, fn, "invalid request handle %p (freed?)",
+                             (void *)h);
+    return mpii_err_comm(NULL, mpii_err_from_rmp(rc), fn, "%s", rmp_strerror(rc));
+}
+
+/* Block until the rmp request of *h completes, then as req_rr_done. *failed: rmp could
+ * not wait (the error is reported already and returned). */
+static int req_rr_wait(MPI_Request *h, MPI_Status *st, int with_error, mpii_comm_t **ec,
+                       int *failed, const char *fn)
+{
+    rmp_request_t rr = mpii_req_rr(*h);
+    rmp_status_t s;
+    int rc = rmp_wait(&rr, &s);
+    if (MPII_UNLIKELY(rr != RMP_REQUEST_NULL)) {
+        *failed = 1;
+        return req_rr_fail(*h, rc, fn);
+    }
+    return req_rr_done(h, rc, &s, st, with_error, ec);
+}
+
+/* Has the rmp request of h completed? (No progress, nothing freed; -1: a bad handle.) */
+static int req_rr_complete(MPI_Request h)
+{
+    int done = 0;
+    if (rmp_request_get_status(mpii_req_rr(h), &done, NULL) != RMP_SUCCESS)
+        return -1;
+    return done;
+}
+
+/* Finish the complete (or, for an rmp request, waited-for) request *h of either kind:
+ * its status out, *c its communicator; *failed when rmp could not wait (reported). */
+static int req_finish_any(MPI_Request *h, MPI_Status *st, int with_error, mpii_comm_t **c,
+                          int *failed, const char *fn)
+{
+    if (mpii_req_is_rr(*h))
+        return req_rr_wait(h, st, with_error, c, failed, fn);
+    mpii_req_t *r = (mpii_req_t *)*h;
+    *c = r->comm;
+    return req_finish(h, r, st, with_error);
+}
+
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     if (!request)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Wait", "request is NULL");
+    if (MPII_LIKELY(mpii_req_is_rr(*request))) {
+        if (!mpii_req_rr_plausible(*request))
+            return req_bad("MPI_Wait", *request);
+        mpii_comm_t *c = NULL;
+        int failed = 0;
+        int err = req_rr_wait(request, status, 0, &c, &failed, "MPI_Wait");
+        return MPII_LIKELY(err == MPI_SUCCESS) || failed ? err : req_err(c, err, "MPI_Wait");
+    }
     if (*request == MPI_REQUEST_NULL) {
         req_null_status(status);
         return MPI_SUCCESS;
@@ -198,6 +279,22 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     if (!request || !flag)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Test", "NULL argument");
+    if (mpii_req_is_rr(*request)) {
+        if (!mpii_req_rr_plausible(*request))
+            return req_bad("MPI_Test", *request);
+        rmp_request_t rr = mpii_req_rr(*request);
+        rmp_status_t s;
+        int done = 0;
+        int rc = rmp_test(&rr, &done, &s);
+        if (!done) {
+            *flag = 0;
+            return rc == RMP_SUCCESS ? MPI_SUCCESS : req_rr_fail(*request, rc, "MPI_Test");
+        }
+        *flag = 1;
+        mpii_comm_t *c = NULL;
+        int err = req_rr_done(request, rc, &s, status, 0, &c);
+        return err == MPI_SUCCESS ? MPI_SUCCESS : req_err(c, err, "MPI_Test");
+    }
     if (*request == MPI_REQUEST_NULL) {
         *flag = 1;
         req_null_status(status);
@@ -231,6 +328,13 @@ static int req_check_array(int count, MPI_Request reqs[], const char *fn, int *a
     for (int i = 0; i < count; i++) {
         if (reqs[i] == MPI_REQUEST_NULL)
             continue;
+        if (mpii_req_is_rr(reqs[i])) {
+            if (!mpii_req_rr_plausible(reqs[i]))
+                return mpii_err_comm(NULL, MPI_ERR_REQUEST, fn, "invalid request at index %d",
+                                     i);
+            (*active)++;
+            continue;
+        }
         mpii_req_t *r = mpii_req(reqs[i]);
         if (!r)
             return mpii_err_comm(NULL, MPI_ERR_REQUEST, fn, "invalid request at index %d", i);
@@ -246,13 +350,17 @@ static int req_inactive(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL)
         return 1;
+    if (mpii_req_is_rr(h))
+        return 0;
     mpii_req_t *r = (mpii_req_t *)h;
     return r->persistent && !r->active;
 }
 
-/* Finish every done request of the array; errors are reported with
- * MPI_ERR_IN_STATUS (statuses carry each one's class). */
-static int req_all_done(int count, MPI_Request reqs[], MPI_Status sts[], const char *fn)
+/* Finish every request of the array, waiting for each first when wait is set (else
+ * they are all complete); errors are reported with MPI_ERR_IN_STATUS (statuses carry
+ * each one's class). */
+static int req_all_done(int count, MPI_Request reqs[], MPI_Status sts[], int wait,
+                        const char *fn)
 {
     int first_err = MPI_SUCCESS;
     mpii_comm_t *ec = NULL;
@@ -265,9 +373,13 @@ static int req_all_done(int count, MPI_Request reqs[], MPI_Status sts[], const c
                 mpii_status_empty(st);
             continue;
         }
-        mpii_req_t *r = (mpii_req_t *)reqs[i];
-        mpii_comm_t *c = r->comm;
-        int err = req_finish(&reqs[i], r, st, 1);
+        mpii_comm_t *c = NULL;
+        int failed = 0; /* an rmp request waits, or returns at once when complete */
+        if (wait && !mpii_req_is_rr(reqs[i]))
+            mpii_req_wait((mpii_req_t *)reqs[i]);
+        int err = req_finish_any(&reqs[i], st, 1, &c, &failed, fn);
+        if (failed)
+            return err;
         if (err != MPI_SUCCESS && first_err == MPI_SUCCESS) {
             first_err = err;
             ec = c;
@@ -279,16 +391,19 @@ static int req_all_done(int count, MPI_Request reqs[], MPI_Status sts[], const c
                          mpii_err_name(first_err));
 }
 
+/* Is the active request h complete? (rmp requests: no progress; others: mpii_req_test.) */
+static int req_complete(MPI_Request h)
+{
+    return mpii_req_is_rr(h) ? req_rr_complete(h) > 0 : mpii_req_test((mpii_req_t *)h);
+}
+
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
 {
     int active;
     int rc = req_check_array(count, reqs, "MPI_Waitall", &active);
     if (rc != MPI_SUCCESS)
         return rc;
-    for (int i = 0; i < count; i++)
-        if (reqs[i] != MPI_REQUEST_NULL)
-            mpii_req_wait((mpii_req_t *)reqs[i]);
-    return req_all_done(count, reqs, sts, "MPI_Waitall");
+    return req_all_done(count, reqs, sts, 1, "MPI_Waitall");
 }
 MPII_WEAK(Waitall)
 
@@ -300,16 +415,23 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
         return rc;
     if (!flag)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
+    /* Nothing is finished unless everything is complete: a first pass without progress,
+     * then progress and a second one. */
     int all = 1;
-    for (int i = 0; i < count; i++)
-        if (reqs[i] != MPI_REQUEST_NULL && !mpii_req_test((mpii_req_t *)reqs[i]))
-            all = 0;
-    *flag = all;
-    if (!all) {
-        rmp_progress();
-        return MPI_SUCCESS;
+    for (int pass = 0; pass < 2; pass++) {
+        all = 1;
+        for (int i = 0; i < count && all; i++)
+            if (!req_inactive(reqs[i]) && !req_complete(reqs[i]))
+                all = 0;
+        if (all)
+            break;
+        if (pass == 0)
+            rmp_progress();
     }
-    return req_all_done(count, reqs, sts, "MPI_Testall");
+    *flag = all;
+    if (!all)
+        return MPI_SUCCESS;
+    return req_all_done(count, reqs, sts, 0, "MPI_Testall");
 }
 MPII_WEAK(Testall)
 
@@ -317,7 +439,7 @@ MPII_WEAK(Testall)
 static int req_find_done(int count, MPI_Request reqs[])
 {
     for (int i = 0; i < count; i++)
-        if (!req_inactive(reqs[i]) && mpii_req_test((mpii_req_t *)reqs[i]))
+        if (!req_inactive(reqs[i]) && req_complete(reqs[i]))
             return i;
     return MPI_UNDEFINED;
 }
@@ -350,9 +472,11 @@ static int req_any(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Stat
     if (flag)
         *flag = 1;
     *indx = i;
-    mpii_req_t *r = (mpii_req_t *)reqs[i];
-    mpii_comm_t *c = r->comm;
-    int err = req_finish(&reqs[i], r, st, 0);
+    mpii_comm_t *c = NULL;
+    int failed = 0;
+    int err = req_finish_any(&reqs[i], st, 0, &c, &failed, fn);
+    if (failed)
+        return err;
     return err == MPI_SUCCESS ? MPI_SUCCESS : req_err(c, err, fn);
 }
 
@@ -385,7 +509,7 @@ static int req_some(int incount, MPI_Request reqs[], int *outcount, int indices[
     for (;;) {
         n = 0;
         for (int i = 0; i < incount; i++)
-            if (!req_inactive(reqs[i]) && mpii_req_test((mpii_req_t *)reqs[i]))
+            if (!req_inactive(reqs[i]) && req_complete(reqs[i]))
                 indices[n++] = i;
         if (n > 0 || !block)
             break;
@@ -395,10 +519,12 @@ static int req_some(int incount, MPI_Request reqs[], int *outcount, int indices[
     mpii_comm_t *ec = NULL;
     for (int k = 0; k < n; k++) {
         int i = indices[k];
-        mpii_req_t *r = (mpii_req_t *)reqs[i];
-        mpii_comm_t *c = r->comm;
-        int err = req_finish(&reqs[i], r, sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[k],
-                             1);
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[k];
+        mpii_comm_t *c = NULL;
+        int failed = 0;
+        int err = req_finish_any(&reqs[i], st, 1, &c, &failed, fn);
+        if (failed)
+            return err;
         if (err != MPI_SUCCESS && first_err == MPI_SUCCESS) {
             first_err = err;
             ec = c;
@@ -433,6 +559,14 @@ int PMPI_Request_free(MPI_Request *request)
 {
     if (!request)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Request_free", "request is NULL");
+    if (mpii_req_is_rr(*request) && mpii_req_rr_plausible(*request)) {
+        rmp_request_t rr = mpii_req_rr(*request);
+        int rc = rmp_request_free(&rr); /* a send still goes out, a receive still lands */
+        if (rc != RMP_SUCCESS)
+            return req_rr_fail(*request, rc, "MPI_Request_free");
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     mpii_req_t *r = mpii_req(*request);
     if (!r)
         return req_bad("MPI_Request_free", *request);
@@ -461,6 +595,23 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         req_null_status(status);
         return MPI_SUCCESS;
     }
+    if (mpii_req_is_rr(request) && mpii_req_rr_plausible(request)) {
+        rmp_status_t s;
+        int done = 0;
+        int rc = rmp_request_get_status(mpii_req_rr(request), &done, &s);
+        if (rc == RMP_SUCCESS && !done) {
+            rmp_progress();
+            rc = rmp_request_get_status(mpii_req_rr(request), &done, &s);
+        }
+        if (rc != RMP_SUCCESS)
+            return req_rr_fail(request, rc, "MPI_Request_get_status");
+        *flag = done;
+        if (done) {
+            MPI_Request copy = request; /* the request stays: only the copy is nulled */
+            req_rr_done(&copy, s.error, &s, status, 0, NULL);
+        }
+        return MPI_SUCCESS;
+    }
     mpii_req_t *r = mpii_req(request);
     if (!r)
         return req_bad("MPI_Request_get_status", request);
@@ -478,6 +629,11 @@ int PMPI_Cancel(MPI_Request *request)
 {
     if (!request)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Cancel", "request is NULL");
+    if (mpii_req_is_rr(*request) && mpii_req_rr_plausible(*request)) {
+        int cancelled; /* a receive completes as cancelled; a send cannot be */
+        int rc = rmp_request_cancel(mpii_req_rr(*request), &cancelled);
+        return rc == RMP_SUCCESS ? MPI_SUCCESS : req_rr_fail(*request, rc, "MPI_Cancel");
+    }
     mpii_req_t *r = mpii_req(*request);
     if (!r)
         return req_bad("MPI_Cancel", *request);
@@ -505,40 +661,6 @@ int PMPI_Cancel(MPI_Request *request)
     return MPI_SUCCESS;
 }
 MPII_WEAK(Cancel)
-
-/* ---- generalized requests ---- */
-
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
-                        MPI_Grequest_free_function *free_fn,
-                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
-                        MPI_Request *request)
-{
-    if (!request || !query_fn)
-        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Grequest_start", "NULL argument");
-    mpii_req_t *r = mpii_req_new(&mpii_comm_world, MPII_REQ_GREQ);
-    if (!r)
-        return mpii_err_comm(NULL, MPI_ERR_NO_MEM, "MPI_Grequest_start", "out of memory");
-    r->query_fn = query_fn;
-    r->free_fn = free_fn;
-    r->cancel_fn = cancel_fn;
-    r->extra_state = extra_state;
-    *request = (MPI_Request)r;
-    return MPI_SUCCESS;
-}
-MPII_WEAK(Grequest_start)
-
-int PMPI_Grequest_complete(MPI_Request request)
-{
-    mpii_req_t *r = mpii_req(request);
-    if (!r || r->kind != MPII_REQ_GREQ)
-        return req_bad("MPI_Grequest_complete", request);
-    mpii_status_empty(&r->status);
-    int rc = r->query_fn(r->extra_state, &r->status);
-    r->err = rc == MPI_SUCCESS ? r->status.MPI_ERROR : rc;
-    r->done = 1;
-    return MPI_SUCCESS;
-}
-MPII_WEAK(Grequest_complete)
 
 void mpii_p2p_fini(void)
 {

@@ -3,8 +3,10 @@
  * rank 1 posts N receives (rmp_irecv), rank 0 sends N messages of S bytes (rmp_send)
  * while rank 1 sleeps, then rank 1 completes them all (rmp_waitall): each message is
  * waiting in its queue and matches a posted receive at the first poll, so the counts
- * hold no empty polls and do not depend on timing. Usage:
- *   rmp_path_cost [-n N] [-s BYTES] */
+ * hold no empty polls and do not depend on timing. With -i the sender uses rmp_isend
+ * and one rmp_waitall instead (the osu_bw pattern). mpi_path_cost.c is its MPI twin.
+ * Usage:
+ *   rmp_path_cost [-n N] [-s BYTES] [-i] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,16 +25,18 @@
 
 int main(int argc, char **argv)
 {
-    int n = 64, opt;
+    int n = 64, opt, isend = 0;
     size_t bytes = 8;
     CK(rmp_init(&argc, &argv));
-    while ((opt = getopt(argc, argv, "n:s:")) != -1) {
-        if (opt == 'n')
+    while ((opt = getopt(argc, argv, "n:s:i")) != -1) {
+        if (opt == 'i')
+            isend = 1;
+        else if (opt == 'n')
             n = atoi(optarg);
         else if (opt == 's')
             bytes = (size_t)atol(optarg);
         else {
-            fprintf(stderr, "usage: rmp_path_cost [-n N] [-s BYTES]\n");
+            fprintf(stderr, "usage: rmp_path_cost [-n N] [-s BYTES] [-i]\n");
             rmp_finalize();
             return 2;
         }
@@ -56,7 +60,11 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i++)
             CK(rmp_irecv(buf, bytes, 0, i, w, &reqs[i]));
     CK(rmp_barrier(w));
-    if (rank == 0) {
+    if (rank == 0 && isend) {
+        for (int i = 0; i < n; i++)
+            CK(rmp_isend(buf, bytes, 1, i, w, &reqs[i]));
+        CK(rmp_waitall((size_t)n, reqs, NULL));
+    } else if (rank == 0) {
         for (int i = 0; i < n; i++)
             CK(rmp_send(buf, bytes, 1, i, w));
     } else {

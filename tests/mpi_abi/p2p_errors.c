@@ -113,6 +113,59 @@ static void truncation(void)
     free(rb);
 }
 
+/* An error completing a request goes to the handler of the request's communicator,
+ * not to MPI_COMM_WORLD's: Wait, Test and Waitall of a truncated Irecv on a duplicate
+ * with a handler of its own. */
+static int dup_calls, dup_class;
+static void record_dup(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    MPI_Error_class(*code, &dup_class);
+    dup_calls++;
+}
+
+static void request_handler(void)
+{
+    int peer = rank ^ 1;
+    MPI_Comm d; /* collective: every rank, paired or not */
+    MPI_Errhandler eh;
+    MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    MPI_Comm_create_errhandler(record_dup, &eh);
+    MPI_Comm_set_errhandler(d, eh);
+    int big[8] = {1, 2, 3, 4, 5, 6, 7, 8}, small[2];
+    for (int round = 0; round < 3 && peer < size; round++) {
+        if (rank % 2 == 0) {
+            MPI_Send(big, 8, MPI_INT, peer, 40 + round, d);
+            continue;
+        }
+        MPI_Request r;
+        MPI_Status st[1];
+        int world0 = handler_calls, dup0 = dup_calls, rc, cls, flag = 0;
+        MPI_Irecv(small, 2, MPI_INT, peer, 40 + round, d, &r);
+        if (round == 0) {
+            rc = MPI_Wait(&r, st);
+        } else if (round == 1) {
+            do
+                rc = MPI_Test(&r, &flag, st);
+            while (!flag && rc == MPI_SUCCESS);
+        } else {
+            rc = MPI_Waitall(1, &r, st);
+            CHECK(st[0].MPI_ERROR == MPI_ERR_TRUNCATE, "Waitall status error %d",
+                  st[0].MPI_ERROR);
+        }
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == (round == 2 ? MPI_ERR_IN_STATUS : MPI_ERR_TRUNCATE),
+              "round %d: class %d", round, cls);
+        CHECK(dup_calls == dup0 + 1 && handler_calls == world0,
+              "round %d: the duplicate's handler ran %d times, world's %d", round,
+              dup_calls - dup0, handler_calls - world0);
+        CHECK(r == MPI_REQUEST_NULL, "round %d: request not freed", round);
+        CHECK(small[0] == 1 && small[1] == 2, "round %d: data %d %d", round, small[0], small[1]);
+    }
+    MPI_Errhandler_free(&eh);
+    MPI_Comm_free(&d);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -181,6 +234,8 @@ int main(int argc, char **argv)
 
     p2p_barrier();
     truncation();
+    p2p_barrier();
+    request_handler();
     p2p_barrier();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Errhandler_free(&eh);
