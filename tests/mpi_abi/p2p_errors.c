@@ -162,6 +162,35 @@ static void request_handler(void)
         CHECK(r == MPI_REQUEST_NULL, "round %d: request not freed", round);
         CHECK(small[0] == 1 && small[1] == 2, "round %d: data %d %d", round, small[0], small[1]);
     }
+    /* Waitall over both kinds of request with the error in the middle: an rmp request,
+     * a truncated one, a non-contiguous (MPI-layer) one after it; every status set. */
+    if (peer < size && rank % 2 == 0) {
+        MPI_Send(big, 2, MPI_INT, peer, 50, d);
+        MPI_Send(big, 8, MPI_INT, peer, 51, d);
+        MPI_Send(big, 2, MPI_INT, peer, 52, d);
+    } else if (peer < size) {
+        int a[2] = {0, 0}, t[2], v[3] = {0, -1, 0}, dup0 = dup_calls, cls;
+        MPI_Datatype vec;
+        MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+        MPI_Type_commit(&vec);
+        MPI_Request r[3];
+        MPI_Status st[3];
+        MPI_Irecv(a, 2, MPI_INT, peer, 50, d, &r[0]);
+        MPI_Irecv(t, 2, MPI_INT, peer, 51, d, &r[1]);
+        MPI_Irecv(v, 1, vec, peer, 52, d, &r[2]);
+        int rc = MPI_Waitall(3, r, st);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_IN_STATUS && dup_calls == dup0 + 1, "mixed Waitall: class %d, %d calls",
+              cls, dup_calls - dup0);
+        CHECK(st[0].MPI_ERROR == MPI_SUCCESS && st[1].MPI_ERROR == MPI_ERR_TRUNCATE &&
+                  st[2].MPI_ERROR == MPI_SUCCESS,
+              "mixed Waitall statuses %d %d %d", st[0].MPI_ERROR, st[1].MPI_ERROR, st[2].MPI_ERROR);
+        CHECK(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL && r[2] == MPI_REQUEST_NULL,
+              "mixed Waitall: requests not freed");
+        CHECK(a[0] == 1 && a[1] == 2 && v[0] == 1 && v[1] == -1 && v[2] == 2,
+              "mixed Waitall data %d %d / %d %d %d", a[0], a[1], v[0], v[1], v[2]);
+        MPI_Type_free(&vec);
+    }
     MPI_Errhandler_free(&eh);
     MPI_Comm_free(&d);
 }
