@@ -78,6 +78,33 @@ static int op_basic_rmp(int basic, rmp_op_t op)
     return dt >= 0 && rmp_op_check((rmp_datatype_t)dt, op) == RMP_SUCCESS ? dt : -1;
 }
 
+/* op_basic_rmp and the rmp type's size, remembered per (basic kind, predefined op): every
+ * reduction call resolves its pair, and the answer never changes. Written racily by
+ * threads that all store the same values. 0: not known yet. */
+static struct {
+    int8_t dt; /* the rmp type + 2 (1: op not defined on the kind) */
+    uint8_t es;
+} op_memo[MPII_B_COUNT][RMP_OP_COUNT + (RMP_OP_EXT_END - RMP_LXOR)];
+
+static int op_basic_known(int basic, rmp_op_t op, size_t *es)
+{
+    int i = (unsigned)op < RMP_OP_COUNT                        ? (int)op
+            : op >= RMP_LXOR && op < RMP_OP_EXT_END ? RMP_OP_COUNT + (int)(op - RMP_LXOR)
+                                                                : -1;
+    if (MPII_UNLIKELY(basic < 0 || basic >= MPII_B_COUNT || i < 0))
+        return -1;
+    int8_t m = __atomic_load_n(&op_memo[basic][i].dt, __ATOMIC_ACQUIRE);
+    if (MPII_LIKELY(m != 0)) {
+        *es = op_memo[basic][i].es;
+        return m - 2;
+    }
+    int dt = op_basic_rmp(basic, op);
+    *es = dt >= 0 ? rmp_datatype_size((rmp_datatype_t)dt) : 0;
+    op_memo[basic][i].es = (uint8_t)*es;
+    __atomic_store_n(&op_memo[basic][i].dt, (int8_t)(dt + 2), __ATOMIC_RELEASE);
+    return dt;
+}
+
 static void op_user_cb(const void *in, void *inout, size_t count, rmp_datatype_t dt, void *ctx)
 {
     mpii_op_dt_t *e = ctx;
@@ -132,10 +159,10 @@ int mpii_red_resolve(mpii_op_t *o, mpii_dtype_t *d, MPI_Datatype dh, MPI_Count c
         r->packed = 0;
         return MPI_SUCCESS;
     }
-    int dt = op_basic_rmp(d->basic, o->rop);
+    size_t es;
+    int dt = op_basic_known(d->basic, o->rop, &es);
     if (dt < 0)
         return MPI_ERR_OP;
-    size_t es = rmp_datatype_size((rmp_datatype_t)dt);
     r->dt = (rmp_datatype_t)dt;
     if (d->basic >= MPII_B_FLOAT_INT && d->basic <= MPII_B_LONG_DOUBLE_INT) {
         /* Pairs are C structs with padding (size 12, extent 16 for DOUBLE_INT): reduce the
