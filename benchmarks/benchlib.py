@@ -49,6 +49,7 @@ OSU_TARBALL = os.environ.get("RMP_OSU_TARBALL",
 OSU_DIRS = {"osu_latency": "pt2pt/standard", "osu_bw": "pt2pt/standard",
             "osu_bibw": "pt2pt/standard", "osu_put_latency": "one-sided",
             "osu_get_latency": "one-sided", "osu_put_bw": "one-sided", "osu_get_bw": "one-sided",
+            "osu_fop_latency": "one-sided", "osu_cas_latency": "one-sided",
             "osu_init": "startup"}
 for _c in ("allreduce", "allgather", "alltoall", "barrier", "bcast", "reduce_scatter",
            "reduce", "gather", "scatter"):
