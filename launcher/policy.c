@@ -12,6 +12,11 @@
 
 #define POLICY_GRACE 1.0  /* seconds between SIGTERM and SIGKILL */
 #define POLICY_NOTICE 0.25 /* seconds the survivors get to see a failure before SIGTERM */
+/* Seconds an unfinalized exit waits before it is the job's cause: survivors of a killed
+ * rank may see its death (its connections torn down as it exits) and leave before the
+ * kernel reports the death to rrun; the death, if one comes, is the cause (CI's
+ * mt-kill-np3 in the verbs guest). */
+#define POLICY_UNFIN_GRACE 1.0
 
 void rrun_policy_kill_all(rrun_job_t *job, int sig)
 {
@@ -45,6 +50,9 @@ static void policy_describe(int st, char *buf, size_t len)
         snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
 }
 
+static void policy_unfinalized_due(rrun_job_t *job, bool now);
+static void policy_end_rank(rrun_job_t *job, int r, int st, bool unfinalized);
+
 void rrun_policy_rank_exited(rrun_job_t *job, int r, int st)
 {
     rrun_rank_t *rk = &job->ranks[r];
@@ -55,8 +63,35 @@ void rrun_policy_rank_exited(rrun_job_t *job, int r, int st)
     bool unfinalized = !WIFSIGNALED(st) && WEXITSTATUS(st) == 0 && job->o->np > 1 &&
                        rrun_server_unfinalized(r);
     bool failed = WIFSIGNALED(st) || WEXITSTATUS(st) != 0 || unfinalized;
-    if (!failed || job->end != RRUN_END_NONE || job->timed_out)
+    if (!failed || job->end != RRUN_END_NONE || job->timed_out) {
+        policy_unfinalized_due(job, job->alive == 0);
         return;
+    }
+    if (unfinalized && (job->alive > 0 || job->unfin_at > 0)) {
+        if (job->unfin_at == 0) { /* the first such exit is the one named */
+            job->unfin_at = rrun_now() + POLICY_UNFIN_GRACE;
+            job->unfin_rank = r;
+        }
+        policy_unfinalized_due(job, job->alive == 0);
+        return;
+    }
+    policy_end_rank(job, r, st, unfinalized);
+}
+
+/* The pending unfinalized exit becomes the job's cause when its grace has passed (or
+ * nobody is left to die), unless something else ended the job first. */
+static void policy_unfinalized_due(rrun_job_t *job, bool now)
+{
+    if (job->unfin_at == 0 || (!now && rrun_now() < job->unfin_at))
+        return;
+    job->unfin_at = 0;
+    if (job->end == RRUN_END_NONE && !job->timed_out)
+        policy_end_rank(job, job->unfin_rank, job->ranks[job->unfin_rank].status, true);
+}
+
+static void policy_end_rank(rrun_job_t *job, int r, int st, bool unfinalized)
+{
+    rrun_rank_t *rk = &job->ranks[r];
     job->end = RRUN_END_RANK;
     job->failed_rank = r;
     int pid = (int)rk->pid, ar, as;
@@ -113,6 +148,7 @@ static void policy_signal(rrun_job_t *job, int sig)
 void rrun_policy_tick(rrun_job_t *job, int sig)
 {
     policy_abort(job);
+    policy_unfinalized_due(job, false);
     if (sig)
         policy_signal(job, sig);
     double t = rrun_now();
@@ -150,5 +186,6 @@ double rrun_policy_next_wake(const rrun_job_t *job)
         policy_earlier(&wake, job->deadline);
     policy_earlier(&wake, job->kill_at);
     policy_earlier(&wake, job->notice_at);
+    policy_earlier(&wake, job->unfin_at);
     return wake;
 }

@@ -57,6 +57,10 @@ typedef struct rrun_job {
     bool timed_out;    /* the time limit passed while ranks were alive: 124 */
     double deadline;   /* --timeout */
     double notice_at;  /* survivors have seen the failure: SIGTERM them */
+    /* A rank left with status 0 without rmp_finalize while others live: the job's cause
+     * once this passes, unless a rank dies meanwhile (rrun_policy_rank_exited). */
+    double unfin_at;
+    int unfin_rank;
     double term_at;    /* SIGTERM sent (or last rank gone): output drain starts */
     double kill_at;    /* SIGKILL whoever is left */
     char host[256];

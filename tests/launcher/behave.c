@@ -18,7 +18,10 @@
  *   reap-order           rank 0 stops rrun (SIGSTOP), SIGKILLs rank 1, waits until it is
  *                        a zombie, has a child resume rrun a little later and exits 0
  *                        without rmp_finalize: rrun then finds both exits in one wake,
- *                        the survivor's first in fork order (np 2) */
+ *                        the survivor's first in fork order (np 2)
+ *   exit-then-kill       rank 0 exits 0 without rmp_finalize, rank 1 SIGKILLs itself
+ *                        0.3 s later: the death, reaped later, is still the job's
+ *                        cause (a survivor that saw a death before rrun did) */
 #include <rmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -149,6 +152,14 @@ int main(int argc, char **argv)
         fflush(stdout);
         for (;;)
             pause();
+    } else if (strcmp(mode, "exit-then-kill") == 0) {
+        if (me == 0)
+            exit(0);
+        if (me == 1) {
+            usleep(300000);
+            raise(SIGKILL);
+        }
+        wait_forever();
     } else if (strcmp(mode, "reap-order") == 0) {
         reap_order(me);
     } else if (strcmp(mode, "hang-child") == 0) {

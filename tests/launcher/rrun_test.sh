@@ -51,6 +51,12 @@ out=$("$RRUN" -n 2 --timeout 20 "$BEH" reap-order 2>&1); rc=$?
 check "[ $rc -eq 137 ] && grep -q 'rank 1 .*signal 9' <<<\"\$out\"" "reap-order gave $rc: $out"
 no_leftovers
 
+# a survivor that left unfinalized before rrun saw a rank's death (its death reaped
+# 0.3 s later): still the death's 137, within rrun's grace for unfinalized exits
+out=$("$RRUN" -n 2 --timeout 20 "$BEH" exit-then-kill 2>&1); rc=$?
+check "[ $rc -eq 137 ] && grep -q 'rank 1 .*signal 9' <<<\"\$out\"" "exit-then-kill gave $rc: $out"
+no_leftovers
+
 # survivors see RMP_ERR_PEER_FAILED before rrun ends the job
 out=$("$RRUN" --oversubscribe -n 3 "$BEH" detect 1 2>&1); rc=$?
 check "[ $rc -eq 137 ]" "detect gave $rc"
