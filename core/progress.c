@@ -14,7 +14,7 @@ void rmpi_progress_active(void)
 {
     rmpi_mt_enter(); /* called from collectives' own spin loops, outside the engine */
     rmpi_ctx.idle = 0;
-    rmpi_ctx.sleep_ns = 0;
+    __atomic_store_n(&rmpi_ctx.sleep_ns, 0, __ATOMIC_RELAXED); /* waiters read it unlocked */
     rmpi_mt_leave();
 }
 
@@ -30,12 +30,13 @@ static void progress_idle(int n)
         struct timespec ts = {0, rmpi_ctx.sleep_ns};
         nanosleep(&ts, NULL);
         if (rmpi_ctx.sleep_ns < 500000)
-            rmpi_ctx.sleep_ns *= 2; /* up to 0.5 ms */
+            __atomic_store_n(&rmpi_ctx.sleep_ns, rmpi_ctx.sleep_ns * 2,
+                             __ATOMIC_RELAXED); /* up to 0.5 ms */
     } else {
         if (rmpi_ctx.idle++ == 0)
             rmpi_ctx.idle_since = rmpi_now();
         else if ((rmpi_ctx.idle & 255) == 0 && rmpi_now() - rmpi_ctx.idle_since > 2e-3)
-            rmpi_ctx.sleep_ns = 20000;
+            __atomic_store_n(&rmpi_ctx.sleep_ns, 20000, __ATOMIC_RELAXED);
         sched_yield();
     }
 }

@@ -153,7 +153,8 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
     /* A spinning wait looks at the clock every 1024 polls; one whose polls sleep
      * (idle, oversubscribed: up to 0.5 ms each) at every poll, or a failure notice
      * would wait 0.5 s to be seen, past the launcher's notice period. */
-    if (RMPI_LIKELY((++w->spins & 1023) != 0) && !rmpi_ctx.sleep_ns)
+    if (RMPI_LIKELY((++w->spins & 1023) != 0) &&
+        !__atomic_load_n(&rmpi_ctx.sleep_ns, __ATOMIC_RELAXED))
         return RMP_SUCCESS;
     double now = rmpi_now();
     if (now >= w->next_check) {
@@ -173,7 +174,8 @@ void rmpi_health_tick(void)
 {
     static __thread unsigned n __attribute__((tls_model("initial-exec")));
     static double next;
-    if (RMPI_LIKELY((++n & 255) != 0) && !rmpi_ctx.sleep_ns)
+    if (RMPI_LIKELY((++n & 255) != 0) &&
+        !__atomic_load_n(&rmpi_ctx.sleep_ns, __ATOMIC_RELAXED))
         return;
     rmpi_mt_enter();
     double now = rmpi_now();
