@@ -9,7 +9,9 @@
 void rmpi_eager_deliver(rmp_request_t req, const rmpi_hdr_t *h, const void *data, size_t size)
 {
     rmpi_recv_status(req, h, size);
-    if (req->status.bytes) /* buf may be NULL for 0 bytes */
+    if (RMPI_UNLIKELY(req->lay != NULL))
+        req->lay->unpack(req->lay->ctx, 0, data, req->status.bytes);
+    else if (req->status.bytes) /* buf may be NULL for 0 bytes */
         memcpy(req->buf, data, req->status.bytes);
     rmpi_req_complete(req);
 }

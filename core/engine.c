@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "failure.h"
 #include "frag.h"
+#include "layout.h"
 #include "log.h"
 #include "peer.h"
 #include "progress.h"
@@ -68,5 +69,6 @@ int rmpi_p2p_drain(void)
 void rmpi_p2p_fini(void)
 {
     rmpi_recv_fini();
+    rmpi_layout_fini();
     rmpi_req_pool_fini();
 }

@@ -4,6 +4,7 @@
 
 #include "am.h"
 #include "frag.h"
+#include "layout.h"
 #include "log.h"
 #include "send.h"
 
@@ -21,12 +22,19 @@ int rmpi_frag_start(rmpi_peer_t *p, rmp_request_t req)
 int rmpi_frag_send(rmpi_peer_t *p, rmp_request_t req)
 {
     size_t room = p->max_am - sizeof(rmpi_rts_t);
+    if (req->lay && room > RMPI_LAYOUT_PIECE)
+        room = RMPI_LAYOUT_PIECE;
     while (req->frag_off < req->total || req->hlen == sizeof(rmpi_rts_t)) {
         size_t chunk = req->total - req->frag_off;
         if (chunk > room)
             chunk = room;
-        int rc = p->iface->send(p->ep, &req->wire, req->hlen,
-                                (const char *)req->payload + req->frag_off, chunk);
+        const void *data = (const char *)req->payload + req->frag_off;
+        if (req->lay) { /* packed into the engine's bounce buffer as it leaves */
+            data = rmpi_layout_piece_out(req, req->frag_off, chunk);
+            if (!data)
+                return RMP_ERR_NOMEM;
+        }
+        int rc = p->iface->send(p->ep, &req->wire, req->hlen, data, chunk);
         if (rc != RMP_SUCCESS)
             return rc;
         req->frag_off += chunk;
@@ -40,7 +48,12 @@ static void frag_copy(rmp_request_t req, const void *data, size_t len)
 {
     if (req->frag_off < req->bytes) {
         size_t n = req->bytes - req->frag_off;
-        memcpy((char *)req->buf + req->frag_off, data, n < len ? n : len);
+        if (n > len)
+            n = len;
+        if (req->lay)
+            req->lay->unpack(req->lay->ctx, req->frag_off, data, n);
+        else
+            memcpy((char *)req->buf + req->frag_off, data, n);
     }
     req->frag_off += len;
 }

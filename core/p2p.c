@@ -74,6 +74,56 @@ RMP_EXPORT int rmp_irecv(void *buf, size_t bytes, int source, int tag, rmp_comm_
     return rmpi_irecv_cid(buf, bytes, source, tag, comm, comm->cid, req);
 }
 
+/* ---- data in the caller's layout (core/layout.h) ---- */
+
+static int p2p_check_layout(const rmp_layout_t *lay, int send)
+{
+    if (RMPI_UNLIKELY(!lay || (send ? !lay->pack : !lay->unpack))) {
+        rmpi_warn("%s: no layout, or a layout without its %s callback", send ? "send" : "recv",
+                  send ? "pack" : "unpack");
+        return RMP_ERR_ARG;
+    }
+    return RMP_SUCCESS;
+}
+
+static int p2p_isend_layout(const rmp_layout_t *lay, size_t bytes, int dest, int tag,
+                            rmp_comm_t comm, int sync, rmp_request_t *req)
+{
+    int rc = p2p_check_send(lay, bytes, dest, tag, comm);
+    if (rc == RMP_SUCCESS)
+        rc = p2p_check_layout(lay, 1);
+    if (rc == RMP_SUCCESS && !req)
+        rc = RMP_ERR_ARG;
+    if (rc != RMP_SUCCESS)
+        return rc;
+    return rmpi_isend_layout_cid(lay, bytes, dest, tag, comm, comm->cid, sync, req);
+}
+
+RMP_EXPORT int rmp_isend_layout(const rmp_layout_t *lay, size_t bytes, int dest, int tag,
+                                rmp_comm_t comm, rmp_request_t *req)
+{
+    return p2p_isend_layout(lay, bytes, dest, tag, comm, 0, req);
+}
+
+RMP_EXPORT int rmp_issend_layout(const rmp_layout_t *lay, size_t bytes, int dest, int tag,
+                                 rmp_comm_t comm, rmp_request_t *req)
+{
+    return p2p_isend_layout(lay, bytes, dest, tag, comm, 1, req);
+}
+
+RMP_EXPORT int rmp_irecv_layout(const rmp_layout_t *lay, size_t bytes, int source, int tag,
+                                rmp_comm_t comm, rmp_request_t *req)
+{
+    int rc = p2p_check_recv(lay, bytes, source, tag, comm);
+    if (rc == RMP_SUCCESS)
+        rc = p2p_check_layout(lay, 0);
+    if (rc == RMP_SUCCESS && !req)
+        rc = RMP_ERR_ARG;
+    if (rc != RMP_SUCCESS)
+        return rc;
+    return rmpi_irecv_layout_cid(lay, bytes, source, tag, comm, comm->cid, req);
+}
+
 /* A request the caller may still hold: not freed (kind 0) since. A freed request that
  * was reused cannot be told apart; one waited for twice can. */
 static inline int p2p_req_live(rmp_request_t r)
@@ -342,12 +392,13 @@ RMP_EXPORT int rmp_mprobe(int source, int tag, rmp_comm_t comm, rmp_message_t *m
     return rc;
 }
 
-RMP_EXPORT int rmp_imrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_request_t *out)
+static int p2p_imrecv(void *buf, const rmp_layout_t *lay, size_t bytes, rmp_message_t *msg,
+                      rmp_request_t *out)
 {
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
-    if (!msg || *msg == RMP_MESSAGE_NULL || !out || (buf == NULL && bytes > 0))
+    if (!msg || *msg == RMP_MESSAGE_NULL || !out || (buf == NULL && lay == NULL && bytes > 0))
         return RMP_ERR_ARG;
     rmpi_mt_enter();
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_RECV);
@@ -355,12 +406,25 @@ RMP_EXPORT int rmp_imrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_reque
     if (RMPI_UNLIKELY(!req))
         return RMP_ERR_NOMEM;
     req->buf = buf;
+    req->lay = lay;
     req->bytes = bytes;
     rmpi_ux_t *u = (rmpi_ux_t *)*msg;
     *msg = RMP_MESSAGE_NULL;
     rmpi_recv_take(req, u);
     *out = req;
     return RMP_SUCCESS;
+}
+
+RMP_EXPORT int rmp_imrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_request_t *out)
+{
+    return p2p_imrecv(buf, NULL, bytes, msg, out);
+}
+
+RMP_EXPORT int rmp_imrecv_layout(const rmp_layout_t *lay, size_t bytes, rmp_message_t *msg,
+                                 rmp_request_t *out)
+{
+    int rc = p2p_check_layout(lay, 0);
+    return rc != RMP_SUCCESS ? rc : p2p_imrecv(NULL, lay, bytes, msg, out);
 }
 
 RMP_EXPORT int rmp_mrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_status_t *st)

@@ -91,7 +91,7 @@ int rmpi_proto_check(const void *hdr, size_t hlen, size_t plen, const char **why
     }
     case RMPI_MSG_CTS: {
         const rmpi_cts_t *c = hdr;
-        if (plen != 0 || c->sreq == 0 || !proto_status_ok(c->status) ||
+        if (plen != 0 || c->sreq == 0 || !proto_status_ok(c->status) || c->more > 1 ||
             (c->status != RMP_SUCCESS && c->len != 0))
             return proto_bad(why, "malformed clear-to-send");
         return RMP_SUCCESS;

@@ -62,13 +62,15 @@ typedef struct rmpi_failnote {
 
 typedef struct rmpi_cts {
     uint8_t type;
-    uint8_t reserved[3];
+    uint8_t more; /* 1: another CTS follows for the rest (a layout receive's pieces) */
+    uint8_t reserved[2];
     int32_t status;
     uint64_t sreq; /* from the RTS */
     uint64_t rreq; /* echoed in the FIN */
     uint64_t addr; /* receiver's buffer */
     uint64_t key;  /* its rkey */
     uint64_t len;  /* bytes to write: min(message, receive buffer) */
+    uint64_t off;  /* where in the message they start (0 but for a layout receive) */
 } rmpi_cts_t;
 
 enum {

@@ -12,6 +12,7 @@
 #include "failure.h"
 #include "peer.h"
 #include "recv.h"
+#include "layout.h"
 #include "request.h"
 #include "rndv.h"
 
@@ -81,13 +82,14 @@ static void recv_take_unexpected(rmp_request_t req, rmpi_ux_t *u)
     ux_free(u);
 }
 
-RMPI_MT_BODY int irecv_cid_locked(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
-                                  uint32_t cid, rmp_request_t *out)
+RMPI_MT_BODY int irecv_cid_locked(void *buf, const rmp_layout_t *lay, size_t bytes, int source,
+                                  int tag, rmp_comm_t comm, uint32_t cid, rmp_request_t *out)
 {
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_RECV);
     if (RMPI_UNLIKELY(!req))
         return RMP_ERR_NOMEM;
     req->buf = buf;
+    req->lay = lay;
     req->bytes = bytes;
     req->mq.cid = cid;
     req->mq.src = source;
@@ -108,10 +110,22 @@ RMPI_MT_BODY int irecv_cid_locked(void *buf, size_t bytes, int source, int tag, 
     return RMP_SUCCESS;
 }
 
-RMPI_MT_ENTRY(, rmpi_irecv_cid, irecv_cid_locked,
-    (void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
-     rmp_request_t *out),
-    (buf, bytes, source, tag, comm, cid, out))
+RMPI_MT_ENTRY(static, irecv_cid, irecv_cid_locked,
+    (void *buf, const rmp_layout_t *lay, size_t bytes, int source, int tag, rmp_comm_t comm,
+     uint32_t cid, rmp_request_t *out),
+    (buf, lay, bytes, source, tag, comm, cid, out))
+
+int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
+                   rmp_request_t *out)
+{
+    return irecv_cid(buf, NULL, bytes, source, tag, comm, cid, out);
+}
+
+int rmpi_irecv_layout_cid(const rmp_layout_t *lay, size_t bytes, int source, int tag,
+                          rmp_comm_t comm, uint32_t cid, rmp_request_t *out)
+{
+    return irecv_cid(NULL, lay, bytes, source, tag, comm, cid, out);
+}
 
 /* keep: the request completes with RMP_ERR_CANCELLED and stays for its wait
  * (MPI_Cancel), else it is freed (rmp_cancel). */
@@ -171,6 +185,8 @@ RMPI_MT_BODY void req_abandon_locked(rmp_request_t req)
         rmpi_req_free(req);
     } else {
         req->flags |= RMPI_REQF_ORPHAN;
+        if (req->lay)
+            req->lay = &rmpi_layout_discard;
     }
 }
 

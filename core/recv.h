@@ -31,6 +31,9 @@ typedef struct rmpi_ux {
 
 int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
                    uint32_t cid, rmp_request_t *req);
+/* A receive into the caller's layout (core/layout.h). */
+int rmpi_irecv_layout_cid(const rmp_layout_t *lay, size_t bytes, int source, int tag,
+                          rmp_comm_t comm, uint32_t cid, rmp_request_t *out);
 int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
                   rmp_status_t *st);
 /* Give up on req (its waiter timed out): an unmatched receive is withdrawn

@@ -10,6 +10,7 @@
 #include "failure.h"
 #include "mt.h"
 #include "progress.h"
+#include "layout.h"
 #include "request.h"
 
 #define REQ_CHUNK 64
@@ -54,6 +55,7 @@ rmp_request_t rmpi_req_alloc(int kind)
     r->status.bytes = 0;
     r->status.comm = NULL;
     r->frag_off = 0;
+    r->lay = NULL;
     r->poll = NULL;
     r->release = NULL;
     r->ctx = NULL;
@@ -76,10 +78,13 @@ RMPI_MT_ENTRY_VOID(, rmpi_req_free, req_free_locked, (rmp_request_t req), (req))
  * the request goes now, or completion will see the flag and free it. */
 RMPI_MT_BODY void req_release_locked(rmp_request_t req)
 {
-    if (rmpi_req_done(req))
+    if (rmpi_req_done(req)) {
         req_free_locked(req);
-    else
+    } else {
         req->flags |= RMPI_REQF_ORPHAN;
+        if (req->lay)
+            req->lay = &rmpi_layout_discard;
+    }
 }
 
 RMPI_MT_ENTRY_VOID(, rmpi_req_release, req_release_locked, (rmp_request_t req), (req))

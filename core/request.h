@@ -16,7 +16,10 @@ enum {
     RMPI_REQF_FRAG = 2,     /* fragmented send in progress */
     RMPI_REQF_ORPHAN = 4,   /* nobody waits (timeout, rmp_request_free): free on completion */
     RMPI_REQF_NEED_PUT = 8, /* CTS received but the transport had no room: retry */
-    RMPI_REQF_SYNC_ACK = 16 /* receive of a synchronous fragmented send: FIN when complete */
+    RMPI_REQF_SYNC_ACK = 16, /* receive of a synchronous fragmented send: FIN when complete */
+    RMPI_REQF_MORE = 32,     /* RNDV_PUT send: more pieces follow this one (layout receiver) */
+    RMPI_REQF_LAY_CALL = 64, /* layout receive: inside the transport's get (core/layout.c) */
+    RMPI_REQF_LAY_BACK = 128 /* layout receive: that get completed before it returned */
 };
 
 struct rmp_request {
@@ -49,6 +52,7 @@ struct rmp_request {
     void *ctx;
     void (*release)(rmp_request_t req); /* frees ctx when the request is freed */
     struct rmp_request *next_active;     /* list of active generic requests */
+    const rmp_layout_t *lay; /* data in the caller's layout (core/layout.c), else NULL */
 };
 
 /* Has req completed? Safe without the engine lock (MULTIPLE): what completion

@@ -4,6 +4,7 @@
 
 #include "am.h"
 #include "engine.h"
+#include "layout.h"
 #include "log.h"
 #include "rndv.h"
 #include "send.h"
@@ -89,6 +90,10 @@ static void rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
         rmpi_req_complete(req);
         return;
     }
+    if (req->lay && req->status.bytes > 0) {
+        rmpi_layout_pull(p, req, r); /* piece by piece through a bounce buffer */
+        return;
+    }
     if (p->rndv_mode == RMPI_RNDV_PUT) {
         rndv_send_cts(p, req, src, r);
         return;
@@ -136,13 +141,19 @@ static void rndv_put_done(void *arg, int status)
     if (status != RMP_SUCCESS)
         req->status.error = status;
     rmpi_send_fin(req->peer, req->peer_req, status);
+    if (status == RMP_SUCCESS && (req->flags & RMPI_REQF_MORE)) {
+        req->flags &= (uint8_t)~RMPI_REQF_MORE; /* the next CTS asks for the next piece */
+        return;
+    }
     rmpi_req_complete(req);
 }
 
+/* Write bytes [req->frag_off, + len) of req's message to the receiver's addr. */
 static void rndv_start_put(rmp_request_t req, size_t len, uint64_t addr, uint64_t key)
 {
     rmpi_peer_t *p = &rmpi_peers[req->peer];
-    int rc = p->iface->put(p->ep, req->buf, len, addr, key, rndv_put_done, req);
+    int rc = p->iface->put(p->ep, (const char *)req->buf + req->frag_off, len, addr, key,
+                           rndv_put_done, req);
     if (rc == RMPI_AGAIN) {
         req->flags |= RMPI_REQF_NEED_PUT;
         req->total = len;
@@ -163,10 +174,11 @@ static void rndv_on_cts(int src, const void *hdr, size_t hlen, const void *paylo
     rmp_request_t req = (rmp_request_t)(uintptr_t)c->sreq;
     req->peer_req = c->rreq;
     /* More than the message would put bytes beyond the send buffer. */
-    int bad_len = c->len > req->bytes;
+    int bad_len = c->off > req->bytes || c->len > req->bytes - c->off;
     if (bad_len)
-        rmpi_error("protocol error: rank %d asks for %llu bytes of a %zu-byte message", src,
-                   (unsigned long long)c->len, req->bytes);
+        rmpi_error("protocol error: rank %d asks for bytes %llu-%llu of a %zu-byte message", src,
+                   (unsigned long long)c->off, (unsigned long long)(c->off + c->len),
+                   req->bytes);
     if (c->status != RMP_SUCCESS || c->len == 0 || bad_len) {
         if (c->status != RMP_SUCCESS || bad_len)
             req->status.error = bad_len ? RMP_ERR_TRANSPORT : c->status;
@@ -174,6 +186,9 @@ static void rndv_on_cts(int src, const void *hdr, size_t hlen, const void *paylo
         rmpi_req_complete(req);
         return;
     }
+    req->frag_off = c->off;
+    if (c->more)
+        req->flags |= RMPI_REQF_MORE;
     rndv_start_put(req, c->len, c->addr, c->key);
 }
 
@@ -184,7 +199,8 @@ int rmpi_rndv_retry_puts(void)
         rmp_request_t req =
             rmpi_container_of(rmpi_ctx.need_put.head.next, struct rmp_request, mq);
         rmpi_peer_t *p = &rmpi_peers[req->peer];
-        int rc = p->iface->put(p->ep, req->buf, req->total, req->wire.cts.addr,
+        int rc = p->iface->put(p->ep, (const char *)req->buf + req->frag_off, req->total,
+                               req->wire.cts.addr,
                                req->wire.cts.key, rndv_put_done, req);
         if (rc == RMPI_AGAIN)
             break;
@@ -209,6 +225,10 @@ static void rndv_on_fin(int src, const void *hdr, size_t hlen, const void *paylo
     (void)src, (void)hlen, (void)payload, (void)plen;
     const rmpi_fin_t *f = hdr;
     rmp_request_t req = (rmp_request_t)(uintptr_t)f->req;
+    if (req->lay && req->kind == RMPI_REQ_RECV) { /* a layout receive's piece has landed */
+        rmpi_layout_on_fin(req, f->status);
+        return;
+    }
     if (f->status != RMP_SUCCESS && f->status != RMP_ERR_TRUNCATE)
         req->status.error = f->status;
     rndv_release(req);

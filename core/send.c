@@ -170,8 +170,9 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
     h->tag = tag;
     int rc;
     /* A synchronous send never goes eager: a rendezvous completes after the
-     * match anyway; a fragmented one asks the receiver for a FIN. */
-    if (!sync && rmpi_eager_fits(p, req->bytes)) {
+     * match anyway; a fragmented one asks the receiver for a FIN. Data in a
+     * layout is always fragmented: packed piece by piece as the pieces leave. */
+    if (!sync && !req->lay && rmpi_eager_fits(p, req->bytes)) {
         rc = rmpi_eager_start(p, req);
     } else {
         /* Rendezvous and fragmentation both open with an RTS header. */
@@ -182,7 +183,7 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
         r->key = 0;
         req->mr = NULL;
         req->hlen = sizeof(rmpi_rts_t);
-        if (p->rndv_mode == RMPI_RNDV_GET || p->rndv_mode == RMPI_RNDV_PUT) {
+        if (!req->lay && (p->rndv_mode == RMPI_RNDV_GET || p->rndv_mode == RMPI_RNDV_PUT)) {
             rc = rmpi_rndv_start(p, req);
         } else {
             rc = rmpi_frag_start(p, req);
@@ -197,8 +198,9 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
     return send_post(req);
 }
 
-RMPI_MT_BODY int send_isend_locked(const void *buf, size_t bytes, int dest, int tag,
-                                   rmp_comm_t comm, uint32_t cid, int sync, rmp_request_t *out)
+RMPI_MT_BODY int send_isend_locked(const void *buf, const rmp_layout_t *lay, size_t bytes,
+                                   int dest, int tag, rmp_comm_t comm, uint32_t cid, int sync,
+                                   rmp_request_t *out)
 {
     int w = rmpi_comm_world_rank(comm, dest);
     if (RMPI_UNLIKELY(rmpi_peers[w].failed))
@@ -208,6 +210,7 @@ RMPI_MT_BODY int send_isend_locked(const void *buf, size_t bytes, int dest, int 
         return RMP_ERR_NOMEM;
     req->peer = w;
     req->buf = (void *)buf;
+    req->lay = lay;
     req->bytes = bytes;
     req->status.comm = comm;
     int rc = send_start(req, comm, cid, tag, sync);
@@ -220,20 +223,26 @@ RMPI_MT_BODY int send_isend_locked(const void *buf, size_t bytes, int dest, int 
 }
 
 RMPI_MT_ENTRY(static, send_isend, send_isend_locked,
-    (const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm, uint32_t cid, int sync,
-     rmp_request_t *out),
-    (buf, bytes, dest, tag, comm, cid, sync, out))
+    (const void *buf, const rmp_layout_t *lay, size_t bytes, int dest, int tag, rmp_comm_t comm,
+     uint32_t cid, int sync, rmp_request_t *out),
+    (buf, lay, bytes, dest, tag, comm, cid, sync, out))
 
 int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
                    uint32_t cid, rmp_request_t *out)
 {
-    return send_isend(buf, bytes, dest, tag, comm, cid, 0, out);
+    return send_isend(buf, NULL, bytes, dest, tag, comm, cid, 0, out);
 }
 
 int rmpi_issend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
                     uint32_t cid, rmp_request_t *out)
 {
-    return send_isend(buf, bytes, dest, tag, comm, cid, 1, out);
+    return send_isend(buf, NULL, bytes, dest, tag, comm, cid, 1, out);
+}
+
+int rmpi_isend_layout_cid(const rmp_layout_t *lay, size_t bytes, int dest, int tag,
+                          rmp_comm_t comm, uint32_t cid, int sync, rmp_request_t *out)
+{
+    return send_isend(NULL, lay, bytes, dest, tag, comm, cid, sync, out);
 }
 
 /* An eager message that fits now, without a request: RMP_SUCCESS, an error, or

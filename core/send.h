@@ -15,6 +15,9 @@ int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t 
 /* A synchronous send: completes once the receiver matched it (docs/protocols.md). */
 int rmpi_issend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
                     uint32_t cid, rmp_request_t *req);
+/* A message in the caller's layout (core/layout.c): always the fragmented protocol. */
+int rmpi_isend_layout_cid(const rmp_layout_t *lay, size_t bytes, int dest, int tag,
+                          rmp_comm_t comm, uint32_t cid, int sync, rmp_request_t *out);
 int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
                   uint32_t cid);
 /* Send a control message (<= 64 bytes of header) to world rank peer, queued in order. */

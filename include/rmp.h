@@ -144,6 +144,28 @@ int rmp_mprobe(int source, int tag, rmp_comm_t comm, rmp_message_t *msg, rmp_sta
 int rmp_imrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_request_t *req);
 int rmp_mrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_status_t *st);
 
+/* Messages in the caller's own layout (non-contiguous data, e.g. an MPI derived
+ * datatype). The message is the byte stream [0, bytes); rmp moves it through the
+ * callbacks in pieces of bounded size (never a whole-message copy), in increasing
+ * offset order: pack copies stream bytes [off, off + len) out of the layout into
+ * dst, unpack copies len stream bytes from src into the layout at stream offset off.
+ * The struct (and what ctx points to) must stay valid until the request completes.
+ * Either side may use a layout whatever the other side uses; truncation as rmp_recv.
+ * docs/protocols.md, "Layouts". */
+typedef struct rmp_layout {
+    void (*pack)(void *ctx, size_t off, void *dst, size_t len);
+    void (*unpack)(void *ctx, size_t off, const void *src, size_t len);
+    void *ctx;
+} rmp_layout_t;
+int rmp_isend_layout(const rmp_layout_t *lay, size_t bytes, int dest, int tag, rmp_comm_t comm,
+                     rmp_request_t *req);
+int rmp_issend_layout(const rmp_layout_t *lay, size_t bytes, int dest, int tag,
+                      rmp_comm_t comm, rmp_request_t *req);
+int rmp_irecv_layout(const rmp_layout_t *lay, size_t bytes, int source, int tag,
+                     rmp_comm_t comm, rmp_request_t *req);
+int rmp_imrecv_layout(const rmp_layout_t *lay, size_t bytes, rmp_message_t *msg,
+                      rmp_request_t *req);
+
 /* ---- One-sided ---- */
 typedef struct rmp_win *rmp_win_t;
 #define RMP_WIN_NULL ((rmp_win_t)0)

@@ -149,6 +149,16 @@ size_t mpii_dtype_pack(const mpii_dtype_t *d, const void *buf, MPI_Count count, 
                        void *out, size_t max);
 size_t mpii_dtype_unpack(const mpii_dtype_t *d, void *buf, MPI_Count count, size_t offset,
                          const void *in, size_t max);
+/* A typed buffer as an rmp layout (rmp.h): rmp packs and unpacks it piece by piece
+ * as the message moves, so no protocol copies a whole non-contiguous message. t
+ * holds what lay->ctx points to; both must live until the message has moved. */
+typedef struct mpii_typed {
+    const mpii_dtype_t *d;
+    void *buf;
+    MPI_Count count;
+} mpii_typed_t;
+void mpii_layout_init(rmp_layout_t *lay, mpii_typed_t *t, const mpii_dtype_t *d, const void *buf,
+                      MPI_Count count);
 /* Basic elements in the first `bytes` bytes of the packed stream of d
  * (MPI_Get_elements: only whole basic elements count). */
 MPI_Count mpii_dtype_elements(const mpii_dtype_t *d, size_t bytes);

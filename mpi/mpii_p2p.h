@@ -72,6 +72,9 @@ struct mpii_req {
     mpii_dtype_t *dt;
     int peer, tag;
     void *tmp;
+    /* Non-contiguous sends and receives: the typed buffer as rmp's layout. */
+    mpii_typed_t typed;
+    rmp_layout_t lay;
     /* Called once the rmp request completed (unpack, release a buffer). */
     int (*fin)(mpii_req_t *r);
     /* MPII_REQ_POLL (other modules' requests, e.g. nonblocking collectives). */

@@ -243,13 +243,13 @@ static __attribute__((noinline)) int p2p_recv(void *buf, MPI_Count count, MPI_Da
         rc = rmp_recv(mpii_buf_at(buf, d->true_lb), bytes, source, mpii_tag_to_rmp(tag), c->rc,
                       &st);
     } else {
-        void *tmp = bytes ? malloc(bytes) : NULL;
-        if (bytes && !tmp)
-            return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "no memory to unpack %zu bytes", bytes);
-        rc = rmp_recv(tmp, bytes, source, mpii_tag_to_rmp(tag), c->rc, &st);
-        if (rc == RMP_SUCCESS || rc == RMP_ERR_TRUNCATE)
-            mpii_dtype_unpack(d, buf, count, 0, tmp, st.bytes);
-        free(tmp);
+        mpii_typed_t t;
+        rmp_layout_t lay;
+        rmp_request_t rr;
+        mpii_layout_init(&lay, &t, d, buf, count);
+        rc = rmp_irecv_layout(&lay, bytes, source, mpii_tag_to_rmp(tag), c->rc, &rr);
+        if (rc == RMP_SUCCESS)
+            rc = rmp_wait(&rr, &st);
     }
     if (MPII_LIKELY(rc == RMP_SUCCESS)) {
         p2p_status_out(status, &st);
@@ -294,23 +294,6 @@ MPII_WEAK(Recv_c)
 
 /* ---- nonblocking ---- */
 
-static int p2p_unpack_fin(mpii_req_t *r)
-{
-    if (r->err == MPI_SUCCESS || r->err == MPI_ERR_TRUNCATE)
-        mpii_dtype_unpack(r->dt, r->buf, r->count, 0, r->tmp,
-                          (size_t)mpii_status_bytes(&r->status));
-    free(r->tmp);
-    r->tmp = NULL;
-    return MPI_SUCCESS;
-}
-
-static int p2p_free_tmp_fin(mpii_req_t *r)
-{
-    free(r->tmp);
-    r->tmp = NULL;
-    return MPI_SUCCESS;
-}
-
 static mpii_req_t *p2p_req(mpii_req_t *into, mpii_comm_t *c)
 {
     if (into) {
@@ -343,20 +326,21 @@ int mpii_isend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
         return MPI_SUCCESS;
     }
     size_t bytes = (size_t)count * d->size;
-    const void *p = mpii_buf_at(buf, d->true_lb);
-    if (!d->contig) {
-        r->tmp = bytes ? malloc(bytes) : NULL;
-        if (bytes && !r->tmp)
-            goto err_nomem;
-        mpii_dtype_pack(d, buf, count, 0, r->tmp, bytes);
-        p = r->tmp;
-        r->fin = p2p_free_tmp_fin;
-    }
-    int rc = mode == MPII_MODE_SYNC ? rmp_issend(p, bytes, dest, tag, c->rc, &r->rr)
+    int rc;
+    if (d->contig) {
+        const void *p = mpii_buf_at(buf, d->true_lb);
+        rc = mode == MPII_MODE_SYNC ? rmp_issend(p, bytes, dest, tag, c->rc, &r->rr)
                                     : rmp_isend(p, bytes, dest, tag, c->rc, &r->rr);
+    } else {
+        if (!into) { /* the type may be freed before the send completes */
+            r->dt = d;
+            mpii_dtype_retain(d);
+        }
+        mpii_layout_init(&r->lay, &r->typed, d, buf, count);
+        rc = mode == MPII_MODE_SYNC ? rmp_issend_layout(&r->lay, bytes, dest, tag, c->rc, &r->rr)
+                                    : rmp_isend_layout(&r->lay, bytes, dest, tag, c->rc, &r->rr);
+    }
     if (rc != RMP_SUCCESS) {
-        free(r->tmp);
-        r->tmp = NULL;
         if (!into)
             mpii_req_free(r);
         return mpii_err_from_rmp(rc);
@@ -364,10 +348,6 @@ int mpii_isend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
     if (out)
         *out = r;
     return MPI_SUCCESS;
-err_nomem:
-    if (!into)
-        mpii_req_free(r);
-    return MPI_ERR_NO_MEM;
 }
 
 int mpii_irecv(void *buf, MPI_Count count, mpii_dtype_t *d, int source, int tag, mpii_comm_t *c,
@@ -386,27 +366,19 @@ int mpii_irecv(void *buf, MPI_Count count, mpii_dtype_t *d, int source, int tag,
         return MPI_SUCCESS;
     }
     size_t bytes = (size_t)count * d->size;
-    void *p = mpii_buf_at(buf, d->true_lb);
-    if (!d->contig) {
-        r->tmp = bytes ? malloc(bytes) : NULL;
-        if (bytes && !r->tmp) {
-            if (!into)
-                mpii_req_free(r);
-            return MPI_ERR_NO_MEM;
-        }
-        p = r->tmp;
-        r->buf = buf;
-        r->count = count;
+    int rc;
+    if (d->contig) {
+        rc = rmp_irecv(mpii_buf_at(buf, d->true_lb), bytes, source, mpii_tag_to_rmp(tag), c->rc,
+                       &r->rr);
+    } else {
         if (!into) { /* a persistent request holds its type already */
             r->dt = d;
             mpii_dtype_retain(d);
         }
-        r->fin = p2p_unpack_fin;
+        mpii_layout_init(&r->lay, &r->typed, d, buf, count);
+        rc = rmp_irecv_layout(&r->lay, bytes, source, mpii_tag_to_rmp(tag), c->rc, &r->rr);
     }
-    int rc = rmp_irecv(p, bytes, source, mpii_tag_to_rmp(tag), c->rc, &r->rr);
     if (rc != RMP_SUCCESS) {
-        free(r->tmp);
-        r->tmp = NULL;
         if (!into)
             mpii_req_free(r);
         return mpii_err_from_rmp(rc);

@@ -135,6 +135,29 @@ size_t mpii_dtype_unpack(const mpii_dtype_t *d, void *buf, MPI_Count count, size
     return pack_range(d, (uintptr_t)buf, count, offset, (char *)(uintptr_t)in, max, 1);
 }
 
+static void pack_layout_pack(void *ctx, size_t off, void *dst, size_t len)
+{
+    const mpii_typed_t *t = ctx;
+    pack_range(t->d, (uintptr_t)t->buf, t->count, off, dst, len, 0);
+}
+
+static void pack_layout_unpack(void *ctx, size_t off, const void *src, size_t len)
+{
+    const mpii_typed_t *t = ctx;
+    pack_range(t->d, (uintptr_t)t->buf, t->count, off, (char *)(uintptr_t)src, len, 1);
+}
+
+void mpii_layout_init(rmp_layout_t *lay, mpii_typed_t *t, const mpii_dtype_t *d, const void *buf,
+                      MPI_Count count)
+{
+    t->d = d;
+    t->buf = (void *)(uintptr_t)buf;
+    t->count = count;
+    lay->pack = pack_layout_pack;
+    lay->unpack = pack_layout_unpack;
+    lay->ctx = t;
+}
+
 /* Whole basic elements in the first `bytes` bytes of one element of d. */
 static MPI_Count pack_count(const mpii_dl_t *d, size_t bytes)
 {

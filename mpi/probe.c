@@ -126,16 +126,6 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 }
 MPII_WEAK(Improbe)
 
-static int mrecv_unpack_fin(mpii_req_t *r)
-{
-    if (r->err == MPI_SUCCESS || r->err == MPI_ERR_TRUNCATE)
-        mpii_dtype_unpack(r->dt, r->buf, r->count, 0, r->tmp,
-                          (size_t)mpii_status_bytes(&r->status));
-    free(r->tmp);
-    r->tmp = NULL;
-    return MPI_SUCCESS;
-}
-
 /* Both Mrecv and Imrecv: a request receiving the message. */
 static int imrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
                   mpii_req_t **out, const char *fn)
@@ -169,21 +159,14 @@ static int imrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *mess
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
     r->recv = 1;
     size_t bytes = (size_t)count * d->size;
-    void *p = mpii_buf_at(buf, d->true_lb);
-    if (!d->contig) {
-        r->tmp = bytes ? malloc(bytes) : NULL;
-        if (bytes && !r->tmp) {
-            mpii_req_free(r);
-            return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
-        }
-        p = r->tmp;
-        r->buf = buf;
-        r->count = count;
+    if (d->contig) {
+        rc = rmp_imrecv(mpii_buf_at(buf, d->true_lb), bytes, &m->m, &r->rr);
+    } else {
         r->dt = d;
         mpii_dtype_retain(d);
-        r->fin = mrecv_unpack_fin;
+        mpii_layout_init(&r->lay, &r->typed, d, buf, count);
+        rc = rmp_imrecv_layout(&r->lay, bytes, &m->m, &r->rr);
     }
-    rc = rmp_imrecv(p, bytes, &m->m, &r->rr);
     if (rc != RMP_SUCCESS) {
         mpii_req_free(r);
         return mpii_p2p_err(c, rc, fn);

@@ -61,6 +61,10 @@ void mpii_req_take_rmp_status(mpii_req_t *r, const rmp_status_t *st, int rc)
     r->err = rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_err_from_rmp(rc);
     r->status.MPI_ERROR = r->err;
     r->done = 1;
+    /* A wait that gave up before completion (RMP_TIMEOUT): nobody waits for the rmp
+     * request now; it stops using r's layout (rmp_request_free). */
+    if (MPII_UNLIKELY(r->rr != RMP_REQUEST_NULL))
+        rmp_request_free(&r->rr);
     r->rr = RMP_REQUEST_NULL;
     if (r->fin)
         r->fin(r);

@@ -42,7 +42,7 @@ static void check_message(const void *hdr, size_t hlen, size_t plen)
     }
     case RMPI_MSG_CTS: {
         const rmpi_cts_t *c = hdr;
-        FUZZ_CHECK(plen == 0 && c->sreq != 0 && status_ok(c->status));
+        FUZZ_CHECK(plen == 0 && c->sreq != 0 && status_ok(c->status) && c->more <= 1);
         FUZZ_CHECK(c->status == RMP_SUCCESS || c->len == 0);
         break;
     }

@@ -82,9 +82,16 @@ static void gen_proto(void)
     proto("fin", &f, sizeof(f), NULL, 0, 0);
     f.status = 12345;
     proto("fin-bad-status", &f, sizeof(f), NULL, 0, 0);
-    rmpi_cts_t c = {RMPI_MSG_CTS, {0}, RMP_SUCCESS, 0x7f0000001000, 0x7f0000002000,
+    rmpi_cts_t c = {RMPI_MSG_CTS, 0, {0}, RMP_SUCCESS, 0x7f0000001000, 0x7f0000002000,
                     0x7f0000300000, 0x100000001, 4096};
     proto("cts", &c, sizeof(c), NULL, 0, 0);
+    c.more = 1;
+    c.off = 8192;
+    proto("cts-piece", &c, sizeof(c), NULL, 0, 0);
+    c.more = 7;
+    proto("cts-bad-more", &c, sizeof(c), NULL, 0, 0); /* refused */
+    c.more = 0;
+    c.off = 0;
     c.status = RMP_ERR_NOMEM;
     proto("cts-error-with-len", &c, sizeof(c), NULL, 0, 0); /* refused */
     rmpi_rma_t m;

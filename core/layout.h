@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Messages in the caller's layout (core/layout.c, rmp_layout_t in rmp.h): the
+ * sender packs each fragment as it leaves (core/frag.c); the receiver unpacks
+ * eager data and fragments as they arrive, and pulls a rendezvous message piece
+ * by piece through a bounce buffer of RMPI_LAYOUT_PIECE bytes. No protocol
+ * holds more than one piece of a layout's data outside the caller's memory. */
+#ifndef RMPI_LAYOUT_H
+#define RMPI_LAYOUT_H
+
+#include "peer.h"
+#include "proto.h"
+#include "request.h"
+
+#define RMPI_LAYOUT_PIECE ((size_t)256 << 10)
+
+/* Bytes [off, off + len) (len <= RMPI_LAYOUT_PIECE) of req's message, packed into
+ * the engine's bounce buffer; not packed again when the transport had no room
+ * for them last time. NULL when out of memory. */
+const unsigned char *rmpi_layout_piece_out(rmp_request_t req, size_t off, size_t len);
+/* A layout receive (req->lay) matched an RTS of r->size bytes: move
+ * req->status.bytes (> 0) of it in pieces, then FIN the sender (RNDV_GET) or
+ * ask piece by piece with CTS (RNDV_PUT). */
+void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r);
+/* RNDV_PUT: the FIN after a piece the sender wrote into req's bounce buffer. */
+void rmpi_layout_on_fin(rmp_request_t req, int status);
+void rmpi_layout_fini(void);
+/* What a layout request moves once nobody waits for it (rmp_request_free, a
+ * timed-out wait): the caller's layout may be gone, so a send's remaining pieces
+ * go out as zeros and a receive's data is dropped. */
+extern const rmp_layout_t rmpi_layout_discard;
+
+#endif

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Messages in the caller's layout (rmp_layout_t, 2 ranks, any transport): a strided
+ * layout (8 bytes of every 24) against itself and against contiguous buffers, at
+ * sizes that go eager, fragmented and by rendezvous; synchronous, unexpected,
+ * truncated and matched-probe receives. Checked: the data, the gaps between
+ * elements untouched, the callbacks called in increasing offset order with
+ * pieces of bounded size, and the peak memory of a 32 MiB message (no
+ * whole-message copy on either side). */
+#include <rmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/t.h"
+
+#define ELEM 8
+#define STRIDE 24
+#define PIECE_MAX ((size_t)256 << 10) /* core/layout.h: RMPI_LAYOUT_PIECE */
+
+static int me;
+static rmp_comm_t W;
+
+typedef struct {
+    unsigned char *base; /* bytes/ELEM elements, STRIDE apart */
+    size_t next;         /* the offset the next call must start at */
+    size_t max_len;
+    int out_of_order;
+} strided_t;
+
+static void strided_move(strided_t *s, size_t off, unsigned char *pk, size_t len, int unpack)
+{
+    if (off != s->next)
+        s->out_of_order++;
+    s->next = off + len;
+    if (len > s->max_len)
+        s->max_len = len;
+    while (len > 0) {
+        size_t e = off / ELEM, r = off % ELEM, n = ELEM - r < len ? ELEM - r : len;
+        unsigned char *p = s->base + e * STRIDE + r;
+        if (unpack)
+            memcpy(p, pk, n);
+        else
+            memcpy(pk, p, n);
+        off += n;
+        pk += n;
+        len -= n;
+    }
+}
+
+static void strided_pack(void *ctx, size_t off, void *dst, size_t len)
+{
+    strided_move(ctx, off, dst, len, 0);
+}
+
+static void strided_unpack(void *ctx, size_t off, const void *src, size_t len)
+{
+    strided_move(ctx, off, (unsigned char *)(uintptr_t)src, len, 1);
+}
+
+static size_t span(size_t bytes)
+{
+    return (bytes + ELEM - 1) / ELEM * STRIDE + STRIDE;
+}
+
+static unsigned char val(size_t i, int salt)
+{
+    return (unsigned char)(i * 131u + (unsigned)salt * 7u + (i >> 13));
+}
+
+/* The packed stream byte i lives at this offset of a strided buffer. */
+static size_t at(size_t i)
+{
+    return i / ELEM * STRIDE + i % ELEM;
+}
+
+static void fill_strided(unsigned char *b, size_t bytes, int salt)
+{
+    memset(b, 0xee, span(bytes));
+    for (size_t i = 0; i < bytes; i++)
+        b[at(i)] = val(i, salt);
+}
+
+/* The first `got` stream bytes arrived, everything else (gaps, tail) is untouched. */
+static int check_strided(const unsigned char *b, size_t bytes, size_t got, int salt)
+{
+    size_t n = span(bytes);
+    for (size_t k = 0; k < n; k++) {
+        size_t e = k / STRIDE, r = k % STRIDE, i = e * ELEM + r;
+        unsigned char want = (r < ELEM && i < got) ? val(i, salt) : 0xee;
+        if (b[k] != want) {
+            fprintf(stderr, "rank %d: strided byte %zu is %#x, want %#x\n", me, k, b[k], want);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int check_contig(const unsigned char *b, size_t cap, size_t got, int salt)
+{
+    for (size_t i = 0; i < cap; i++) {
+        unsigned char want = i < got ? val(i, salt) : 0xee;
+        if (b[i] != want) {
+            fprintf(stderr, "rank %d: byte %zu is %#x, want %#x\n", me, i, b[i], want);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+enum { LAY_LAY, CONTIG_LAY, LAY_CONTIG, SYNC_LAY, UNEXPECTED, TRUNCATED, MPROBE, NCASES };
+static const char *case_name[] = {"layout->layout", "contig->layout", "layout->contig",
+                                  "ssend layout->layout", "unexpected layout->layout",
+                                  "truncated layout", "mprobe+imrecv layout"};
+
+/* Rank 0 sends `bytes` to rank 1 in case c; rank 1 checks. */
+static void one(int c, size_t bytes)
+{
+    int salt = (int)(bytes % 97) + c;
+    int tag = 100 + c;
+    int lay_send = c != CONTIG_LAY, lay_recv = c != LAY_CONTIG;
+    size_t cap = c == TRUNCATED ? bytes / 2 : bytes;
+    unsigned char *b = malloc((lay_send || lay_recv ? span(bytes) : bytes) + 1);
+    strided_t s = {b, 0, 0, 0};
+    rmp_layout_t lay = {strided_pack, strided_unpack, &s};
+    rmp_request_t r;
+    rmp_status_t st;
+    if (me == 0) {
+        if (lay_send)
+            fill_strided(b, bytes, salt);
+        else
+            for (size_t i = 0; i < bytes; i++)
+                b[i] = val(i, salt);
+        if (c != UNEXPECTED && c != MPROBE)
+            T_RC(rmp_barrier(W)); /* the receive is posted */
+        if (!lay_send)
+            T_RC(rmp_isend(b, bytes, 1, tag, W, &r));
+        else if (c == SYNC_LAY)
+            T_RC(rmp_issend_layout(&lay, bytes, 1, tag, W, &r));
+        else
+            T_RC(rmp_isend_layout(&lay, bytes, 1, tag, W, &r));
+        T_RC(rmp_wait(&r, NULL));
+        if (lay_send) {
+            T_CHECK(!s.out_of_order && s.next == bytes, "%s %zu B: pack order (%d jumps, end %zu)",
+                    case_name[c], bytes, s.out_of_order, s.next);
+            T_CHECK(s.max_len <= PIECE_MAX, "%s %zu B: a %zu-byte pack", case_name[c], bytes,
+                    s.max_len);
+        }
+        if (c == UNEXPECTED || c == MPROBE)
+            T_RC(rmp_barrier(W));
+    } else {
+        if (lay_recv)
+            memset(b, 0xee, span(bytes));
+        else
+            memset(b, 0xee, bytes);
+        int rc;
+        if (c == UNEXPECTED || c == MPROBE) {
+            /* The message (or its announcement) is here before the receive. */
+            if (c == MPROBE) {
+                rmp_message_t m;
+                T_RC(rmp_mprobe(0, tag, W, &m, &st));
+                T_CHECK(st.bytes == bytes, "%s: probe says %zu bytes, want %zu", case_name[c],
+                        st.bytes, bytes);
+                T_RC(rmp_imrecv_layout(&lay, cap, &m, &r));
+            } else {
+                int flag = 0;
+                while (!flag)
+                    T_RC(rmp_iprobe(0, tag, W, &flag, &st));
+                T_RC(rmp_irecv_layout(&lay, cap, 0, tag, W, &r));
+            }
+        } else if (lay_recv) {
+            T_RC(rmp_irecv_layout(&lay, cap, 0, tag, W, &r));
+        } else {
+            T_RC(rmp_irecv(b, cap, 0, tag, W, &r));
+        }
+        if (c != UNEXPECTED && c != MPROBE)
+            T_RC(rmp_barrier(W));
+        rc = rmp_wait(&r, &st);
+        size_t got = cap < bytes ? cap : bytes;
+        T_CHECK(rc == (cap < bytes ? RMP_ERR_TRUNCATE : RMP_SUCCESS), "%s %zu B: wait -> %s",
+                case_name[c], bytes, rmp_strerror(rc));
+        T_CHECK(st.bytes == got && st.source == 0 && st.tag == tag,
+                "%s %zu B: status %zu bytes from %d tag %d", case_name[c], bytes, st.bytes,
+                st.source, st.tag);
+        T_CHECK(lay_recv ? check_strided(b, bytes, got, salt) : check_contig(b, cap, got, salt),
+                "%s %zu B: data", case_name[c], bytes);
+        if (lay_recv) {
+            T_CHECK(!s.out_of_order && s.next == got, "%s %zu B: unpack order (%d jumps, end %zu)",
+                    case_name[c], bytes, s.out_of_order, s.next);
+            /* An unexpected fragmented message was buffered whole already: one unpack. */
+            if (c != UNEXPECTED && c != MPROBE)
+                T_CHECK(s.max_len <= PIECE_MAX, "%s %zu B: a %zu-byte unpack", case_name[c],
+                        bytes, s.max_len);
+        }
+        if (c == UNEXPECTED || c == MPROBE)
+            T_RC(rmp_barrier(W));
+    }
+    free(b);
+}
+
+/* Peak resident memory (VmHWM) in KiB, -1 if unknown. */
+static long hwm_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long v = -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmHWM: %ld kB", &v) == 1)
+            break;
+    fclose(f);
+    return v;
+}
+
+/* 32 MiB into a layout, from a layout (fragments) and from a contiguous buffer
+ * (rendezvous, pulled piece by piece): neither side's peak memory grows by more
+ * than a few pieces beyond the buffers it already holds (a whole-message copy
+ * would add 32 MiB). */
+static void test_memory(int contig_sender)
+{
+    size_t bytes = (size_t)32 << 20;
+    size_t n = me == 0 && contig_sender ? bytes : span(bytes);
+    unsigned char *b = malloc(n);
+    memset(b, 0xee, n); /* resident before the baseline */
+    strided_t s = {b, 0, 0, 0};
+    rmp_layout_t lay = {strided_pack, strided_unpack, &s};
+    rmp_request_t r;
+    long before = hwm_kib();
+    if (me == 0) {
+        if (contig_sender)
+            for (size_t i = 0; i < bytes; i++)
+                b[i] = val(i, 3);
+        else
+            fill_strided(b, bytes, 3);
+        T_RC(rmp_barrier(W));
+        if (contig_sender)
+            T_RC(rmp_isend(b, bytes, 1, 9, W, &r));
+        else
+            T_RC(rmp_isend_layout(&lay, bytes, 1, 9, W, &r));
+        T_RC(rmp_wait(&r, NULL));
+    } else {
+        T_RC(rmp_irecv_layout(&lay, bytes, 0, 9, W, &r));
+        T_RC(rmp_barrier(W));
+        T_RC(rmp_wait(&r, NULL));
+        T_CHECK(check_strided(b, bytes, bytes, 3), "32 MiB layout: data");
+    }
+    long grew = hwm_kib() - before;
+    T_CHECK(before > 0 && grew < 8 * 1024,
+            "32 MiB message from a %s into a layout: peak memory grew %ld KiB",
+            contig_sender ? "contiguous buffer" : "layout", grew);
+    T_RC(rmp_barrier(W));
+    free(b);
+}
+
+static void test_bad_args(void)
+{
+    rmp_request_t r;
+    char x[8];
+    rmp_layout_t no_unpack = {strided_pack, NULL, NULL};
+    T_CHECK(rmp_isend_layout(NULL, 8, 1 - me, 1, W, &r) == RMP_ERR_ARG, "NULL send layout");
+    T_CHECK(rmp_irecv_layout(NULL, 8, 1 - me, 1, W, &r) == RMP_ERR_ARG, "NULL recv layout");
+    T_CHECK(rmp_irecv_layout(&no_unpack, 8, 1 - me, 1, W, &r) == RMP_ERR_ARG,
+            "receive layout without unpack");
+    rmp_layout_t no_pack = {NULL, strided_unpack, x};
+    T_CHECK(rmp_isend_layout(&no_pack, 8, 1 - me, 1, W, &r) == RMP_ERR_ARG,
+            "send layout without pack");
+    T_CHECK(rmp_isend_layout(&no_unpack, 8, 5, 1, W, &r) == RMP_ERR_ARG, "dest out of range");
+    T_CHECK(rmp_isend_layout(&no_unpack, 8, 1 - me, 1, W, NULL) == RMP_ERR_ARG, "NULL request");
+    rmp_message_t m = RMP_MESSAGE_NULL;
+    T_CHECK(rmp_imrecv_layout(&no_unpack, 8, &m, &r) == RMP_ERR_ARG, "imrecv without unpack");
+}
+
+int main(int argc, char **argv)
+{
+    int rc = rmp_init(&argc, &argv);
+    if (rc != RMP_SUCCESS) {
+        fprintf(stderr, "rmp_init: %s\n", rmp_strerror(rc));
+        return 1;
+    }
+    W = rmp_comm_world();
+    me = rmp_comm_rank(W);
+    if (rmp_comm_size(W) != 2) {
+        fprintf(stderr, "layout_test: 2 ranks\n");
+        rmp_finalize();
+        return 1;
+    }
+    static const size_t sizes[] = {0, 5, 4000, 70001, ((size_t)1 << 20) + 12,
+                                   ((size_t)6 << 20) + 8};
+    for (int c = 0; c < NCASES; c++)
+        for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+            one(c, sizes[k]);
+    test_memory(0);
+    test_memory(1);
+    test_bad_args();
+    return t_finish();
+}
