@@ -64,6 +64,15 @@ static void layout_release(rmp_request_t req)
     req->ctx = NULL;
 }
 
+void *rmpi_layout_send_bounce(rmp_request_t req)
+{
+    if (!req->ctx) {
+        req->ctx = malloc(RMPI_LAYOUT_PIECE);
+        req->release = layout_release;
+    }
+    return req->ctx;
+}
+
 static int layout_failed(rmp_request_t req)
 {
     return req->status.error != RMP_SUCCESS && req->status.error != RMP_ERR_TRUNCATE;
@@ -89,8 +98,8 @@ static void layout_get_done(void *arg, int status)
         rmpi_error("rendezvous read from rank %d failed: %s", req->peer, rmp_strerror(status));
         req->status.error = status;
     }
-    if (req->flags & RMPI_REQF_LAY_CALL) { /* completed inside get(): its loop goes on */
-        req->flags |= RMPI_REQF_LAY_BACK;
+    if (req->flags & RMPI_REQF_IN_CALL) { /* completed inside get(): its loop goes on */
+        req->flags |= RMPI_REQF_CALLED_BACK;
         return;
     }
     layout_get_more(req);
@@ -102,18 +111,18 @@ static void layout_get_more(rmp_request_t req)
     rmpi_peer_t *p = &rmpi_peers[req->peer];
     while (!layout_failed(req) && req->frag_off < req->status.bytes) {
         req->plen = layout_piece(req);
-        req->flags |= RMPI_REQF_LAY_CALL;
+        req->flags |= RMPI_REQF_IN_CALL;
         int rc = p->iface->get(p->ep, req->ctx, req->plen, req->wire.rts.addr + req->frag_off,
                                req->wire.rts.key, layout_get_done, req);
-        req->flags &= (uint8_t)~RMPI_REQF_LAY_CALL;
+        req->flags &= (uint8_t)~RMPI_REQF_IN_CALL;
         if (rc != RMP_SUCCESS) {
             rmpi_error("rendezvous read from rank %d failed: %s", req->peer, rmp_strerror(rc));
             req->status.error = rc;
             break;
         }
-        if (!(req->flags & RMPI_REQF_LAY_BACK))
+        if (!(req->flags & RMPI_REQF_CALLED_BACK))
             return; /* layout_get_done goes on when it completes */
-        req->flags &= (uint8_t)~RMPI_REQF_LAY_BACK;
+        req->flags &= (uint8_t)~RMPI_REQF_CALLED_BACK;
     }
     int rc = layout_failed(req) ? req->status.error : RMP_SUCCESS;
     int frc = rmpi_send_fin(req->peer, req->peer_req, rc);
@@ -165,7 +174,7 @@ void rmpi_layout_on_fin(rmp_request_t req, int status)
         rmpi_req_complete(req);
 }
 
-void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r)
+void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r, int put)
 {
     size_t piece = layout_piece(req);
     int rc = RMP_SUCCESS;
@@ -177,7 +186,7 @@ void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r)
         rmpi_error("no memory for a %zu-byte receive piece", piece);
         rc = RMP_ERR_NOMEM;
     }
-    if (p->rndv_mode != RMPI_RNDV_PUT) {
+    if (!put) {
         if (rc != RMP_SUCCESS)
             req->status.error = rc; /* layout_get_more FINs the sender with it */
         layout_get_more(req);

@@ -20,7 +20,10 @@ const unsigned char *rmpi_layout_piece_out(rmp_request_t req, size_t off, size_t
 /* A layout receive (req->lay) matched an RTS of r->size bytes: move
  * req->status.bytes (> 0) of it in pieces, then FIN the sender (RNDV_GET) or
  * ask piece by piece with CTS (RNDV_PUT). */
-void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r);
+void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r, int put);
+/* A layout send by RNDV_PUT: its own piece buffer (req->ctx, freed with the
+ * request), allocated at the first CTS. NULL when out of memory. */
+void *rmpi_layout_send_bounce(rmp_request_t req);
 /* RNDV_PUT: the FIN after a piece the sender wrote into req's bounce buffer. */
 void rmpi_layout_on_fin(rmp_request_t req, int status);
 void rmpi_layout_fini(void);

@@ -21,7 +21,8 @@ enum {
 
 /* rmpi_hdr_t.flags */
 enum {
-    RMPI_HDR_SYNC = 1 /* synchronous send: the receiver answers FIN(sreq) once matched */
+    RMPI_HDR_SYNC = 1,  /* synchronous send: the receiver answers FIN(sreq) once matched */
+    RMPI_HDR_LAYOUT = 2 /* RTS of data in the sender's layout: no address to read, answer CTS */
 };
 
 /* Matching header: carried by every message that a receive matches. */

@@ -18,8 +18,8 @@ enum {
     RMPI_REQF_NEED_PUT = 8, /* CTS received but the transport had no room: retry */
     RMPI_REQF_SYNC_ACK = 16, /* receive of a synchronous fragmented send: FIN when complete */
     RMPI_REQF_MORE = 32,     /* RNDV_PUT send: more pieces follow this one (layout receiver) */
-    RMPI_REQF_LAY_CALL = 64, /* layout receive: inside the transport's get (core/layout.c) */
-    RMPI_REQF_LAY_BACK = 128 /* layout receive: that get completed before it returned */
+    RMPI_REQF_IN_CALL = 64,     /* inside a transport's put/get that moves a piece */
+    RMPI_REQF_CALLED_BACK = 128 /* that put/get completed before it returned */
 };
 
 struct rmp_request {

@@ -13,7 +13,10 @@ int rmpi_rndv_start(rmpi_peer_t *p, rmp_request_t req)
 {
     rmpi_rts_t *r = &req->wire.rts;
     r->h.type = RMPI_MSG_RTS;
-    if (p->rndv_mode == RMPI_RNDV_GET && p->iface->mem_reg) {
+    if (req->lay) { /* the receiver answers with CTS whatever the transport's mode */
+        r->h.flags |= RMPI_HDR_LAYOUT;
+        r->addr = 0;
+    } else if (p->rndv_mode == RMPI_RNDV_GET && p->iface->mem_reg) {
         int rc = p->iface->mem_reg(p->tl, req->buf, req->bytes, &req->mr, &r->key);
         if (rc != RMP_SUCCESS)
             return rc;
@@ -90,11 +93,13 @@ static void rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
         rmpi_req_complete(req);
         return;
     }
+    /* The sender's data in a layout cannot be read: it writes what the CTS asks. */
+    int put = p->rndv_mode == RMPI_RNDV_PUT || (r->h.flags & RMPI_HDR_LAYOUT);
     if (req->lay && req->status.bytes > 0) {
-        rmpi_layout_pull(p, req, r); /* piece by piece through a bounce buffer */
+        rmpi_layout_pull(p, req, r, put); /* piece by piece through a bounce buffer */
         return;
     }
-    if (p->rndv_mode == RMPI_RNDV_PUT) {
+    if (put) {
         rndv_send_cts(p, req, src, r);
         return;
     }
@@ -133,13 +138,18 @@ static void rndv_on_rts(int src, const void *hdr, size_t hlen, const void *paylo
     }
 }
 
-/* RNDV_PUT, sender side: the data is placed at the receiver; FIN follows it
- * on the same endpoint. */
-static void rndv_put_done(void *arg, int status)
+/* RNDV_PUT, sender side. A CTS names a range of the message and where it goes
+ * (a contiguous receive: all of it; a layout receive: its next piece). The range
+ * goes in one put, or for a layout sender piece by piece through its own bounce
+ * buffer (core/layout.h); a FIN follows it on the same endpoint. State while it
+ * moves: [frag_off, total) still to go, wire.cts the CTS, plen the piece in hand. */
+static int rndv_put_more(rmp_request_t req);
+
+/* The CTS's range is done (or failed): FIN the receiver, and unless another CTS
+ * follows, the send is complete. */
+static void rndv_range_done(rmp_request_t req)
 {
-    rmp_request_t req = arg;
-    if (status != RMP_SUCCESS)
-        req->status.error = status;
+    int status = req->status.error;
     rmpi_send_fin(req->peer, req->peer_req, status);
     if (status == RMP_SUCCESS && (req->flags & RMPI_REQF_MORE)) {
         req->flags &= (uint8_t)~RMPI_REQF_MORE; /* the next CTS asks for the next piece */
@@ -148,22 +158,59 @@ static void rndv_put_done(void *arg, int status)
     rmpi_req_complete(req);
 }
 
-/* Write bytes [req->frag_off, + len) of req's message to the receiver's addr. */
-static void rndv_start_put(rmp_request_t req, size_t len, uint64_t addr, uint64_t key)
+static void rndv_put_done(void *arg, int status)
 {
-    rmpi_peer_t *p = &rmpi_peers[req->peer];
-    int rc = p->iface->put(p->ep, (const char *)req->buf + req->frag_off, len, addr, key,
-                           rndv_put_done, req);
-    if (rc == RMPI_AGAIN) {
-        req->flags |= RMPI_REQF_NEED_PUT;
-        req->total = len;
-        req->wire.cts.addr = addr;
-        req->wire.cts.key = key;
-        rmpi_mq_push(&rmpi_ctx.need_put, &req->mq);
+    rmp_request_t req = arg;
+    if (status == RMP_SUCCESS) {
+        req->frag_off += req->plen;
+    } else {
+        req->status.error = status;
+        req->frag_off = req->total; /* nothing more moves */
+    }
+    req->plen = 0;
+    if (req->flags & RMPI_REQF_IN_CALL) { /* completed inside put(): its loop goes on */
+        req->flags |= RMPI_REQF_CALLED_BACK;
         return;
     }
-    if (rc != RMP_SUCCESS)
-        rndv_put_done(req, rc);
+    rndv_put_more(req);
+}
+
+/* A loop, not recursion: a transport may complete a put before it returns.
+ * Returns 1 when the transport had no room (req is queued on need_put). */
+static int rndv_put_more(rmp_request_t req)
+{
+    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    while (req->frag_off < req->total) {
+        size_t n = req->total - req->frag_off;
+        const void *src = (const char *)req->buf + req->frag_off;
+        if (req->lay) {
+            if (n > RMPI_LAYOUT_PIECE)
+                n = RMPI_LAYOUT_PIECE;
+            if (req->plen == 0) /* not packed yet (a put that found no room keeps it) */
+                req->lay->pack(req->lay->ctx, req->frag_off, req->ctx, n);
+            src = req->ctx;
+        }
+        req->plen = n;
+        req->flags |= RMPI_REQF_IN_CALL;
+        int rc = p->iface->put(p->ep, src, n,
+                               req->wire.cts.addr + (req->frag_off - req->wire.cts.off),
+                               req->wire.cts.key, rndv_put_done, req);
+        req->flags &= (uint8_t)~RMPI_REQF_IN_CALL;
+        if (rc == RMPI_AGAIN) {
+            req->flags |= RMPI_REQF_NEED_PUT;
+            rmpi_mq_push(&rmpi_ctx.need_put, &req->mq);
+            return 1;
+        }
+        if (rc != RMP_SUCCESS) {
+            req->status.error = rc;
+            break;
+        }
+        if (!(req->flags & RMPI_REQF_CALLED_BACK))
+            return 0; /* rndv_put_done goes on when it completes */
+        req->flags &= (uint8_t)~RMPI_REQF_CALLED_BACK;
+    }
+    rndv_range_done(req);
+    return 0;
 }
 
 static void rndv_on_cts(int src, const void *hdr, size_t hlen, const void *payload,
@@ -186,10 +233,19 @@ static void rndv_on_cts(int src, const void *hdr, size_t hlen, const void *paylo
         rmpi_req_complete(req);
         return;
     }
+    if (req->lay && !rmpi_layout_send_bounce(req)) {
+        req->status.error = RMP_ERR_NOMEM;
+        rmpi_send_fin(src, c->rreq, RMP_ERR_NOMEM);
+        rmpi_req_complete(req);
+        return;
+    }
+    req->wire.cts = *c;
     req->frag_off = c->off;
+    req->total = c->off + c->len;
+    req->plen = 0;
     if (c->more)
         req->flags |= RMPI_REQF_MORE;
-    rndv_start_put(req, c->len, c->addr, c->key);
+    rndv_put_more(req);
 }
 
 int rmpi_rndv_retry_puts(void)
@@ -198,17 +254,11 @@ int rmpi_rndv_retry_puts(void)
     while (!rmpi_mq_empty(&rmpi_ctx.need_put)) {
         rmp_request_t req =
             rmpi_container_of(rmpi_ctx.need_put.head.next, struct rmp_request, mq);
-        rmpi_peer_t *p = &rmpi_peers[req->peer];
-        int rc = p->iface->put(p->ep, (const char *)req->buf + req->frag_off, req->total,
-                               req->wire.cts.addr,
-                               req->wire.cts.key, rndv_put_done, req);
-        if (rc == RMPI_AGAIN)
-            break;
         rmpi_mq_remove(&rmpi_ctx.need_put, &req->mq);
         req->flags &= (uint8_t)~RMPI_REQF_NEED_PUT;
+        if (rndv_put_more(req)) /* still no room: queued again */
+            break;
         n++;
-        if (rc != RMP_SUCCESS)
-            rndv_put_done(req, rc);
     }
     return n;
 }

@@ -171,8 +171,11 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
     int rc;
     /* A synchronous send never goes eager: a rendezvous completes after the
      * match anyway; a fragmented one asks the receiver for a FIN. Data in a
-     * layout is always fragmented: packed piece by piece as the pieces leave. */
-    if (!sync && !req->lay && rmpi_eager_fits(p, req->bytes)) {
+     * layout that fits goes as one fragment, packed as it leaves; larger, by
+     * rendezvous where the transport has one: the sender writes what the
+     * receiver's CTS asks, piece by piece (core/layout.h). */
+    int fits = rmpi_eager_fits(p, req->bytes);
+    if (!sync && !req->lay && fits) {
         rc = rmpi_eager_start(p, req);
     } else {
         /* Rendezvous and fragmentation both open with an RTS header. */
@@ -183,7 +186,8 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
         r->key = 0;
         req->mr = NULL;
         req->hlen = sizeof(rmpi_rts_t);
-        if (!req->lay && (p->rndv_mode == RMPI_RNDV_GET || p->rndv_mode == RMPI_RNDV_PUT)) {
+        if ((p->rndv_mode == RMPI_RNDV_GET || p->rndv_mode == RMPI_RNDV_PUT) &&
+            !(req->lay && fits)) {
             rc = rmpi_rndv_start(p, req);
         } else {
             rc = rmpi_frag_start(p, req);

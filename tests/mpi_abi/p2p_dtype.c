@@ -117,10 +117,20 @@ static long hwm_kib(void)
     return v;
 }
 
-/* 16 MiB of every other int, each way: Isend whose type is freed before the wait,
- * Issend, Irecv and Recv of the strided type, and a contiguous send into it. The
- * data moves in pieces (rmp layouts): no side's peak memory grows by a
- * whole-message copy. */
+/* 16 MiB of every other int: Isend whose type is freed before the wait, Ssend,
+ * and a contiguous send, each into an Irecv of the strided type posted before
+ * the send starts (rank 1 says "go"; an unexpected message is buffered whole by
+ * the receiver, whatever its type). The data moves in pieces (rmp layouts): no
+ * side's peak memory grows by a whole-message copy. */
+static void big_go(int tag)
+{
+    int x = 0;
+    if (rank == 0)
+        MPI_Recv(&x, 0, MPI_INT, 1, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else
+        MPI_Send(&x, 0, MPI_INT, 0, tag, MPI_COMM_WORLD);
+}
+
 static void big_pipelined(void)
 {
     const int n = 4 << 20; /* elements picked: 16 MiB */
@@ -137,13 +147,17 @@ static void big_pipelined(void)
     MPI_Request rq;
     MPI_Status st;
     if (rank == 0) {
+        big_go(50);
         MPI_Isend(b, 1, t2, 1, 40, MPI_COMM_WORLD, &rq);
         MPI_Type_free(&t2); /* the send keeps its type */
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        big_go(51);
         MPI_Ssend(b, 1, t, 1, 41, MPI_COMM_WORLD);
+        big_go(52);
         MPI_Send(c, n, MPI_INT, 1, 42, MPI_COMM_WORLD);
     } else if (rank == 1) {
         MPI_Irecv(b, 1, t, 0, 40, MPI_COMM_WORLD, &rq);
+        big_go(50);
         MPI_Wait(&rq, &st);
         int cnt;
         MPI_Get_count(&st, t, &cnt);
@@ -152,12 +166,16 @@ static void big_pipelined(void)
             CHECK(b[i] == (i % 2 ? -1 : (int)i), "big Irecv: int %zu is %d", i, b[i]);
         for (size_t i = 0; i < 2 * (size_t)n; i++)
             b[i] = -1;
-        MPI_Recv(b, 1, t, 0, 41, MPI_COMM_WORLD, &st);
+        MPI_Irecv(b, 1, t, 0, 41, MPI_COMM_WORLD, &rq);
+        big_go(51);
+        MPI_Wait(&rq, &st);
         for (size_t i = 0; i < 2 * (size_t)n; i++)
             CHECK(b[i] == (i % 2 ? -1 : (int)i), "big Ssend/Recv: int %zu is %d", i, b[i]);
         for (size_t i = 0; i < 2 * (size_t)n; i++)
             b[i] = -1;
-        MPI_Recv(b, 1, t, 0, 42, MPI_COMM_WORLD, &st);
+        MPI_Irecv(b, 1, t, 0, 42, MPI_COMM_WORLD, &rq);
+        big_go(52);
+        MPI_Wait(&rq, &st);
         for (size_t i = 0; i < 2 * (size_t)n; i++)
             CHECK(b[i] == (i % 2 ? -1 : (int)i), "big contiguous into strided: int %zu is %d", i,
                   b[i]);

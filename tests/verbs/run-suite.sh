@@ -61,6 +61,8 @@ info_check
 run p2p-np2        300 2 "$T/p2p/p2p_test"
 run p2p-np4        500 4 "$T/p2p/p2p_test"
 run soak-np4       300 4 "$T/p2p/soak" 20000
+# non-contiguous data (rmp_layout_t): fragments, and rendezvous by put over verbs
+run layout-np2     300 2 "$T/p2p/layout_test"
 run rma-np2        300 2 "$T/rma/rma_test"
 run rma-np4        500 4 "$T/rma/rma_test"
 run coll-np4       900 4 "$T/coll/coll_test"
