@@ -40,6 +40,13 @@ static void test_proto(void **state)
     assert_int_equal(rmpi_proto_check(&h, sizeof(h), 100, &why), RMP_SUCCESS);
     h.type = 0;
     assert_int_equal(rmpi_proto_check(&h, sizeof(h), 0, &why), RMP_ERR_TRANSPORT);
+    /* A CTS for one piece of a layout receive; "more" is a flag. */
+    rmpi_cts_t c = {RMPI_MSG_CTS, 1, {0}, RMP_SUCCESS, 1, 2, 0x1000, 0, 4096, 8192};
+    assert_int_equal(rmpi_proto_check(&c, sizeof(c), 0, &why), RMP_SUCCESS);
+    c.more = 2;
+    assert_int_equal(rmpi_proto_check(&c, sizeof(c), 0, &why), RMP_ERR_TRANSPORT);
+    c.more = 0;
+    assert_int_equal(rmpi_proto_check(&c, sizeof(c) - 8, 0, &why), RMP_ERR_TRANSPORT);
 }
 
 static void test_rma_bounds(void **state)
