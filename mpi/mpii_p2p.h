@@ -201,5 +201,7 @@ void mpii_bsend_fini(void);
 void mpii_p2p_fini(void);
 /* Progress requests freed while running. */
 void mpii_req_reap(void);
+/* Requests the user freed while they ran (MPI_Request_free), under MPII_LOCK. */
+extern mpii_req_t *mpii_req_orphans;
 
 #endif

@@ -7,130 +7,6 @@
 
 #include "mpii.h"
 
-mpii_pool_t mpii_req_pool = MPII_POOL_INIT(mpii_req_t);
-static mpii_req_t *req_orphans; /* freed by the user while running */
-
-mpii_req_t *mpii_req_new(mpii_comm_t *c, int kind)
-{
-    mpii_req_t *r = mpii_obj_new(&mpii_req_pool, MPII_MAGIC_REQ);
-    if (!r)
-        return NULL;
-    r->kind = (uint8_t)kind;
-    r->comm = c;
-    return r;
-}
-
-mpii_req_t *mpii_req_new_rmp(mpii_comm_t *c, rmp_request_t rr, int (*fin)(mpii_req_t *r))
-{
-    mpii_req_t *r = mpii_req_new(c, MPII_REQ_RMP);
-    if (r) {
-        r->rr = rr;
-        r->fin = fin;
-    }
-    return r;
-}
-
-mpii_req_t *mpii_req_new_poll(mpii_comm_t *c, int (*poll)(mpii_req_t *r),
-                              void (*release)(mpii_req_t *r), void *ctx)
-{
-    mpii_req_t *r = mpii_req_new(c, MPII_REQ_POLL);
-    if (r) {
-        r->poll = poll;
-        r->release = release;
-        r->ctx = ctx;
-        mpii_status_empty(&r->status);
-    }
-    return r;
-}
-
-void mpii_req_free(mpii_req_t *r)
-{
-    if (r->release)
-        r->release(r);
-    if (r->kind == MPII_REQ_GREQ && r->free_fn)
-        r->free_fn(r->extra_state);
-    free(r->tmp);
-    if (r->dt)
-        mpii_dtype_release(r->dt);
-    mpii_obj_free(&mpii_req_pool, r);
-}
-
-void mpii_req_take_rmp_status(mpii_req_t *r, const rmp_status_t *st, int rc)
-{
-    mpii_status_set(&r->status, st->source, st->tag, MPI_SUCCESS, (MPI_Count)st->bytes);
-    r->err = rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_err_from_rmp(rc);
-    r->status.MPI_ERROR = r->err;
-    r->done = 1;
-    /* A wait that gave up before completion (RMP_TIMEOUT): nobody waits for the rmp
-     * request now; it stops using r's layout (rmp_request_free). */
-    if (MPII_UNLIKELY(r->rr != RMP_REQUEST_NULL))
-        rmp_request_free(&r->rr);
-    r->rr = RMP_REQUEST_NULL;
-    if (r->fin)
-        r->fin(r);
-}
-
-int mpii_req_test(mpii_req_t *r)
-{
-    if (r->done)
-        return 1;
-    switch (r->kind) {
-    case MPII_REQ_RMP: {
-        int flag = 0;
-        rmp_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, RMP_SUCCESS, RMP_COMM_NULL};
-        int rc = rmp_test(&r->rr, &flag, &st);
-        if (flag || rc != RMP_SUCCESS)
-            mpii_req_take_rmp_status(r, &st, rc);
-        break;
-    }
-    case MPII_REQ_POLL:
-        if (r->poll(r))
-            r->done = 1;
-        break;
-    case MPII_REQ_GREQ:
-        break; /* done by MPI_Grequest_complete */
-    default:
-        r->done = 1;
-    }
-    return r->done;
-}
-
-int mpii_req_wait(mpii_req_t *r)
-{
-    if (r->done)
-        return r->err;
-    if (r->kind == MPII_REQ_RMP) {
-        rmp_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, RMP_SUCCESS, RMP_COMM_NULL};
-        int rc = rmp_wait(&r->rr, &st);
-        mpii_req_take_rmp_status(r, &st, rc);
-        return r->err;
-    }
-    while (!mpii_req_test(r))
-        rmp_progress();
-    return r->err;
-}
-
-void mpii_req_reap(void)
-{
-    /* Take the whole list, test outside it, put back what is still running. */
-    MPII_LOCK();
-    mpii_req_t *list = req_orphans;
-    __atomic_store_n(&req_orphans, NULL, __ATOMIC_RELAXED);
-    MPII_UNLOCK();
-    while (list) {
-        mpii_req_t *r = list;
-        list = r->next;
-        if (mpii_req_test(r)) {
-            mpii_req_free(r);
-        } else {
-            MPII_LOCK();
-            r->next = req_orphans;
-            __atomic_store_n(&req_orphans, r, __ATOMIC_RELAXED);
-            MPII_UNLOCK();
-        }
-    }
-}
-
 /* ---- completion of one handle ---- */
 
 static void req_status_out(const mpii_req_t *r, MPI_Status *st, int with_error)
@@ -270,7 +146,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     mpii_req_t *r = mpii_req(*request);
     if (!r)
         return req_bad("MPI_Wait", *request);
-    if (MPII_UNLIKELY(__atomic_load_n(&req_orphans, __ATOMIC_RELAXED) != NULL))
+    if (MPII_UNLIKELY(__atomic_load_n(&mpii_req_orphans, __ATOMIC_RELAXED) != NULL))
         mpii_req_reap();
     mpii_req_wait(r);
     mpii_comm_t *c = r->comm;
@@ -307,7 +183,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     mpii_req_t *r = mpii_req(*request);
     if (!r)
         return req_bad("MPI_Test", *request);
-    if (MPII_UNLIKELY(__atomic_load_n(&req_orphans, __ATOMIC_RELAXED) != NULL))
+    if (MPII_UNLIKELY(__atomic_load_n(&mpii_req_orphans, __ATOMIC_RELAXED) != NULL))
         mpii_req_reap();
     if (!mpii_req_test(r)) {
         *flag = 0;
@@ -345,7 +221,7 @@ static int req_check_array(int count, MPI_Request reqs[], const char *fn, int *a
         if (!(r->persistent && !r->active))
             (*active)++;
     }
-    if (MPII_UNLIKELY(__atomic_load_n(&req_orphans, __ATOMIC_RELAXED) != NULL))
+    if (MPII_UNLIKELY(__atomic_load_n(&mpii_req_orphans, __ATOMIC_RELAXED) != NULL))
         mpii_req_reap();
     return MPI_SUCCESS;
 }
@@ -617,8 +493,8 @@ int PMPI_Request_free(MPI_Request *request)
     r->persistent = 0;
     r->freed = 1;
     MPII_LOCK();
-    r->next = req_orphans;
-    __atomic_store_n(&req_orphans, r, __ATOMIC_RELAXED);
+    r->next = mpii_req_orphans;
+    __atomic_store_n(&mpii_req_orphans, r, __ATOMIC_RELAXED);
     MPII_UNLOCK();
     return MPI_SUCCESS;
 }
@@ -703,10 +579,10 @@ MPII_WEAK(Cancel)
 void mpii_p2p_fini(void)
 {
     mpii_bsend_fini();
-    while (req_orphans) {
-        mpii_req_t *r = req_orphans;
+    while (mpii_req_orphans) {
+        mpii_req_t *r = mpii_req_orphans;
         mpii_req_wait(r);
-        req_orphans = r->next;
+        mpii_req_orphans = r->next;
         mpii_req_free(r);
     }
 }
