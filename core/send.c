@@ -9,6 +9,7 @@
 #include "engine.h"
 #include "mt.h"
 #include "frag.h"
+#include "layout.h"
 #include "log.h"
 #include "peer.h"
 #include "request.h"
@@ -188,6 +189,18 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
         req->hlen = sizeof(rmpi_rts_t);
         if ((p->rndv_mode == RMPI_RNDV_GET || p->rndv_mode == RMPI_RNDV_PUT) &&
             !(req->lay && fits)) {
+            /* A layout of at most one piece is packed at once into the request's own
+             * buffer and goes as contiguous data: the receiver reads it in one go
+             * (RNDV_GET) instead of asking for it (CTS), a round trip less. */
+            if (req->lay && req->bytes <= RMPI_LAYOUT_PIECE) {
+                void *b = rmpi_layout_send_bounce(req);
+                if (!b)
+                    return RMP_ERR_NOMEM;
+                req->lay->pack(req->lay->ctx, 0, b, req->bytes);
+                req->buf = b;
+                req->lay = NULL;
+                r->addr = (uint64_t)(uintptr_t)b;
+            }
             rc = rmpi_rndv_start(p, req);
         } else {
             rc = rmpi_frag_start(p, req);
