@@ -131,9 +131,25 @@ static void layout_get_more(rmp_request_t req)
     rmpi_req_complete(req);
 }
 
-/* ---- RNDV_PUT: one CTS per piece into the bounce buffer, its FIN brings the next ---- */
+/* ---- RNDV_PUT: one CTS per piece into the bounce buffer, its FIN brings the next ----
+ * A message of several pieces gets two halves: the CTS of piece k + 1 goes out before
+ * piece k is unpacked, so the sender packs and writes the next piece meanwhile. */
 
-static void layout_send_cts(rmp_request_t req, int status)
+static int layout_halves(rmp_request_t req)
+{
+    return req->status.bytes > RMPI_LAYOUT_PIECE;
+}
+
+/* Where the piece starting at stream offset off lands. */
+static char *layout_slot(rmp_request_t req, size_t off)
+{
+    char *b = req->ctx;
+    return layout_halves(req) ? b + ((off / RMPI_LAYOUT_PIECE) & 1) * RMPI_LAYOUT_PIECE : b;
+}
+
+/* Ask for the piece at frag_off (or, status not RMP_SUCCESS, tell the sender this receive
+ * failed). Returns the error of sending the CTS (then it is the request's). */
+static int layout_send_cts(rmp_request_t req, int status)
 {
     rmpi_cts_t c;
     memset(&c, 0, sizeof(c));
@@ -143,7 +159,7 @@ static void layout_send_cts(rmp_request_t req, int status)
     c.rreq = (uint64_t)(uintptr_t)req;
     if (status == RMP_SUCCESS) {
         req->plen = layout_piece(req);
-        c.addr = (uint64_t)(uintptr_t)req->ctx;
+        c.addr = (uint64_t)(uintptr_t)layout_slot(req, req->frag_off);
         c.key = req->wire.rts.key;
         c.len = req->plen;
         c.off = req->frag_off;
@@ -152,10 +168,9 @@ static void layout_send_cts(rmp_request_t req, int status)
         req->plen = 0; /* the sender answers with a FIN that ends the receive */
     }
     int rc = rmpi_send_ctrl(req->peer, &c, sizeof(c), NULL, 0);
-    if (rc != RMP_SUCCESS) {
+    if (rc != RMP_SUCCESS)
         req->status.error = rc;
-        rmpi_req_complete(req);
-    }
+    return rc;
 }
 
 void rmpi_layout_on_fin(rmp_request_t req, int status)
@@ -166,17 +181,21 @@ void rmpi_layout_on_fin(rmp_request_t req, int status)
         rmpi_req_complete(req);
         return;
     }
-    req->lay->unpack(req->lay->ctx, req->frag_off, req->ctx, req->plen);
+    size_t off = req->frag_off, len = req->plen;
     req->frag_off += req->plen;
-    if (req->frag_off < req->status.bytes)
-        layout_send_cts(req, RMP_SUCCESS);
-    else
+    int more = req->frag_off < req->status.bytes;
+    if (more && layout_send_cts(req, RMP_SUCCESS) != RMP_SUCCESS)
+        more = 0;
+    req->lay->unpack(req->lay->ctx, off, layout_slot(req, off), len);
+    if (!more)
         rmpi_req_complete(req);
 }
 
 void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r, int put)
 {
     size_t piece = layout_piece(req);
+    if (put && layout_halves(req))
+        piece = 2 * RMPI_LAYOUT_PIECE;
     int rc = RMP_SUCCESS;
     req->frag_off = 0;
     req->wire.rts = *r;
@@ -197,5 +216,6 @@ void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r, in
         rc = p->iface->mem_reg(p->tl, req->ctx, piece, &req->mr, &req->wire.rts.key);
     if (rc != RMP_SUCCESS)
         req->status.error = rc;
-    layout_send_cts(req, rc);
+    if (layout_send_cts(req, rc) != RMP_SUCCESS)
+        rmpi_req_complete(req);
 }
