@@ -83,7 +83,7 @@ static void gen_proto(void)
     f.status = 12345;
     proto("fin-bad-status", &f, sizeof(f), NULL, 0, 0);
     rmpi_cts_t c = {RMPI_MSG_CTS, 0, {0}, RMP_SUCCESS, 0x7f0000001000, 0x7f0000002000,
-                    0x7f0000300000, 0x100000001, 4096};
+                    0x7f0000300000, 0x100000001, 4096, 0};
     proto("cts", &c, sizeof(c), NULL, 0, 0);
     c.more = 1;
     c.off = 8192;
