@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Blocking collectives over rmp's: contiguous buffers go straight through (no copy),
- * derived types through a packed copy; reductions resolved by mpii_red_resolve. */
+ * derived types through a packed copy of at most MPII_COLL_PIECE bytes (larger
+ * messages go piece by piece); reductions resolved by mpii_red_resolve. */
 #include "mpii.h"
 
 /* ---- Shared helpers ---- */
@@ -88,6 +89,29 @@ static int coll_nomem(mpii_comm_t *c, const char *fn)
 
 /* ---- Barrier, Bcast ---- */
 
+/* A bcast of more than one piece goes piece by piece on every rank (only the byte
+ * count is known to all: the ranks' datatypes may differ), so a non-contiguous buffer
+ * needs one piece of scratch, never a copy of the whole message; a contiguous one is
+ * used in place. */
+static int bcast_pieces(mpii_comm_t *c, void *buf, MPI_Count count, mpii_dtype_t *d, int root)
+{
+    size_t bytes = (size_t)count * d->size;
+    char *tmp = NULL, *base = mpii_coll_at(buf, d->true_lb);
+    if (!d->contig && !(tmp = malloc(MPII_COLL_PIECE)))
+        return coll_nomem(c, "MPI_Bcast");
+    int rc = RMP_SUCCESS;
+    for (size_t off = 0, len; off < bytes && rc == RMP_SUCCESS; off += len) {
+        len = bytes - off < MPII_COLL_PIECE ? bytes - off : MPII_COLL_PIECE;
+        if (tmp && c->rank == root)
+            mpii_dtype_pack(d, buf, count, off, tmp, len);
+        rc = rmp_bcast(tmp ? tmp : base + off, len, RMP_UINT8, root, c->rc);
+        if (tmp && c->rank != root && rc == RMP_SUCCESS)
+            mpii_dtype_unpack(d, buf, count, off, tmp, len);
+    }
+    free(tmp);
+    return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_coll_err(c, rc, "MPI_Bcast");
+}
+
 int PMPI_Barrier(MPI_Comm comm)
 {
     mpii_comm_t *c;
@@ -112,6 +136,8 @@ int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MP
         return rc;
     if (count == 0 || d->size == 0)
         return MPI_SUCCESS;
+    if ((size_t)count * d->size > MPII_COLL_PIECE)
+        return bcast_pieces(c, buf, count, d, root);
     if ((rc = (c->rank == root ? mpii_view_in(buf, count, d, &v)
                                : mpii_view_out(buf, count, d, &v))) != MPI_SUCCESS)
         return coll_nomem(c, fn);
@@ -130,6 +156,48 @@ MPII_WEAK(Bcast)
 /* ---- Reductions ---- */
 
 typedef enum { RED_REDUCE, RED_ALLREDUCE, RED_SCAN, RED_EXSCAN, RED_RS_BLOCK } red_kind_t;
+
+/* Non-contiguous (all ranks: a reduction's datatype is the same everywhere): reduce
+ * the packed vector piece by piece in a scratch buffer of at most MPII_COLL_PIECE
+ * bytes, in place. Reduce_scatter_block's piece is the same range of each of the n
+ * blocks. A piece of the result is written only after that piece of an in-place input
+ * has been read. */
+static int red_pieces(red_kind_t kind, mpii_comm_t *c, mpii_dtype_t *d, const mpii_red_t *r,
+                      const void *sbuf, void *rbuf, MPI_Count count, int root, int is_root,
+                      size_t n, const char *fn)
+{
+    size_t bytes = (size_t)count * d->size, es = bytes / r->count;
+    size_t step = MPII_COLL_PIECE / n / es * es;
+    if (step == 0)
+        step = es;
+    if (step > bytes)
+        step = bytes;
+    char *tmp = malloc(step * n);
+    if (!tmp)
+        return coll_nomem(c, fn);
+    const void *src = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    int rc = RMP_SUCCESS, out = is_root && !(kind == RED_EXSCAN && c->rank == 0);
+    for (size_t off = 0, len; off < bytes && rc == RMP_SUCCESS; off += len) {
+        len = bytes - off < step ? bytes - off : step;
+        size_t cnt = len / es;
+        for (size_t i = 0; src && i < n; i++)
+            mpii_dtype_pack(d, src, count * (MPI_Count)n, i * bytes + off, tmp + i * len, len);
+        switch (kind) {
+        case RED_REDUCE:
+            rc = rmp_reduce(is_root ? RMP_IN_PLACE : tmp, is_root ? tmp : NULL, cnt, r->dt,
+                            r->op, root, c->rc);
+            break;
+        case RED_ALLREDUCE: rc = rmp_allreduce(RMP_IN_PLACE, tmp, cnt, r->dt, r->op, c->rc); break;
+        case RED_SCAN: rc = rmp_scan(RMP_IN_PLACE, tmp, cnt, r->dt, r->op, c->rc); break;
+        case RED_EXSCAN: rc = rmp_exscan(RMP_IN_PLACE, tmp, cnt, r->dt, r->op, c->rc); break;
+        default: rc = rmp_reduce_scatter(RMP_IN_PLACE, tmp, cnt, r->dt, r->op, c->rc); break;
+        }
+        if (rc == RMP_SUCCESS && out)
+            mpii_dtype_unpack(d, rbuf, count, off, tmp, len);
+    }
+    free(tmp);
+    return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
+}
 
 /* One body for the reductions whose send and receive vectors have the same shape (the
  * receive vector of reduce_scatter_block is one block of it). */
@@ -171,28 +239,7 @@ static int red_run(red_kind_t kind, const void *sbuf, void *rbuf, MPI_Count coun
         }
         return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
     }
-    /* Non-contiguous: reduce the packed vector in a scratch buffer, in place. */
-    size_t bytes = (size_t)count * d->size, total = bytes * n;
-    char *tmp = malloc(total ? total : 1);
-    if (!tmp)
-        return coll_nomem(c, fn);
-    const void *src = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    if (src)
-        mpii_dtype_pack(d, src, count * (MPI_Count)n, 0, tmp, total);
-    switch (kind) {
-    case RED_REDUCE:
-        rc = rmp_reduce(is_root ? RMP_IN_PLACE : tmp, is_root ? tmp : NULL, r.count, r.dt,
-                        r.op, root, c->rc);
-        break;
-    case RED_ALLREDUCE: rc = rmp_allreduce(RMP_IN_PLACE, tmp, r.count, r.dt, r.op, c->rc); break;
-    case RED_SCAN: rc = rmp_scan(RMP_IN_PLACE, tmp, r.count, r.dt, r.op, c->rc); break;
-    case RED_EXSCAN: rc = rmp_exscan(RMP_IN_PLACE, tmp, r.count, r.dt, r.op, c->rc); break;
-    default: rc = rmp_reduce_scatter(RMP_IN_PLACE, tmp, r.count, r.dt, r.op, c->rc); break;
-    }
-    if (rc == RMP_SUCCESS && is_root && !(kind == RED_EXSCAN && c->rank == 0))
-        mpii_dtype_unpack(d, rbuf, count, 0, tmp, bytes);
-    free(tmp);
-    return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
+    return red_pieces(kind, c, d, &r, sbuf, rbuf, count, root, is_root, n, fn);
 }
 
 int PMPI_Reduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)

@@ -13,6 +13,10 @@
 
 typedef struct mpii_dtype mpii_dtype_t; /* mpii_dtype.h (C11 allows the repeat) */
 
+/* The most scratch a blocking collective takes for a non-contiguous buffer: larger
+ * messages go through it piece by piece. */
+#define MPII_COLL_PIECE ((size_t)1 << 20)
+
 /* buf + off as addresses (MPI_BOTTOM plus absolute displacements is valid MPI). */
 static inline void *mpii_coll_at(const void *buf, MPI_Aint off)
 {

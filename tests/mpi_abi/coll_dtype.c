@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Blocking collectives on non-contiguous data larger than one piece (1 MiB): bcast
+ * where the ranks' datatypes differ (strided at the root, contiguous on another rank),
+ * allreduce (also in place), reduce, scan, exscan and reduce_scatter_block on a
+ * strided vector. Checks every element and every gap, and that no rank's peak memory
+ * grows by a copy of the whole message. */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+
+static int rank, size;
+
+/* Peak resident memory (VmHWM) in KiB, -1 if unknown. */
+static long hwm_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long v = -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmHWM: %ld kB", &v) == 1)
+            break;
+    fclose(f);
+    return v;
+}
+
+/* 5 MiB + 12 B of picked ints: five pieces and a short one. */
+#define N ((5 << 18) + 3)
+#define GAP (-7)
+
+static int val(int r, size_t i)
+{
+    return (r + 1) * (int)(i % 1000) + r;
+}
+
+static int *strided(size_t n, int fill_rank)
+{
+    int *b = malloc(2 * n * sizeof(int));
+    CHECK(b, "out of memory");
+    for (size_t i = 0; i < 2 * n; i++)
+        b[i] = i % 2 || fill_rank < 0 ? GAP : val(fill_rank, i / 2);
+    return b;
+}
+
+static void check_peak(const char *what, long before)
+{
+    long grew = hwm_kib() - before;
+    CHECK(before > 0 && grew < 3 * 1024, "%s: peak memory grew %ld KiB (message 5 MiB)", what,
+          grew);
+}
+
+static void test_bcast(MPI_Datatype vec)
+{
+    const int root = size - 1, flat = root == 1 ? 0 : 1;
+    int *b = strided(N, rank == root ? root : -1);
+    long before = hwm_kib();
+    if (rank == flat) /* same signature, contiguous: the ranks must agree on the pieces */
+        CHECK_OK(MPI_Bcast(b, N, MPI_INT, root, MPI_COMM_WORLD));
+    else
+        CHECK_OK(MPI_Bcast(b, 1, vec, root, MPI_COMM_WORLD));
+    check_peak("bcast", before);
+    for (size_t i = 0; i < 2 * (size_t)N; i++) {
+        int want = rank == flat ? (i < N ? val(root, i) : GAP) : i % 2 ? GAP : val(root, i / 2);
+        CHECK(b[i] == want, "bcast: int %zu is %d, want %d", i, b[i], want);
+    }
+    free(b);
+}
+
+static int sum_to(int hi, size_t i)
+{
+    int s = 0;
+    for (int r = 0; r <= hi; r++)
+        s += val(r, i);
+    return s;
+}
+
+/* kind: 0 allreduce, 1 allreduce in place, 2 reduce at root 1, 3 scan, 4 exscan. */
+static void test_reduce(MPI_Datatype vec, int kind)
+{
+    static const char *names[] = {"allreduce", "allreduce in place", "reduce", "scan",
+                                  "exscan"};
+    int *s = strided(N, rank), *r = kind == 1 ? s : strided(N, -1);
+    long before = hwm_kib();
+    const void *in = kind == 1 ? MPI_IN_PLACE : s;
+    switch (kind) {
+    case 0:
+    case 1: CHECK_OK(MPI_Allreduce(in, r, 1, vec, MPI_SUM, MPI_COMM_WORLD)); break;
+    case 2: CHECK_OK(MPI_Reduce(s, rank == 1 ? r : NULL, 1, vec, MPI_SUM, 1, MPI_COMM_WORLD)); break;
+    case 3: CHECK_OK(MPI_Scan(s, r, 1, vec, MPI_SUM, MPI_COMM_WORLD)); break;
+    default: CHECK_OK(MPI_Exscan(s, r, 1, vec, MPI_SUM, MPI_COMM_WORLD)); break;
+    }
+    check_peak(names[kind], before);
+    int written = !(kind == 2 && rank != 1) && !(kind == 4 && rank == 0);
+    int hi = kind == 3 ? rank : kind == 4 ? rank - 1 : size - 1;
+    for (size_t i = 0; i < 2 * (size_t)N; i++) {
+        int want = i % 2 || !written ? GAP : sum_to(hi, i / 2);
+        CHECK(r[i] == want, "%s: int %zu is %d, want %d", names[kind], i, r[i], want);
+    }
+    if (kind != 1)
+        for (size_t i = 0; i < 2 * (size_t)N; i++)
+            CHECK(s[i] == (i % 2 ? GAP : val(rank, i / 2)), "%s: input changed at %zu",
+                  names[kind], i);
+    free(s);
+    if (kind != 1)
+        free(r);
+}
+
+/* Each block is 3 elements of a 100,000-int strided vector (1.2 MB): more than one
+ * piece's share of a block at every size. */
+static void test_reduce_scatter_block(void)
+{
+    const int m = 100000, per = 3;
+    MPI_Datatype v;
+    CHECK_OK(MPI_Type_vector(m, 1, 2, MPI_INT, &v));
+    CHECK_OK(MPI_Type_commit(&v));
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(v, &lb, &ext);
+    size_t ints = (size_t)ext / sizeof(int), total = ints * per * (size_t)size;
+    int *s = malloc(total * sizeof(int)), *r = malloc(ints * per * sizeof(int));
+    CHECK(s && r, "out of memory");
+    /* Int k of the picked stream is element-wise (k); unpicked ints are gaps. */
+    for (size_t i = 0; i < total; i++)
+        s[i] = (i % ints) % 2 ? GAP : val(rank, i / ints * m + (i % ints) / 2);
+    for (size_t i = 0; i < ints * per; i++)
+        r[i] = GAP;
+    CHECK_OK(MPI_Reduce_scatter_block(s, r, per, v, MPI_SUM, MPI_COMM_WORLD));
+    for (size_t i = 0; i < ints * per; i++) {
+        size_t k = ((size_t)rank * per + i / ints) * m + (i % ints) / 2;
+        int want = (i % ints) % 2 ? GAP : sum_to(size - 1, k);
+        CHECK(r[i] == want, "reduce_scatter_block: int %zu is %d, want %d", i, r[i], want);
+    }
+    free(s);
+    free(r);
+    MPI_Type_free(&v);
+}
+
+int main(int argc, char **argv)
+{
+    CHECK_OK(MPI_Init(&argc, &argv));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Datatype vec;
+    CHECK_OK(MPI_Type_vector(N, 1, 2, MPI_INT, &vec));
+    CHECK_OK(MPI_Type_commit(&vec));
+    if (size > 1)
+        test_bcast(vec);
+    for (int kind = 0; kind < 5; kind++)
+        test_reduce(vec, kind);
+    test_reduce_scatter_block();
+    MPI_Type_free(&vec);
+    CHECK_OK(MPI_Finalize());
+    if (rank == 0)
+        printf("coll_dtype: %d ranks OK\n", size);
+    return 0;
+}
