@@ -28,6 +28,21 @@
         }                                                                           \
     } while (0)
 
+/* Peak resident memory (VmHWM) in KiB, -1 if unknown. */
+static inline long hwm_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long v = -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmHWM: %ld kB", &v) == 1)
+            break;
+    fclose(f);
+    return v;
+}
+
 #define CHECK_OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
 
 #endif

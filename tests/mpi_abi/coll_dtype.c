@@ -11,21 +11,6 @@
 
 static int rank, size;
 
-/* Peak resident memory (VmHWM) in KiB, -1 if unknown. */
-static long hwm_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return -1;
-    char line[256];
-    long v = -1;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "VmHWM: %ld kB", &v) == 1)
-            break;
-    fclose(f);
-    return v;
-}
-
 /* 5 MiB + 12 B of picked ints: five pieces and a short one. */
 #define N ((5 << 18) + 3)
 #define GAP (-7)

@@ -102,21 +102,6 @@ static void roundtrip(const char *name, MPI_Datatype t, int count, int span)
     free(pk);
 }
 
-/* Peak resident memory (VmHWM) in KiB, -1 if unknown. */
-static long hwm_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return -1;
-    char line[256];
-    long v = -1;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "VmHWM: %ld kB", &v) == 1)
-            break;
-    fclose(f);
-    return v;
-}
-
 /* 16 MiB of every other int: Isend whose type is freed before the wait, Ssend,
  * and a contiguous send, each into an Irecv of the strided type posted before
  * the send starts (rank 1 says "go"; an unexpected message is buffered whole by
