@@ -29,8 +29,15 @@ static int *strided(size_t n, int fill_rank)
     return b;
 }
 
+/* Not under ASan: its quarantine and shadow memory move the peak by megabytes (the
+ * plain build asserts the bound). */
 static void check_peak(const char *what, long before)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    (void)what;
+    (void)before;
+    return;
+#endif
     long grew = hwm_kib() - before;
     CHECK(before > 0 && grew < 3 * 1024, "%s: peak memory grew %ld KiB (message 5 MiB)", what,
           grew);
