@@ -15,12 +15,21 @@
 #include "coll.h"
 #include "log.h"
 
-/* Blocks of len[i] bytes at off[i] packed in rank order from 0: the layout of the regular
- * collective with len[0] per rank. */
-static int v_uniform(const size_t *len, const size_t *off, int n)
+/* Every block len[0] bytes: known to every rank alike, so every rank takes the same
+ * algorithm on it (displacements are local: they may differ between ranks). */
+static int v_same_len(const size_t *len, int n)
 {
     for (int i = 0; i < n; i++)
-        if (len[i] != len[0] || off[i] != (size_t)i * len[0])
+        if (len[i] != len[0])
+            return 0;
+    return 1;
+}
+
+/* ... and at off[i] packed in rank order from 0: the layout of the regular collective. */
+static int v_packed(const size_t *off, size_t len, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (off[i] != (size_t)i * len)
             return 0;
     return 1;
 }
@@ -105,6 +114,26 @@ RMP_EXPORT int rmp_scatterv(const void *sbuf, const size_t *sbytes, const size_t
     return v_linear((char *)sbuf, sbytes, sdispls, 0, comm, tag);
 }
 
+/* Equal blocks that land apart on this rank, all of them within V_SPREAD_SCRATCH: the
+ * regular allgather into scratch, then each block copied out to its displacement. */
+#define V_SPREAD_SCRATCH ((size_t)1 << 20)
+
+static int v_allgather_spread(const void *sbuf, void *rbuf, size_t blk, const size_t *rdispls,
+                              rmp_comm_t comm)
+{
+    int n = comm->size, rank = comm->rank;
+    char *tmp = malloc(blk * (size_t)n), *out = rbuf;
+    if (!tmp)
+        return RMP_ERR_NOMEM;
+    memcpy(tmp + (size_t)rank * blk, sbuf == RMP_IN_PLACE ? out + rdispls[rank] : sbuf, blk);
+    int rc = rmp_allgather(RMP_IN_PLACE, tmp, blk, RMP_UINT8, comm);
+    for (int i = 0; i < n && rc == RMP_SUCCESS; i++)
+        if (i != rank || sbuf != RMP_IN_PLACE)
+            memcpy(out + rdispls[i], tmp + (size_t)i * blk, blk);
+    free(tmp);
+    return rc;
+}
+
 RMP_EXPORT int rmp_allgatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t *rbytes,
                               const size_t *rdispls, rmp_comm_t comm)
 {
@@ -114,9 +143,26 @@ RMP_EXPORT int rmp_allgatherv(const void *sbuf, size_t sbytes, void *rbuf, const
     if (rc != RMP_SUCCESS)
         return rc;
     int n = comm->size, rank = comm->rank;
-    if (v_uniform(rbytes, rdispls, n) && rbytes[0] > 0 &&
-        (sbuf == RMP_IN_PLACE || sbytes == rbytes[0]))
-        return rmp_allgather(sbuf, rbuf, rbytes[0], RMP_UINT8, comm);
+    if (v_same_len(rbytes, n) && rbytes[0] > 0) {
+        char *at = (char *)rbuf + rdispls[rank];
+        if (sbuf != RMP_IN_PLACE && sbytes != rbytes[0]) { /* as the ring: what fits */
+            if (sbytes && at != sbuf)
+                memmove(at, sbuf, sbytes < rbytes[0] ? sbytes : rbytes[0]);
+            sbuf = RMP_IN_PLACE;
+        }
+        /* Small: the regular collective on every rank, through scratch where the blocks
+         * land apart. Large: the regular one if every rank's blocks are packed (one int
+         * allreduced agrees), else the ring, straight into place. */
+        int packed = v_packed(rdispls, rbytes[0], n);
+        if (rbytes[0] * (size_t)n <= V_SPREAD_SCRATCH && !packed)
+            return v_allgather_spread(sbuf, rbuf, rbytes[0], rdispls, comm);
+        if (rbytes[0] * (size_t)n > V_SPREAD_SCRATCH &&
+            (rc = rmp_allreduce(RMP_IN_PLACE, &packed, 1, RMP_INT32, RMP_MIN, comm)) !=
+                RMP_SUCCESS)
+            return rc;
+        if (packed)
+            return rmp_allgather(sbuf, rbuf, rbytes[0], RMP_UINT8, comm);
+    }
     char *out = rbuf;
     if (sbuf != RMP_IN_PLACE && sbytes && out + rdispls[rank] != sbuf)
         memcpy(out + rdispls[rank], sbuf, sbytes < rbytes[rank] ? sbytes : rbytes[rank]);
@@ -143,17 +189,25 @@ RMP_EXPORT int rmp_alltoallv(const void *sbuf, const size_t *sbytes, const size_
         return rc;
     int n = comm->size, rank = comm->rank;
     char *copy = NULL;
-    if (sbuf == RMP_IN_PLACE) { /* the data to send is in rbuf: keep a copy to send from */
-        size_t end = 0;
+    size_t *coff = NULL;
+    if (sbuf == RMP_IN_PLACE) { /* the data to send is in rbuf: copy the blocks, packed */
+        size_t total = 0;
         for (int i = 0; i < n; i++)
-            if (rdispls[i] + rbytes[i] > end)
-                end = rdispls[i] + rbytes[i];
-        if (!(copy = malloc(end ? end : 1)))
+            total += rbytes[i];
+        copy = malloc(total ? total : 1);
+        coff = malloc((size_t)n * sizeof(*coff));
+        if (!copy || !coff) {
+            free(copy);
+            free(coff);
             return RMP_ERR_NOMEM;
-        memcpy(copy, rbuf, end);
+        }
+        for (int i = 0; i < n; i++) {
+            coff[i] = i ? coff[i - 1] + rbytes[i - 1] : 0;
+            memcpy(copy + coff[i], (const char *)rbuf + rdispls[i], rbytes[i]);
+        }
         sbuf = copy;
         sbytes = rbytes;
-        sdispls = rdispls;
+        sdispls = coff;
     }
     const char *in = sbuf;
     char *out = rbuf;
@@ -167,6 +221,7 @@ RMP_EXPORT int rmp_alltoallv(const void *sbuf, const size_t *sbytes, const size_
                            from, tag, comm);
     }
     free(copy);
+    free(coff);
     return rc;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The data-moving collectives: gather, scatter, allgather, alltoall, their v and w
  * variants, and reduce_scatter with counts. Blocks travel as bytes: a contiguous type is
- * used in place (displacements in bytes), any other goes through a packed copy. */
+ * used in place (displacements in bytes), any other goes through a packed copy (blocks
+ * over MPII_COLL_PIECE: piece by piece, mv_pieces). */
 #include "mpii.h"
 
 /* ---- Per-rank byte arrays ---- */
@@ -78,6 +79,102 @@ static int mv_done(mpii_comm_t *c, int rc, const char *fn)
 /* ---- Gather, scatter, allgather, alltoall ---- */
 typedef enum { MV_GATHER, MV_SCATTER, MV_ALLGATHER, MV_ALLTOALL } mv_kind_t;
 
+/* One side of a collective going piece by piece: d NULL when the side is unused here
+ * or in place; nblk blocks of count elements at buf. */
+typedef struct mv_piece_side {
+    mpii_dtype_t *d;
+    char *buf;
+    MPI_Count count;
+    int nblk;
+    int v;       /* the collective takes this side by displacements (else one pointer) */
+    char *tmp;   /* non-contiguous: one piece per block */
+    mv_arr_t a;  /* per block: the piece's bytes and displacement */
+} mv_piece_side_t;
+
+/* Where piece [off, off + len) of each block goes: a contiguous side in place (block i
+ * at i * count * extent from buf + true_lb), the scratch otherwise. */
+static char *piece_place(mv_piece_side_t *p, size_t off, size_t len)
+{
+    for (int i = 0; i < p->nblk; i++) {
+        p->a.len[i] = len;
+        p->a.off[i] = p->tmp ? (size_t)i * len
+                             : (size_t)i * (size_t)(p->count * p->d->extent) + off;
+    }
+    char *at = p->tmp ? p->tmp : (char *)mpii_coll_at(p->buf, p->d->true_lb);
+    return p->v ? at : at + p->a.off[0];
+}
+
+/* Pack (or unpack) that piece of block `only` (-1: of every block but `skip`) between
+ * the buffer and the scratch of a non-contiguous side. */
+static void piece_move(mv_piece_side_t *p, size_t off, size_t len, int unpack, int skip,
+                       int only)
+{
+    for (int i = 0; p->tmp && i < p->nblk; i++) {
+        char *blk = p->buf + (MPI_Aint)i * p->count * p->d->extent;
+        if (i == skip || (only >= 0 && i != only))
+            continue;
+        if (unpack)
+            mpii_dtype_unpack(p->d, blk, p->count, off, p->tmp + p->a.off[i], len);
+        else
+            mpii_dtype_pack(p->d, blk, p->count, off, p->tmp + p->a.off[i], len);
+    }
+}
+
+/* The bytes of one block that one piece takes: n blocks share a piece of scratch. */
+static size_t mv_step(int n)
+{
+    size_t step = MPII_COLL_PIECE / (size_t)n;
+    return step < MPII_COLL_MIN_SHARE ? MPII_COLL_MIN_SHARE : step;
+}
+
+/* Blocks of more than a piece go piece by piece on every rank (only the block size is
+ * known to all: the ranks' types may differ): piece k is the same byte range of every
+ * block, moved by the v-collective whose displacements pick it out of a contiguous
+ * buffer, or out of one piece of scratch per block for a non-contiguous one. s_in_place:
+ * the send data is in the receive buffer. */
+static int mv_pieces(mv_kind_t kind, mpii_comm_t *c, mv_piece_side_t *s, mv_piece_side_t *r,
+                     int s_in_place, int r_in_place, int root, size_t blk)
+{
+    int n = c->size, rc = RMP_SUCCESS;
+    size_t step = mv_step(n);
+    mv_piece_side_t *sides[2] = {s, r};
+    for (int k = 0; k < 2 && rc == RMP_SUCCESS; k++) {
+        mv_piece_side_t *p = sides[k];
+        p->tmp = NULL;
+        p->a.len = NULL;
+        if (arr_init(&p->a, n) != MPI_SUCCESS ||
+            (p->d && !p->d->contig && !(p->tmp = malloc(step * (size_t)p->nblk))))
+            rc = RMP_ERR_NOMEM;
+    }
+    for (size_t off = 0, len; off < blk && rc == RMP_SUCCESS; off += len) {
+        len = blk - off < step ? blk - off : step;
+        char *sp = s->d ? piece_place(s, off, len) : s_in_place ? RMP_IN_PLACE : NULL;
+        char *rp = r->d ? piece_place(r, off, len) : r_in_place ? RMP_IN_PLACE : NULL;
+        if (s->d)
+            piece_move(s, off, len, 0, -1, -1);
+        else if (s_in_place && kind != MV_GATHER) /* own block (allgather) or all (alltoall) */
+            piece_move(r, off, len, 0, -1, kind == MV_ALLGATHER ? c->rank : -1);
+        switch (kind) {
+        case MV_GATHER:
+            rc = rmp_gatherv(sp, len, rp, r->a.len, r->a.off, root, c->rc);
+            break;
+        case MV_SCATTER:
+            rc = rmp_scatterv(sp, s->a.len, s->a.off, rp, len, root, c->rc);
+            break;
+        case MV_ALLGATHER: rc = rmp_allgatherv(sp, len, rp, r->a.len, r->a.off, c->rc); break;
+        default: rc = rmp_alltoallv(sp, s->a.len, s->a.off, rp, r->a.len, r->a.off, c->rc); break;
+        }
+        if (rc == RMP_SUCCESS && r->d)
+            piece_move(r, off, len, 1, s_in_place && kind != MV_ALLTOALL ? c->rank : -1, -1);
+    }
+    for (int k = 0; k < 2; k++) {
+        free(sides[k]->tmp);
+        if (sides[k]->a.len)
+            arr_free(&sides[k]->a);
+    }
+    return rc;
+}
+
 /* The side that holds n blocks (gather/allgather/alltoall receive, scatter send) is
  * "big"; the other holds one block (alltoall: n on both sides). */
 static int mv_run(mv_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
@@ -102,17 +199,30 @@ static int mv_run(mv_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Dataty
     MPI_Count snum = kind == MV_SCATTER || kind == MV_ALLTOALL ? scount * n : scount;
     MPI_Count rnum = kind == MV_SCATTER ? rcount : rcount * n;
     mpii_view_t sv = {NULL, 0, NULL}, rv = {NULL, 0, NULL};
-    size_t blk = 0;
-    if (use_r && !r_in_place) {
-        /* In place, the receive buffer holds this rank's data: pack it all. */
+    /* The bytes of one block, the same on every rank. */
+    size_t blk = use_r && !r_in_place ? (size_t)rcount * rd->size : 0;
+    if (use_s && !s_in_place && (!use_r || r_in_place || kind == MV_SCATTER))
+        blk = (size_t)scount * sd->size;
+    /* Blocks larger than their share of a piece, and any rank's type non-contiguous
+     * (types differ between ranks: one int allreduced agrees): piece by piece. */
+    int odd = (sd && !sd->contig) || (rd && !rd->contig);
+    if (blk > mv_step(n) &&
+        (rc = rmp_allreduce(RMP_IN_PLACE, &odd, 1, RMP_INT32, RMP_MAX, c->rc)) != RMP_SUCCESS)
+        return mv_done(c, rc, fn);
+    if (blk > mv_step(n) && odd) {
+        mv_piece_side_t ps = {.d = use_s && !s_in_place ? sd : NULL,
+                              .buf = (char *)(uintptr_t)sbuf, .count = scount,
+                              .nblk = kind == MV_SCATTER || kind == MV_ALLTOALL ? n : 1,
+                              .v = kind == MV_SCATTER || kind == MV_ALLTOALL};
+        mv_piece_side_t pr = {.d = use_r && !r_in_place ? rd : NULL, .buf = rbuf,
+                              .count = rcount, .nblk = kind == MV_SCATTER ? 1 : n,
+                              .v = kind != MV_SCATTER};
+        return mv_done(c, mv_pieces(kind, c, &ps, &pr, s_in_place, r_in_place, root, blk), fn);
+    }
+    if (use_r && !r_in_place) /* in place, rbuf holds this rank's data: pack it all */
         rc = s_in_place ? mpii_view_in(rbuf, rnum, rd, &rv) : mpii_view_out(rbuf, rnum, rd, &rv);
-        blk = (size_t)rcount * rd->size;
-    }
-    if (rc == MPI_SUCCESS && use_s && !s_in_place) {
+    if (rc == MPI_SUCCESS && use_s && !s_in_place)
         rc = mpii_view_in(sbuf, snum, sd, &sv);
-        if (!use_r || r_in_place || kind == MV_SCATTER)
-            blk = (size_t)scount * sd->size;
-    }
     if (rc != MPI_SUCCESS) {
         mpii_view_done(&rv, NULL, 0, rd);
         return mpii_err_comm(c, rc, fn, "out of memory for a packed copy");

@@ -16,6 +16,8 @@ typedef struct mpii_dtype mpii_dtype_t; /* mpii_dtype.h (C11 allows the repeat) 
 /* The most scratch a blocking collective takes for a non-contiguous buffer: larger
  * messages go through it piece by piece. */
 #define MPII_COLL_PIECE ((size_t)1 << 20)
+/* ... shared by n blocks, each taking at least this much of a piece. */
+#define MPII_COLL_MIN_SHARE ((size_t)64 << 10)
 
 /* buf + off as addresses (MPI_BOTTOM plus absolute displacements is valid MPI). */
 static inline void *mpii_coll_at(const void *buf, MPI_Aint off)

@@ -2,8 +2,10 @@
 /* Blocking collectives on non-contiguous data larger than one piece (1 MiB): bcast
  * where the ranks' datatypes differ (strided at the root, contiguous on another rank),
  * allreduce (also in place), reduce, scan, exscan and reduce_scatter_block on a
- * strided vector. Checks every element and every gap, and that no rank's peak memory
- * grows by a copy of the whole message. */
+ * strided vector; gather, scatter, allgather and alltoall (also in place) of blocks
+ * larger than a piece, strided on some ranks and contiguous on others. Checks every
+ * element and every gap, and that no rank's peak memory grows by a copy of the whole
+ * message. */
 #include <stdint.h>
 #include <string.h>
 
@@ -128,6 +130,116 @@ static void test_reduce_scatter_block(void)
     MPI_Type_free(&v);
 }
 
+/* ---- Data-moving collectives: blocks of 3 MiB + 4 B of picked ints, each rank's
+ * buffer strided or contiguous (the ranks' types differ; the signatures match). */
+#define M ((3 << 18) + 1)
+
+static MPI_Datatype vecm;
+
+static size_t blk_ints(int str)
+{
+    return str ? 2 * (size_t)M - 1 : M;
+}
+
+static int *blk_alloc(int str, int nblk)
+{
+    size_t n = blk_ints(str) * (size_t)nblk;
+    int *b = malloc(n * sizeof(int));
+    CHECK(b, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        b[i] = GAP;
+    return b;
+}
+
+static int *blk_at(int *b, int str, int blk, size_t i)
+{
+    return b + (size_t)blk * blk_ints(str) + (str ? 2 * i : i);
+}
+
+/* The value of int i of the block that rank `from` sends to rank `to`. */
+static int mv_val(int from, int to, size_t i)
+{
+    return from * 1000003 + to * 7919 + (int)(i % 5000);
+}
+
+static void blk_fill(int *b, int str, int blk, int from, int to)
+{
+    for (size_t i = 0; i < M; i++)
+        *blk_at(b, str, blk, i) = mv_val(from, to, i);
+}
+
+/* Block blk of b holds what `from` sent `to`, or (from < 0) is untouched; gaps kept. */
+static void blk_check(const char *what, int *b, int str, int blk, int from, int to)
+{
+    size_t base = (size_t)blk * blk_ints(str);
+    for (size_t k = 0; k < blk_ints(str); k++) {
+        int picked = !str || k % 2 == 0;
+        int want = picked && from >= 0 ? mv_val(from, to, str ? k / 2 : k) : GAP;
+        CHECK(b[base + k] == want, "%s: block %d int %zu is %d, want %d", what, blk, k,
+              b[base + k], want);
+    }
+}
+
+#define BLK_ARGS(str) (str) ? 1 : M, (str) ? vecm : MPI_INT
+
+/* kind: 0 gather, 1 scatter, 2 allgather, 3 alltoall; in place where MPI allows. */
+static void test_move(int kind, int in_place)
+{
+    static const char *names[] = {"gather", "scatter", "allgather", "alltoall"};
+    char what[64];
+    snprintf(what, sizeof(what), "%s%s", names[kind], in_place ? " in place" : "");
+    const int root = kind == 0 ? size - 1 : 0, s_str = rank % 2 == 0, r_str = rank != 1;
+    int sblks = kind == 1 || kind == 3 ? size : 1, rblks = kind == 1 ? 1 : size;
+    int *sb = blk_alloc(s_str, sblks), *rb = blk_alloc(r_str, rblks);
+    for (int b = 0; b < sblks; b++)
+        blk_fill(sb, s_str, b, rank, sblks > 1 ? b : -1);
+    if (in_place && kind == 3)
+        for (int b = 0; b < size; b++)
+            blk_fill(rb, r_str, b, rank, b);
+    else if (in_place && kind != 1)
+        blk_fill(rb, r_str, rank, rank, -1);
+    const void *s = in_place && kind != 1 ? MPI_IN_PLACE : sb;
+    void *r = in_place && kind == 1 && rank == root ? MPI_IN_PLACE : rb;
+    long before = hwm_kib();
+    switch (kind) {
+    case 0:
+        if (rank != root)
+            s = sb;
+        CHECK_OK(MPI_Gather(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), root, MPI_COMM_WORLD));
+        break;
+    case 1: CHECK_OK(MPI_Scatter(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), root, MPI_COMM_WORLD)); break;
+    case 2: CHECK_OK(MPI_Allgather(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), MPI_COMM_WORLD)); break;
+    default: CHECK_OK(MPI_Alltoall(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), MPI_COMM_WORLD)); break;
+    }
+    long grew = hwm_kib() - before;
+    CHECK(before > 0 && grew < 3 * 1024, "%s: peak memory grew %ld KiB (blocks of 3 MiB)", what,
+          grew);
+    switch (kind) {
+    case 0:
+        for (int b = 0; b < size; b++)
+            blk_check(what, rb, r_str, b, rank == root ? b : rank == b && in_place ? b : -1, -1);
+        break;
+    case 1:
+        if (r != MPI_IN_PLACE)
+            blk_check(what, rb, r_str, 0, root, rank);
+        else
+            blk_check(what, rb, r_str, 0, -1, -1);
+        for (int b = 0; rank == root && b < size; b++) /* the root's send buffer is input */
+            blk_check(what, sb, s_str, b, root, b);
+        break;
+    case 2:
+        for (int b = 0; b < size; b++)
+            blk_check(what, rb, r_str, b, b, -1);
+        break;
+    default:
+        for (int b = 0; b < size; b++)
+            blk_check(what, rb, r_str, b, b, rank);
+        break;
+    }
+    free(sb);
+    free(rb);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
@@ -141,6 +253,12 @@ int main(int argc, char **argv)
     for (int kind = 0; kind < 5; kind++)
         test_reduce(vec, kind);
     test_reduce_scatter_block();
+    CHECK_OK(MPI_Type_vector(M, 1, 2, MPI_INT, &vecm));
+    CHECK_OK(MPI_Type_commit(&vecm));
+    for (int kind = 0; kind < 4; kind++)
+        for (int in_place = 0; in_place < 2; in_place++)
+            test_move(kind, in_place);
+    MPI_Type_free(&vecm);
     MPI_Type_free(&vec);
     CHECK_OK(MPI_Finalize());
     if (rank == 0)

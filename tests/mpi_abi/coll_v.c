@@ -112,6 +112,56 @@ static void test_allgatherv(void)
     free(displs);
 }
 
+/* Equal counts, displacements that differ between ranks: packed in rank order on rank 0,
+ * reversed with gaps elsewhere (the algorithm must not depend on them: a hang before).
+ * Small blocks and blocks over several pieces of scratch; in place too; alltoallv in
+ * place with the same spread displacements. */
+static void test_equal_counts_spread(int count)
+{
+    int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
+    int span = rank == 0 ? count : count + 5;
+    for (int r = 0; r < size; r++) {
+        counts[r] = count;
+        displs[r] = rank == 0 ? r * count : (size - 1 - r) * span + 3;
+    }
+    size_t total = (size_t)size * span + 3;
+    int *all = malloc(total * sizeof(int)), *mine = malloc(count * sizeof(int));
+    for (int i = 0; i < count; i++)
+        mine[i] = val(rank, 0, i % 97) + i / 97;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < total; i++)
+            all[i] = -1;
+        if (pass == 1)
+            memcpy(all + displs[rank], mine, count * sizeof(int));
+        CHECK_OK(MPI_Allgatherv(pass ? MPI_IN_PLACE : mine, count, MPI_INT, all, counts, displs,
+                                MPI_INT, MPI_COMM_WORLD));
+        size_t used = 0;
+        for (int r = 0; r < size; r++) {
+            for (int i = 0; i < count; i++)
+                CHECK(all[displs[r] + i] == val(r, 0, i % 97) + i / 97,
+                      "allgatherv spread (count %d, pass %d): block %d item %d", count, pass, r, i);
+            used += count;
+        }
+        size_t untouched = 0;
+        for (size_t i = 0; i < total; i++)
+            untouched += all[i] == -1;
+        CHECK(untouched == total - used, "allgatherv spread wrote outside its blocks");
+    }
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i < count; i++)
+            all[displs[r] + i] = val(rank, r, i % 97) + i / 97;
+    CHECK_OK(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, all, counts, displs,
+                           MPI_INT, MPI_COMM_WORLD));
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i < count; i++)
+            CHECK(all[displs[r] + i] == val(r, rank, i % 97) + i / 97,
+                  "alltoallv in place spread (count %d): block %d item %d", count, r, i);
+    free(all);
+    free(mine);
+    free(counts);
+    free(displs);
+}
+
 static void test_alltoallvw(void)
 {
     int *sc = malloc(size * sizeof(int)), *sd = malloc(size * sizeof(int));
@@ -233,6 +283,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     test_gatherv_scatterv();
     test_allgatherv();
+    test_equal_counts_spread(3);
+    test_equal_counts_spread(700 * 256); /* 700 KiB: over several pieces of scratch */
     test_alltoallvw();
     test_regular();
     test_reduce_scatter();
