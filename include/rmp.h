@@ -282,6 +282,17 @@ int rmp_allgatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t *rb
                    const size_t *rdispls, rmp_comm_t comm);
 int rmp_alltoallv(const void *sbuf, const size_t *sbytes, const size_t *sdispls, void *rbuf,
                   const size_t *rbytes, const size_t *rdispls, rmp_comm_t comm);
+/* The same on layouts (non-contiguous blocks, moved piece by piece: no whole-message
+ * copy): block i of the n-block side is lays[i], bytes[i] of its stream; the one-block
+ * side is one layout. A layout with NULL pack and unpack is the plain bytes at ctx. The
+ * root's one-block layout may be NULL (in place: its block is already in lays[root]).
+ * Wire-compatible with the plain forms: each rank may call either. */
+int rmp_gatherv_layout(const rmp_layout_t *slay, size_t sbytes, const rmp_layout_t *rlays,
+                       const size_t *rbytes, int root, rmp_comm_t comm);
+int rmp_scatterv_layout(const rmp_layout_t *slays, const size_t *sbytes,
+                        const rmp_layout_t *rlay, size_t rbytes, int root, rmp_comm_t comm);
+int rmp_alltoallv_layout(const rmp_layout_t *slays, const size_t *sbytes,
+                         const rmp_layout_t *rlays, const size_t *rbytes, rmp_comm_t comm);
 /* Reduce, then rank i gets counts[i] elements (packed in rank order in the vector). sbuf
  * may be RMP_IN_PLACE (the vector in rbuf). */
 int rmp_reduce_scatter_v(const void *sbuf, void *rbuf, const size_t *counts,

@@ -59,18 +59,6 @@ static void unpack_blocks(char *buf, const mpii_dtype_t *d, int n, const MPI_Cou
     }
 }
 
-static void pack_blocks(const char *buf, const mpii_dtype_t *d, int n, const MPI_Count *counts,
-                        const int *icounts, const MPI_Aint *displs, const int *idispls,
-                        char *tmp, const mv_arr_t *a)
-{
-    for (int i = 0; i < n; i++) {
-        MPI_Count c = counts ? counts[i] : icounts[i];
-        MPI_Aint disp = displs ? displs[i] : idispls[i];
-        if (c > 0)
-            mpii_dtype_pack(d, buf + disp * d->extent, c, 0, tmp + a->off[i], a->len[i]);
-    }
-}
-
 static int mv_done(mpii_comm_t *c, int rc, const char *fn)
 {
     return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
@@ -326,7 +314,35 @@ static MPI_Count vside_count(const mv_side_t *v, int i)
     return v->cnt ? v->cnt[i] : v->icnt[i];
 }
 
-/* gatherv (is_gather) or scatterv: the root's side is v, the other one block. */
+/* gatherv or scatterv with a non-contiguous side: every block as a layout. */
+static int gsv_layout(mpii_comm_t *c, int is_gather, const void *one_buf, MPI_Count one_cnt,
+                      const mpii_dtype_t *od, const mv_side_t *v, const void *big,
+                      const mpii_dtype_t *bd, int root, const char *fn)
+{
+    rmp_layout_t one_lay, *one = NULL;
+    mpii_typed_t one_t;
+    size_t one_bytes = 0;
+    mpii_blocks_t b = {NULL, NULL, NULL};
+    int rc;
+    if (od) { /* NULL at a root in place */
+        mpii_blocks_one(&one_lay, &one_t, od, one_buf, one_cnt);
+        one = &one_lay;
+        one_bytes = (size_t)one_cnt * od->size;
+    }
+    if (bd) {
+        mpii_blocks_args_t a = {v->cnt, v->icnt, v->dsp, v->idsp, NULL, bd, 0};
+        if ((rc = mpii_blocks_init(&b, c->size, big, &a)) != MPI_SUCCESS)
+            return mpii_err_comm(c, rc, fn, "%s",
+                                 rc == MPI_ERR_COUNT ? "negative count" : "out of memory");
+    }
+    rc = is_gather ? rmp_gatherv_layout(one, one_bytes, b.lay, b.bytes, root, c->rc)
+                   : rmp_scatterv_layout(b.lay, b.bytes, one, one_bytes, root, c->rc);
+    mpii_blocks_free(&b);
+    return mv_done(c, rc, fn);
+}
+
+/* gatherv (is_gather) or scatterv: the root's side is v, the other one block. Contiguous
+ * data goes in place; a non-contiguous side as layouts (gsv_layout). */
 static int gsv_run(int is_gather, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                    mv_side_t sv, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, mv_side_t rv,
                    int root, MPI_Comm comm, const char *fn)
@@ -341,48 +357,29 @@ static int gsv_run(int is_gather, const void *sbuf, MPI_Count scount, MPI_Dataty
     const void *one_buf = is_gather ? sbuf : rbuf;
     MPI_Count one_cnt = is_gather ? scount : rcount;
     int in_place = is_root && one_buf == MPI_IN_PLACE;
-    mpii_view_t ov = {NULL, 0, NULL};
-    if (!in_place) {
-        if ((rc = mpii_coll_type(c, is_gather ? stype : rtype, one_cnt, fn, &od)) != MPI_SUCCESS)
-            return rc;
-        rc = is_gather ? mpii_view_in(sbuf, one_cnt, od, &ov) : mpii_view_out(rbuf, one_cnt, od, &ov);
-        if (rc != MPI_SUCCESS)
-            return mpii_err_comm(c, rc, fn, "out of memory");
-    }
-    void *one = in_place ? RMP_IN_PLACE : ov.p;
-    if (!is_root) {
-        rc = is_gather ? rmp_gatherv(one, ov.bytes, NULL, NULL, NULL, root, c->rc)
-                       : rmp_scatterv(NULL, NULL, NULL, one, ov.bytes, root, c->rc);
-        mpii_view_done(&ov, rc == RMP_SUCCESS && !is_gather ? rbuf : NULL, one_cnt, od);
-        return mv_done(c, rc, fn);
-    }
     const mv_side_t *v = is_gather ? &rv : &sv;
     char *big = is_gather ? rbuf : (char *)sbuf;
+    if ((!in_place &&
+         (rc = mpii_coll_type(c, is_gather ? stype : rtype, one_cnt, fn, &od)) != MPI_SUCCESS) ||
+        (is_root && (rc = mpii_coll_type(c, is_gather ? rtype : stype, 0, fn, &bd)) != MPI_SUCCESS))
+        return rc;
+    if (is_root && ((!v->cnt && !v->icnt) || (!v->dsp && !v->idsp)))
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "a count or displacement array is NULL");
+    if ((od && !od->contig) || (bd && !bd->contig))
+        return gsv_layout(c, is_gather, one_buf, one_cnt, od, v, big, bd, root, fn);
+    void *one = in_place ? RMP_IN_PLACE : mpii_coll_at(one_buf, od->true_lb);
+    size_t one_bytes = in_place ? 0 : (size_t)one_cnt * od->size;
+    if (!is_root) {
+        rc = is_gather ? rmp_gatherv(one, one_bytes, NULL, NULL, NULL, root, c->rc)
+                       : rmp_scatterv(NULL, NULL, NULL, one, one_bytes, root, c->rc);
+        return mv_done(c, rc, fn);
+    }
     mv_arr_t a;
     size_t total;
-    char *tmp = NULL;
-    if ((rc = mpii_coll_type(c, is_gather ? rtype : stype, 0, fn, &bd)) != MPI_SUCCESS ||
-        (rc = vside_fill(c, v, bd, &a, &total, fn)) != MPI_SUCCESS) {
-        mpii_view_done(&ov, NULL, 0, od);
+    if ((rc = vside_fill(c, v, bd, &a, &total, fn)) != MPI_SUCCESS)
         return rc;
-    }
-    if (!bd->contig) {
-        if (!(tmp = malloc(total ? total : 1))) {
-            rc = RMP_ERR_NOMEM;
-            goto out;
-        }
-        /* Scatter sends all of it; a gather in place keeps the root's block in it. */
-        if (!is_gather || in_place)
-            pack_blocks(big, bd, c->size, v->cnt, v->icnt, v->dsp, v->idsp, tmp, &a);
-        big = tmp;
-    }
-    rc = is_gather ? rmp_gatherv(one, ov.bytes, big, a.len, a.off, root, c->rc)
-                   : rmp_scatterv(big, a.len, a.off, one, ov.bytes, root, c->rc);
-    if (rc == RMP_SUCCESS && tmp && is_gather)
-        unpack_blocks(rbuf, bd, c->size, v->cnt, v->icnt, v->dsp, v->idsp, tmp, &a, -1);
-out:
-    mpii_view_done(&ov, rc == RMP_SUCCESS && !is_gather ? rbuf : NULL, one_cnt, od);
-    free(tmp);
+    rc = is_gather ? rmp_gatherv(one, one_bytes, big, a.len, a.off, root, c->rc)
+                   : rmp_scatterv(big, a.len, a.off, one, one_bytes, root, c->rc);
     arr_free(&a);
     return mv_done(c, rc, fn);
 }

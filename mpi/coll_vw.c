@@ -161,6 +161,35 @@ static int vw_exchange(mpii_comm_t *c, const char *sb, vw_side_t *s, vw_side_t *
     return MPI_SUCCESS;
 }
 
+static int vw_contig(const vw_args_t *a, mpii_dtype_t *const *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!t[i]->contig && (a->cnt ? a->cnt[i] : a->icnt[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* Blocking, not in place, a non-contiguous side: every block as a layout (no packed
+ * copy of the whole message). */
+static int vw_layouts(mpii_comm_t *c, const void *sbuf, const vw_args_t *sa, void *rbuf,
+                      const vw_args_t *ra, mpii_dtype_t *const *t, int w, const char *fn)
+{
+    int n = c->size, rc;
+    mpii_blocks_t s = {NULL, NULL, NULL}, r = {NULL, NULL, NULL};
+    mpii_blocks_args_t a = {sa->cnt, sa->icnt, sa->dsp, sa->idsp, t, NULL, w};
+    mpii_blocks_args_t b = {ra->cnt, ra->icnt, ra->dsp, ra->idsp, t + n, NULL, w};
+    if ((rc = mpii_blocks_init(&s, n, sbuf, &a)) != MPI_SUCCESS ||
+        (rc = mpii_blocks_init(&r, n, rbuf, &b)) != MPI_SUCCESS) {
+        mpii_blocks_free(&s);
+        return mpii_err_comm(c, rc, fn, "%s",
+                             rc == MPI_ERR_COUNT ? "negative count" : "out of memory");
+    }
+    rc = rmp_alltoallv_layout(s.lay, s.bytes, r.lay, r.bytes, c->rc);
+    mpii_blocks_free(&s);
+    mpii_blocks_free(&r);
+    return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
+}
+
 static int alltoallvw_run(const void *sbuf, vw_args_t sa, void *rbuf, vw_args_t ra,
                           MPI_Comm comm, int w, MPI_Request *req, const char *fn)
 {
@@ -175,6 +204,11 @@ static int alltoallvw_run(const void *sbuf, vw_args_t sa, void *rbuf, vw_args_t 
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
     if ((rc = vw_types(c, &ra, t + n, fn)) != MPI_SUCCESS ||
         (!in_place && (rc = vw_types(c, &sa, t, fn)) != MPI_SUCCESS)) {
+        free(t);
+        return rc;
+    }
+    if (!req && !in_place && (!vw_contig(&sa, t, n) || !vw_contig(&ra, t + n, n))) {
+        rc = vw_layouts(c, sbuf, &sa, rbuf, &ra, t, w, fn);
         free(t);
         return rc;
     }

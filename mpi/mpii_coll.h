@@ -82,6 +82,35 @@ int mpii_view_out(void *buf, MPI_Count count, mpii_dtype_t *d, mpii_view_t *v);
 /* Unpack an output view into buf (when it was packed) and free it; buf NULL: free only. */
 void mpii_view_done(mpii_view_t *v, void *buf, MPI_Count count, mpii_dtype_t *d);
 
+/* ---- The blocks of a v-collective as rmp layouts (coll_lay.c) ---- */
+typedef struct mpii_typed mpii_typed_t; /* mpii_dtype.h */
+
+/* One side's arguments: counts and displacements as int (icnt/idsp) or large-count
+ * (cnt/dsp) arrays; one type (type) or one per block (types); displacements in the
+ * type's extents, or in bytes (bytes_disp: alltoallw). */
+typedef struct mpii_blocks_args {
+    const MPI_Count *cnt;
+    const int *icnt;
+    const MPI_Aint *dsp;
+    const int *idsp;
+    mpii_dtype_t *const *types;
+    const mpii_dtype_t *type;
+    int bytes_disp;
+} mpii_blocks_args_t;
+
+typedef struct mpii_blocks {
+    rmp_layout_t *lay;   /* n layouts: plain bytes for a contiguous block */
+    mpii_typed_t *typed; /* what the layouts point to */
+    size_t *bytes;       /* each block's bytes */
+} mpii_blocks_t;
+
+/* MPI_SUCCESS, MPI_ERR_COUNT (a negative count) or MPI_ERR_NO_MEM (not reported). */
+int mpii_blocks_init(mpii_blocks_t *b, int n, const void *buf, const mpii_blocks_args_t *a);
+void mpii_blocks_free(mpii_blocks_t *b);
+/* count elements of d at buf as one layout (t holds its context). */
+void mpii_blocks_one(rmp_layout_t *lay, mpii_typed_t *t, const mpii_dtype_t *d,
+                     const void *buf, MPI_Count count);
+
 /* Argument checks shared by the collectives: MPI_SUCCESS or the reported error class. */
 int mpii_coll_comm(MPI_Comm comm, const char *fn, mpii_comm_t **c);
 int mpii_coll_type(mpii_comm_t *c, MPI_Datatype dt, MPI_Count count, const char *fn,

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The v-collectives on layouts (rmp_gatherv_layout, rmp_scatterv_layout,
+ * rmp_alltoallv_layout): each block is a layout, which core's point-to-point packs and
+ * unpacks piece by piece as the message moves, so non-contiguous blocks need no
+ * whole-message copy. The messages, tags and algorithms are those of coll_v.c (linear at
+ * the root, pairwise exchange), so a rank may call the layout form while the others call
+ * the plain one. A layout with NULL callbacks is the plain bytes at ctx. */
+#include <string.h>
+
+#include "coll.h"
+#include "log.h"
+#include "recv.h"
+#include "send.h"
+
+/* Transfers a root keeps in flight: each layout transfer holds core's piece buffers. */
+#define VL_WINDOW 8
+/* The piece of a layout-to-layout copy (the own block). */
+#define VL_COPY_PIECE ((size_t)64 << 10)
+
+static int vl_plain(const rmp_layout_t *l)
+{
+    return !l->pack && !l->unpack;
+}
+
+static int vl_check(const rmp_layout_t *l, const char *call)
+{
+    if (l && (vl_plain(l) ? l->ctx != NULL : l->pack && l->unpack))
+        return RMP_SUCCESS;
+    rmpi_error("%s: a layout is NULL, has one callback of two, or plain bytes at NULL", call);
+    return RMP_ERR_ARG;
+}
+
+static int vl_isend(const rmp_layout_t *l, size_t bytes, int peer, int tag, rmp_comm_t comm,
+                    rmp_request_t *req)
+{
+    return vl_plain(l) ? rmpi_isend_cid(l->ctx, bytes, peer, tag, comm, coll_cid(comm), req)
+                       : rmpi_isend_layout_cid(l, bytes, peer, tag, comm, coll_cid(comm), 0, req);
+}
+
+static int vl_irecv(const rmp_layout_t *l, size_t bytes, int peer, int tag, rmp_comm_t comm,
+                    rmp_request_t *req)
+{
+    return vl_plain(l) ? rmpi_irecv_cid(l->ctx, bytes, peer, tag, comm, coll_cid(comm), req)
+                       : rmpi_irecv_layout_cid(l, bytes, peer, tag, comm, coll_cid(comm), req);
+}
+
+/* The own block: the first min(sbytes, rbytes) bytes of s's stream into r's. */
+static int vl_copy(const rmp_layout_t *s, size_t sbytes, const rmp_layout_t *r, size_t rbytes)
+{
+    size_t bytes = sbytes < rbytes ? sbytes : rbytes;
+    if (vl_plain(s) && vl_plain(r)) {
+        if (bytes && s->ctx != r->ctx)
+            memmove(r->ctx, s->ctx, bytes);
+        return RMP_SUCCESS;
+    }
+    char *tmp = NULL;
+    if (!vl_plain(s) && !vl_plain(r) && bytes &&
+        !(tmp = malloc(bytes < VL_COPY_PIECE ? bytes : VL_COPY_PIECE)))
+        return RMP_ERR_NOMEM;
+    for (size_t off = 0, len; off < bytes; off += len) {
+        len = bytes - off < VL_COPY_PIECE ? bytes - off : VL_COPY_PIECE;
+        if (vl_plain(s))
+            r->unpack(r->ctx, off, (const char *)s->ctx + off, len);
+        else if (vl_plain(r))
+            s->pack(s->ctx, off, (char *)r->ctx + off, len);
+        else {
+            s->pack(s->ctx, off, tmp, len);
+            r->unpack(r->ctx, off, tmp, len);
+        }
+    }
+    free(tmp);
+    return RMP_SUCCESS;
+}
+
+/* The root's side: every other rank's block, VL_WINDOW transfers at a time. */
+static int vl_root(const rmp_layout_t *lays, const size_t *bytes, int is_recv, rmp_comm_t comm,
+                   int tag)
+{
+    int n = comm->size, rank = comm->rank, rc = RMP_SUCCESS;
+    rmp_request_t reqs[VL_WINDOW];
+    for (int k = 1; k < n && rc == RMP_SUCCESS;) {
+        int nreq = 0;
+        for (; k < n && nreq < VL_WINDOW && rc == RMP_SUCCESS; k++) {
+            int p = (rank + k) % n;
+            if (bytes[p] == 0)
+                continue;
+            rc = is_recv ? vl_irecv(&lays[p], bytes[p], p, tag, comm, &reqs[nreq])
+                         : vl_isend(&lays[p], bytes[p], p, tag, comm, &reqs[nreq]);
+            nreq += rc == RMP_SUCCESS;
+        }
+        int wrc = coll_waitn(reqs, nreq);
+        if (rc == RMP_SUCCESS)
+            rc = wrc;
+    }
+    return rc;
+}
+
+static int vl_check_side(const rmp_layout_t *lays, const size_t *bytes, int n, const char *call)
+{
+    if (!lays || !bytes) {
+        rmpi_error("%s: a layout or count array is NULL", call);
+        return RMP_ERR_ARG;
+    }
+    for (int i = 0; i < n; i++)
+        if (bytes[i] && vl_check(&lays[i], call) != RMP_SUCCESS)
+            return RMP_ERR_ARG;
+    return RMP_SUCCESS;
+}
+
+/* gatherv (is_gather: the one block is sent) or scatterv (received). */
+static int vl_rooted(int is_gather, const rmp_layout_t *one, size_t one_bytes,
+                     const rmp_layout_t *lays, const size_t *bytes, int root, rmp_comm_t comm,
+                     const char *call)
+{
+    int rc = coll_check_comm(comm, call);
+    if (rc == RMP_SUCCESS)
+        rc = coll_check_root(root, comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (comm->rank != root) {
+        if (one_bytes && (rc = vl_check(one, call)) != RMP_SUCCESS)
+            return rc;
+        int tag = coll_next_tag(comm);
+        if (!one_bytes)
+            return RMP_SUCCESS;
+        rmp_request_t req;
+        rc = is_gather ? vl_isend(one, one_bytes, root, tag, comm, &req)
+                       : vl_irecv(one, one_bytes, root, tag, comm, &req);
+        return rc != RMP_SUCCESS ? rc : coll_wait(req);
+    }
+    if ((rc = vl_check_side(lays, bytes, comm->size, call)) != RMP_SUCCESS ||
+        (one && one_bytes && (rc = vl_check(one, call)) != RMP_SUCCESS))
+        return rc;
+    int tag = coll_next_tag(comm);
+    if (one && bytes[root]) /* NULL: in place */
+        rc = is_gather ? vl_copy(one, one_bytes, &lays[root], bytes[root])
+                       : vl_copy(&lays[root], bytes[root], one, one_bytes);
+    return rc != RMP_SUCCESS ? rc : vl_root(lays, bytes, is_gather, comm, tag);
+}
+
+RMP_EXPORT int rmp_gatherv_layout(const rmp_layout_t *slay, size_t sbytes,
+                                  const rmp_layout_t *rlays, const size_t *rbytes, int root,
+                                  rmp_comm_t comm)
+{
+    return vl_rooted(1, slay, sbytes, rlays, rbytes, root, comm, "rmp_gatherv_layout");
+}
+
+RMP_EXPORT int rmp_scatterv_layout(const rmp_layout_t *slays, const size_t *sbytes,
+                                   const rmp_layout_t *rlay, size_t rbytes, int root,
+                                   rmp_comm_t comm)
+{
+    return vl_rooted(0, rlay, rbytes, slays, sbytes, root, comm, "rmp_scatterv_layout");
+}
+
+RMP_EXPORT int rmp_alltoallv_layout(const rmp_layout_t *slays, const size_t *sbytes,
+                                    const rmp_layout_t *rlays, const size_t *rbytes,
+                                    rmp_comm_t comm)
+{
+    static const char call[] = "rmp_alltoallv_layout";
+    int rc = coll_check_comm(comm, call);
+    if (rc == RMP_SUCCESS)
+        rc = vl_check_side(slays, sbytes, comm ? comm->size : 0, call);
+    if (rc == RMP_SUCCESS)
+        rc = vl_check_side(rlays, rbytes, comm->size, call);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    int n = comm->size, rank = comm->rank;
+    if (rbytes[rank] && (rc = vl_copy(&slays[rank], sbytes[rank], &rlays[rank], rbytes[rank])) !=
+                            RMP_SUCCESS)
+        return rc;
+    int tag = coll_next_tag(comm);
+    /* Pairwise, as rmp_alltoallv: step k sends to rank + k, receives from rank - k. */
+    for (int k = 1; k < n && rc == RMP_SUCCESS; k++) {
+        int to = (rank + k) % n, from = (rank - k + n) % n, nreq = 0;
+        rmp_request_t reqs[2];
+        if (rbytes[from]) {
+            rc = vl_irecv(&rlays[from], rbytes[from], from, tag, comm, &reqs[nreq]);
+            nreq += rc == RMP_SUCCESS;
+        }
+        if (rc == RMP_SUCCESS && sbytes[to]) {
+            rc = vl_isend(&slays[to], sbytes[to], to, tag, comm, &reqs[nreq]);
+            nreq += rc == RMP_SUCCESS;
+        }
+        int wrc = coll_waitn(reqs, nreq);
+        if (rc == RMP_SUCCESS)
+            rc = wrc;
+    }
+    return rc;
+}

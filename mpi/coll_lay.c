@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The blocks of a v-collective as rmp layouts (rmp_gatherv_layout and friends): a
+ * non-contiguous block is packed and unpacked by core piece by piece as it moves, a
+ * contiguous one is plain bytes; no whole-message copy on either side. */
+#include "mpii.h"
+
+void mpii_blocks_one(rmp_layout_t *lay, mpii_typed_t *t, const mpii_dtype_t *d,
+                     const void *buf, MPI_Count count)
+{
+    if (d->contig)
+        *lay = (rmp_layout_t){NULL, NULL, mpii_coll_at(buf, d->true_lb)};
+    else
+        mpii_layout_init(lay, t, d, buf, count);
+}
+
+int mpii_blocks_init(mpii_blocks_t *b, int n, const void *buf, const mpii_blocks_args_t *a)
+{
+    b->lay = malloc((size_t)n * (sizeof(*b->lay) + sizeof(*b->typed) + sizeof(*b->bytes)) + 1);
+    if (!b->lay)
+        return MPI_ERR_NO_MEM;
+    b->typed = (mpii_typed_t *)(b->lay + n);
+    b->bytes = (size_t *)(b->typed + n);
+    for (int i = 0; i < n; i++) {
+        const mpii_dtype_t *d = a->types ? a->types[i] : a->type;
+        MPI_Count c = a->cnt ? a->cnt[i] : a->icnt[i];
+        MPI_Aint disp = a->dsp ? a->dsp[i] : a->idsp[i];
+        if (c < 0) {
+            free(b->lay);
+            b->lay = NULL;
+            return MPI_ERR_COUNT;
+        }
+        b->bytes[i] = (size_t)c * d->size;
+        mpii_blocks_one(&b->lay[i], &b->typed[i], d,
+                        mpii_coll_at(buf, a->bytes_disp ? disp : disp * d->extent), c);
+    }
+    return MPI_SUCCESS;
+}
+
+void mpii_blocks_free(mpii_blocks_t *b)
+{
+    free(b->lay);
+    b->lay = NULL;
+}
