@@ -26,6 +26,9 @@
 #define COLL_SUB_MAX RMPI_COLL_PHASE_MAX
 /* Scratch up to this size lives on the stack. */
 #define COLL_STACK_BYTES 4096
+/* allgatherv with equal counts: blocks that land apart on a rank (or are layouts) go
+ * through scratch up to this many bytes in all; above it, the ring (coll_v.c). */
+#define COLL_V_SCRATCH ((size_t)1 << 20)
 
 static inline uint32_t coll_cid(rmp_comm_t comm)
 {

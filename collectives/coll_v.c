@@ -114,9 +114,8 @@ RMP_EXPORT int rmp_scatterv(const void *sbuf, const size_t *sbytes, const size_t
     return v_linear((char *)sbuf, sbytes, sdispls, 0, comm, tag);
 }
 
-/* Equal blocks that land apart on this rank, all of them within V_SPREAD_SCRATCH: the
+/* Equal blocks that land apart on this rank, all of them within COLL_V_SCRATCH: the
  * regular allgather into scratch, then each block copied out to its displacement. */
-#define V_SPREAD_SCRATCH ((size_t)1 << 20)
 
 static int v_allgather_spread(const void *sbuf, void *rbuf, size_t blk, const size_t *rdispls,
                               rmp_comm_t comm)
@@ -154,9 +153,9 @@ RMP_EXPORT int rmp_allgatherv(const void *sbuf, size_t sbytes, void *rbuf, const
          * land apart. Large: the regular one if every rank's blocks are packed (one int
          * allreduced agrees), else the ring, straight into place. */
         int packed = v_packed(rdispls, rbytes[0], n);
-        if (rbytes[0] * (size_t)n <= V_SPREAD_SCRATCH && !packed)
+        if (rbytes[0] * (size_t)n <= COLL_V_SCRATCH && !packed)
             return v_allgather_spread(sbuf, rbuf, rbytes[0], rdispls, comm);
-        if (rbytes[0] * (size_t)n > V_SPREAD_SCRATCH &&
+        if (rbytes[0] * (size_t)n > COLL_V_SCRATCH &&
             (rc = rmp_allreduce(RMP_IN_PLACE, &packed, 1, RMP_INT32, RMP_MIN, comm)) !=
                 RMP_SUCCESS)
             return rc;

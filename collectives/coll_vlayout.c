@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The v-collectives on layouts (rmp_gatherv_layout, rmp_scatterv_layout,
- * rmp_alltoallv_layout): each block is a layout, which core's point-to-point packs and
+ * rmp_allgatherv_layout, rmp_alltoallv_layout): each block is a layout, which core's point-to-point packs and
  * unpacks piece by piece as the message moves, so non-contiguous blocks need no
  * whole-message copy. The messages, tags and algorithms are those of coll_v.c (linear at
- * the root, pairwise exchange), so a rank may call the layout form while the others call
+ * the root, the allgather or the ring, pairwise exchange), so a rank may call the layout form while the others call
  * the plain one. A layout with NULL callbacks is the plain bytes at ctx. */
 #include <string.h>
 
@@ -179,6 +179,75 @@ RMP_EXPORT int rmp_alltoallv_layout(const rmp_layout_t *slays, const size_t *sby
         }
         if (rc == RMP_SUCCESS && sbytes[to]) {
             rc = vl_isend(&slays[to], sbytes[to], to, tag, comm, &reqs[nreq]);
+            nreq += rc == RMP_SUCCESS;
+        }
+        int wrc = coll_waitn(reqs, nreq);
+        if (rc == RMP_SUCCESS)
+            rc = wrc;
+    }
+    return rc;
+}
+
+/* Equal blocks, n * blk <= COLL_V_SCRATCH: the regular allgather in scratch, as the plain
+ * form does for blocks that land apart. */
+static int vl_allgather_small(const rmp_layout_t *slay, size_t sbytes, const rmp_layout_t *rlays,
+                              size_t blk, rmp_comm_t comm)
+{
+    int n = comm->size, rank = comm->rank;
+    char *tmp = malloc(blk * (size_t)n);
+    if (!tmp)
+        return RMP_ERR_NOMEM;
+    rmp_layout_t mine = {NULL, NULL, tmp + (size_t)rank * blk};
+    int rc = slay ? vl_copy(slay, sbytes, &mine, blk) : vl_copy(&rlays[rank], blk, &mine, blk);
+    if (rc == RMP_SUCCESS)
+        rc = rmp_allgather(RMP_IN_PLACE, tmp, blk, RMP_UINT8, comm);
+    for (int i = 0; i < n && rc == RMP_SUCCESS; i++) {
+        rmp_layout_t from = {NULL, NULL, tmp + (size_t)i * blk};
+        if (i != rank || slay)
+            rc = vl_copy(&from, blk, &rlays[i], blk);
+    }
+    free(tmp);
+    return rc;
+}
+
+RMP_EXPORT int rmp_allgatherv_layout(const rmp_layout_t *slay, size_t sbytes,
+                                     const rmp_layout_t *rlays, const size_t *rbytes,
+                                     rmp_comm_t comm)
+{
+    static const char call[] = "rmp_allgatherv_layout";
+    int rc = coll_check_comm(comm, call);
+    if (rc == RMP_SUCCESS)
+        rc = vl_check_side(rlays, rbytes, comm->size, call);
+    if (rc == RMP_SUCCESS && slay && sbytes)
+        rc = vl_check(slay, call);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    int n = comm->size, rank = comm->rank, same = 1;
+    for (int i = 0; i < n; i++)
+        same &= rbytes[i] == rbytes[0];
+    if (same && rbytes[0] > 0) { /* the choices of rmp_allgatherv, made alike */
+        if (rbytes[0] * (size_t)n <= COLL_V_SCRATCH)
+            return vl_allgather_small(slay, sbytes, rlays, rbytes[0], comm);
+        int packed = 0; /* agree with the plain form: not every rank packed, so the ring */
+        if ((rc = rmp_allreduce(RMP_IN_PLACE, &packed, 1, RMP_INT32, RMP_MIN, comm)) !=
+            RMP_SUCCESS)
+            return rc;
+    }
+    if (slay && rbytes[rank] && (rc = vl_copy(slay, sbytes, &rlays[rank], rbytes[rank])) !=
+                                    RMP_SUCCESS)
+        return rc;
+    int tag = coll_next_tag(comm), right = (rank + 1) % n, left = (rank - 1 + n) % n;
+    /* The ring of rmp_allgatherv: step k passes on the block of rank - k and takes the
+     * block of rank - k - 1 (sent from the layout it was received into). */
+    for (int k = 0; k < n - 1 && rc == RMP_SUCCESS; k++) {
+        int sb = (rank - k + n) % n, rb = (rank - k - 1 + n) % n, nreq = 0;
+        rmp_request_t reqs[2];
+        if (rbytes[rb]) {
+            rc = vl_irecv(&rlays[rb], rbytes[rb], left, tag, comm, &reqs[nreq]);
+            nreq += rc == RMP_SUCCESS;
+        }
+        if (rc == RMP_SUCCESS && rbytes[sb]) {
+            rc = vl_isend(&rlays[sb], rbytes[sb], right, tag, comm, &reqs[nreq]);
             nreq += rc == RMP_SUCCESS;
         }
         int wrc = coll_waitn(reqs, nreq);

@@ -285,12 +285,15 @@ int rmp_alltoallv(const void *sbuf, const size_t *sbytes, const size_t *sdispls,
 /* The same on layouts (non-contiguous blocks, moved piece by piece: no whole-message
  * copy): block i of the n-block side is lays[i], bytes[i] of its stream; the one-block
  * side is one layout. A layout with NULL pack and unpack is the plain bytes at ctx. The
- * root's one-block layout may be NULL (in place: its block is already in lays[root]).
+ * one-block layout may be NULL (in place: the block is already in lays[rank]) at the
+ * gatherv/scatterv root and in allgatherv.
  * Wire-compatible with the plain forms: each rank may call either. */
 int rmp_gatherv_layout(const rmp_layout_t *slay, size_t sbytes, const rmp_layout_t *rlays,
                        const size_t *rbytes, int root, rmp_comm_t comm);
 int rmp_scatterv_layout(const rmp_layout_t *slays, const size_t *sbytes,
                         const rmp_layout_t *rlay, size_t rbytes, int root, rmp_comm_t comm);
+int rmp_allgatherv_layout(const rmp_layout_t *slay, size_t sbytes, const rmp_layout_t *rlays,
+                          const size_t *rbytes, rmp_comm_t comm);
 int rmp_alltoallv_layout(const rmp_layout_t *slays, const size_t *sbytes,
                          const rmp_layout_t *rlays, const size_t *rbytes, rmp_comm_t comm);
 /* Reduce, then rank i gets counts[i] elements (packed in rank order in the vector). sbuf

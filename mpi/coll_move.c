@@ -47,18 +47,6 @@ static int arr_fill(mv_arr_t *a, int n, const MPI_Count *counts, const int *icou
     return MPI_SUCCESS;
 }
 
-static void unpack_blocks(char *buf, const mpii_dtype_t *d, int n, const MPI_Count *counts,
-                          const int *icounts, const MPI_Aint *displs, const int *idispls,
-                          const char *tmp, const mv_arr_t *a, int skip)
-{
-    for (int i = 0; i < n; i++) {
-        MPI_Count c = counts ? counts[i] : icounts[i];
-        MPI_Aint disp = displs ? displs[i] : idispls[i];
-        if (i != skip && c > 0)
-            mpii_dtype_unpack(d, buf + disp * d->extent, c, 0, tmp + a->off[i], a->len[i]);
-    }
-}
-
 static int mv_done(mpii_comm_t *c, int rc, const char *fn)
 {
     return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
@@ -309,11 +297,6 @@ static int vside_fill(mpii_comm_t *c, const mv_side_t *v, mpii_dtype_t *d, mv_ar
     return MPI_SUCCESS;
 }
 
-static MPI_Count vside_count(const mv_side_t *v, int i)
-{
-    return v->cnt ? v->cnt[i] : v->icnt[i];
-}
-
 /* gatherv or scatterv with a non-contiguous side: every block as a layout. */
 static int gsv_layout(mpii_comm_t *c, int is_gather, const void *one_buf, MPI_Count one_cnt,
                       const mpii_dtype_t *od, const mv_side_t *v, const void *big,
@@ -420,43 +403,41 @@ int PMPI_Scatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint 
 }
 MPII_WEAK(Scatterv_c)
 
+/* A non-contiguous side goes as layouts (rmp_allgatherv_layout): no packed copy. */
 static int allgatherv_run(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
                           mv_side_t rv, MPI_Datatype rtype, MPI_Comm comm, const char *fn)
 {
     mpii_comm_t *c;
     mpii_dtype_t *sd = NULL, *rd;
-    mv_arr_t a;
-    size_t total;
     int rc, in_place = sbuf == MPI_IN_PLACE;
     if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
         (!in_place && (rc = mpii_coll_type(c, stype, scount, fn, &sd)) != MPI_SUCCESS) ||
-        (rc = mpii_coll_type(c, rtype, 0, fn, &rd)) != MPI_SUCCESS ||
-        (rc = vside_fill(c, &rv, rd, &a, &total, fn)) != MPI_SUCCESS)
+        (rc = mpii_coll_type(c, rtype, 0, fn, &rd)) != MPI_SUCCESS)
         return rc;
-    mpii_view_t sv = {NULL, 0, NULL};
-    char *tmp = NULL, *out = rbuf;
-    if (!in_place && (rc = mpii_view_in(sbuf, scount, sd, &sv)) != MPI_SUCCESS)
-        goto nomem;
-    if (!rd->contig) {
-        if (!(tmp = malloc(total ? total : 1)))
-            goto nomem;
-        if (in_place) /* this rank's block, from rbuf */
-            mpii_dtype_pack(rd, out + (rv.dsp ? rv.dsp[c->rank] : rv.idsp[c->rank]) * rd->extent,
-                            vside_count(&rv, c->rank), 0, tmp + a.off[c->rank],
-                            a.len[c->rank]);
-        out = tmp;
+    if ((!rv.cnt && !rv.icnt) || (!rv.dsp && !rv.idsp))
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "a count or displacement array is NULL");
+    if (rd->contig && (!sd || sd->contig)) {
+        mv_arr_t a;
+        size_t total;
+        if ((rc = vside_fill(c, &rv, rd, &a, &total, fn)) != MPI_SUCCESS)
+            return rc;
+        rc = rmp_allgatherv(in_place ? RMP_IN_PLACE : mpii_coll_at(sbuf, sd->true_lb),
+                            in_place ? 0 : (size_t)scount * sd->size, rbuf, a.len, a.off, c->rc);
+        arr_free(&a);
+        return mv_done(c, rc, fn);
     }
-    rc = rmp_allgatherv(in_place ? RMP_IN_PLACE : sv.p, sv.bytes, out, a.len, a.off, c->rc);
-    if (rc == RMP_SUCCESS && tmp)
-        unpack_blocks(rbuf, rd, c->size, rv.cnt, rv.icnt, rv.dsp, rv.idsp, tmp, &a, -1);
-    mpii_view_done(&sv, NULL, 0, sd);
-    free(tmp);
-    arr_free(&a);
+    rmp_layout_t one;
+    mpii_typed_t one_t;
+    mpii_blocks_t b;
+    mpii_blocks_args_t args = {rv.cnt, rv.icnt, rv.dsp, rv.idsp, NULL, rd, 0};
+    if ((rc = mpii_blocks_init(&b, c->size, rbuf, &args)) != MPI_SUCCESS)
+        return mpii_err_comm(c, rc, fn, "%s", rc == MPI_ERR_COUNT ? "negative count" : "out of memory");
+    if (!in_place)
+        mpii_blocks_one(&one, &one_t, sd, sbuf, scount);
+    rc = rmp_allgatherv_layout(in_place ? NULL : &one, in_place ? 0 : (size_t)scount * sd->size,
+                               b.lay, b.bytes, c->rc);
+    mpii_blocks_free(&b);
     return mv_done(c, rc, fn);
-nomem:
-    mpii_view_done(&sv, NULL, 0, sd);
-    arr_free(&a);
-    return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
 }
 
 int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,

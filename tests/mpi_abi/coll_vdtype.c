@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The v and w collectives (gatherv, scatterv, alltoallv, alltoallw) on non-contiguous
- * types, blocks of about 3 MiB with counts that differ by rank: strided on some ranks or
- * for some peers, contiguous elsewhere, gaps between the blocks, the root in place.
- * Checks every element and every gap, and that no rank's peak memory grows by a copy of
- * the message (the blocks move as layouts, piece by piece). */
+/* The v and w collectives (gatherv, scatterv, allgatherv, alltoallv, alltoallw) on
+ * non-contiguous types, blocks of about 3 MiB with counts that differ by rank: strided on
+ * some ranks or for some peers, contiguous elsewhere, gaps between the blocks, in place
+ * too. Checks every element and every gap, and that no rank's peak memory grows by a
+ * copy of the message (the blocks move as layouts, piece by piece). */
 #include <stdint.h>
 #include <string.h>
 
@@ -113,6 +113,43 @@ static void test_gsv(int is_gather, int in_place)
     free(displs);
 }
 
+/* allgatherv: the receive side strided on even ranks, contiguous on odd ones, gaps
+ * between blocks; the send side strided on every third rank. Counts unequal (the ring),
+ * equal and large (agreed, then the ring), equal and small (the allgather in scratch). */
+static void test_allgatherv(int equal, int small, int in_place)
+{
+    char what[64];
+    snprintf(what, sizeof(what), "allgatherv %s%s%s", equal ? "equal" : "unequal",
+             small ? " small" : "", in_place ? " in place" : "");
+    const int r_str = rank % 2 == 0, s_str = rank % 3 == 0;
+    int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
+    blk_t *blks = malloc(size * sizeof(blk_t));
+    size_t elems = 1;
+    for (int r = 0; r < size; r++) {
+        counts[r] = small ? 1000 + 7 * !equal * r : equal ? M : cnt(r, 0);
+        displs[r] = (int)elems;
+        blks[r] = (blk_t){elems, counts[r], r, 0, r_str};
+        elems += (size_t)counts[r] + 2;
+    }
+    int *rbuf = alloc_gap(2 * elems), *sbuf = alloc_gap(2 * (size_t)M);
+    for (int i = 0; i < counts[rank]; i++) {
+        *elem(sbuf, s_str, 0, i) = val(rank, 0, i);
+        if (in_place)
+            *elem(rbuf, r_str, displs[rank], i) = val(rank, 0, i);
+    }
+    long before = hwm_kib();
+    CHECK_OK(MPI_Allgatherv(in_place ? MPI_IN_PLACE : sbuf, counts[rank],
+                            s_str ? every2 : MPI_INT, rbuf, counts, displs,
+                            r_str ? every2 : MPI_INT, MPI_COMM_WORLD));
+    check_peak(what, before, LIMIT_KIB);
+    check_buf(what, rbuf, 2 * elems, blks, size);
+    free(rbuf);
+    free(sbuf);
+    free(blks);
+    free(counts);
+    free(displs);
+}
+
 /* alltoallv: strided on even ranks, contiguous on odd ones (the ranks' types differ);
  * alltoallw: per peer, strided where rank + peer is even (sending) or the peer is even
  * (receiving), contiguous otherwise, displacements in bytes. */
@@ -178,6 +215,12 @@ int main(int argc, char **argv)
     for (int in_place = 0; in_place < 2; in_place++) {
         test_gsv(1, in_place);
         test_gsv(0, in_place);
+    }
+    for (int in_place = 0; in_place < 2; in_place++) {
+        test_allgatherv(0, 0, in_place);
+        test_allgatherv(1, 0, in_place);
+        test_allgatherv(0, 1, in_place);
+        test_allgatherv(1, 1, in_place);
     }
     test_alltoall(0);
     test_alltoall(1);
