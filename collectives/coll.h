@@ -293,6 +293,14 @@ void *coll_sched_scratch(coll_sched_t *s, size_t bytes);
 void coll_sched_send(coll_sched_t *s, const void *buf, size_t bytes, int peer, int sub);
 void coll_sched_recv(coll_sched_t *s, void *buf, size_t bytes, int peer, int sub);
 /* out = a op b over count elements (out may be exactly a or b). */
+/* The same on a layout (rmp_layout_t, which must live until the request completes; NULL
+ * callbacks: plain bytes at ctx). */
+void coll_sched_send_layout(coll_sched_t *s, const rmp_layout_t *lay, size_t bytes, int peer,
+                            int sub);
+void coll_sched_recv_layout(coll_sched_t *s, const rmp_layout_t *lay, size_t bytes, int peer,
+                            int sub);
+void coll_sched_copy_layout(coll_sched_t *s, const rmp_layout_t *dst, const rmp_layout_t *src,
+                            size_t bytes);
 void coll_sched_reduce3(coll_sched_t *s, void *out, const void *a, const void *b, size_t count);
 void coll_sched_copy(coll_sched_t *s, void *dst, const void *src, size_t bytes);
 /* End the current round (no-op when it is empty). */
@@ -301,6 +309,18 @@ void coll_sched_round(coll_sched_t *s);
  * now. On failure the schedule is freed and nothing was posted. */
 int coll_sched_start(coll_sched_t *s, rmp_request_t *req);
 void coll_sched_free(coll_sched_t *s);
+
+/* ---- Layouts in the collectives (coll_vlayout.c) ---- */
+/* NULL pack and unpack: the plain bytes at ctx. */
+static inline int coll_layout_plain(const rmp_layout_t *l)
+{
+    return !l->pack && !l->unpack;
+}
+/* RMP_SUCCESS, or RMP_ERR_ARG (reported) for a NULL array, a layout with one callback of
+ * two, or plain bytes at NULL, among the n blocks with bytes[i] > 0. */
+int coll_layouts_check(const rmp_layout_t *lays, const size_t *bytes, int n, const char *call);
+/* bytes of src's stream into dst's, through a small stack buffer. */
+void coll_layout_copy(const rmp_layout_t *dst, const rmp_layout_t *src, size_t bytes);
 
 /* Allreduce body without argument checks (also used by other collectives). */
 int coll_allreduce_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,

@@ -27,16 +27,57 @@ static int nbv_arrays(const void *a, const void *b, const char *call)
     return RMP_ERR_ARG;
 }
 
-/* gatherv (is_gather) or scatterv: `one` is this rank's block, the root's side is v. */
-static int nb_gsv(int is_gather, char *one, size_t one_bytes, int one_in_place, char *big,
-                  const size_t *len, const size_t *off, int root, rmp_comm_t comm,
-                  rmp_request_t *req, const char *call)
+/* One side of a v-collective: block i at buf + off[i] (off NULL: at buf), or the layout
+ * lay[i] (the layout forms; they must live until the request completes). */
+typedef struct nb_side {
+    char *buf;
+    const size_t *off;
+    const rmp_layout_t *lay;
+} nb_side_t;
+
+static void nb_send(coll_sched_t *s, const nb_side_t *v, int i, size_t bytes, int peer)
+{
+    if (v->lay)
+        coll_sched_send_layout(s, &v->lay[i], bytes, peer, 0);
+    else
+        coll_sched_send(s, v->buf + (v->off ? v->off[i] : 0), bytes, peer, 0);
+}
+
+static void nb_recv(coll_sched_t *s, const nb_side_t *v, int i, size_t bytes, int peer)
+{
+    if (v->lay)
+        coll_sched_recv_layout(s, &v->lay[i], bytes, peer, 0);
+    else
+        coll_sched_recv(s, v->buf + (v->off ? v->off[i] : 0), bytes, peer, 0);
+}
+
+/* The own block: min(sbytes, dbytes) bytes from block si of src to block di of dst. */
+static void nb_copy(coll_sched_t *s, const nb_side_t *dst, int di, size_t dbytes,
+                    const nb_side_t *src, int si, size_t sbytes)
+{
+    size_t m = sbytes < dbytes ? sbytes : dbytes;
+    if (dst->lay || src->lay) {
+        rmp_layout_t d = {NULL, NULL, dst->lay ? NULL : dst->buf + (dst->off ? dst->off[di] : 0)};
+        rmp_layout_t f = {NULL, NULL, src->lay ? NULL : src->buf + (src->off ? src->off[si] : 0)};
+        coll_sched_copy_layout(s, dst->lay ? &dst->lay[di] : &d, src->lay ? &src->lay[si] : &f,
+                               m);
+    } else {
+        coll_sched_copy(s, dst->buf + (dst->off ? dst->off[di] : 0),
+                        src->buf + (src->off ? src->off[si] : 0), m);
+    }
+}
+
+/* gatherv (is_gather) or scatterv: `one` is this rank's block (NULL: in place at the
+ * root), the root's side is big with len[i] bytes per block. */
+static int nb_gsv(int is_gather, const nb_side_t *one, size_t one_bytes, const nb_side_t *big,
+                  const size_t *len, int root, rmp_comm_t comm, rmp_request_t *req,
+                  const char *call)
 {
     int rc = nbv_begin(comm, req, call);
     if (rc == RMP_SUCCESS)
         rc = coll_check_root(root, comm);
     if (rc == RMP_SUCCESS && comm->rank == root)
-        rc = nbv_arrays(len, off, call);
+        rc = nbv_arrays(len, big->lay ? (const void *)big->lay : (const void *)big->off, call);
     if (rc != RMP_SUCCESS)
         return rc;
     coll_sched_t *s = coll_sched_new(comm, RMP_UINT8, RMP_SUM, coll_next_tag(comm));
@@ -45,26 +86,25 @@ static int nb_gsv(int is_gather, char *one, size_t one_bytes, int one_in_place, 
     int n = comm->size, rank = comm->rank;
     if (rank != root) {
         if (one_bytes && is_gather)
-            coll_sched_send(s, one, one_bytes, root, 0);
+            nb_send(s, one, 0, one_bytes, root);
         else if (one_bytes)
-            coll_sched_recv(s, one, one_bytes, root, 0);
+            nb_recv(s, one, 0, one_bytes, root);
         return coll_sched_start(s, req);
     }
-    if (!one_in_place && len[rank]) {
-        size_t m = len[rank] < one_bytes ? len[rank] : one_bytes;
+    if (one && len[rank]) {
         if (is_gather)
-            coll_sched_copy(s, big + off[rank], one, m);
+            nb_copy(s, big, rank, len[rank], one, 0, one_bytes);
         else
-            coll_sched_copy(s, one, big + off[rank], m);
+            nb_copy(s, one, 0, one_bytes, big, rank, len[rank]);
     }
     for (int k = 1; k < n; k++) {
         int p = (rank + k) % n;
         if (!len[p])
             continue;
         if (is_gather)
-            coll_sched_recv(s, big + off[p], len[p], p, 0);
+            nb_recv(s, big, p, len[p], p);
         else
-            coll_sched_send(s, big + off[p], len[p], p, 0);
+            nb_send(s, big, p, len[p], p);
     }
     return coll_sched_start(s, req);
 }
@@ -72,41 +112,152 @@ static int nb_gsv(int is_gather, char *one, size_t one_bytes, int one_in_place, 
 RMP_EXPORT int rmp_igatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t *rbytes,
                             const size_t *rdispls, int root, rmp_comm_t comm, rmp_request_t *req)
 {
-    return nb_gsv(1, (char *)sbuf, sbytes, sbuf == RMP_IN_PLACE, rbuf, rbytes, rdispls, root,
-                  comm, req, "rmp_igatherv");
+    nb_side_t one = {(char *)sbuf, NULL, NULL}, big = {rbuf, rdispls, NULL};
+    return nb_gsv(1, sbuf == RMP_IN_PLACE ? NULL : &one, sbytes, &big, rbytes, root, comm, req,
+                  "rmp_igatherv");
 }
 
 RMP_EXPORT int rmp_iscatterv(const void *sbuf, const size_t *sbytes, const size_t *sdispls,
                              void *rbuf, size_t rbytes, int root, rmp_comm_t comm,
                              rmp_request_t *req)
 {
-    return nb_gsv(0, rbuf, rbytes, rbuf == RMP_IN_PLACE, (char *)sbuf, sbytes, sdispls, root,
-                  comm, req, "rmp_iscatterv");
+    nb_side_t one = {rbuf, NULL, NULL}, big = {(char *)sbuf, sdispls, NULL};
+    return nb_gsv(0, rbuf == RMP_IN_PLACE ? NULL : &one, rbytes, &big, sbytes, root, comm, req,
+                  "rmp_iscatterv");
 }
 
-/* Every rank's block to every rank: one round. */
-RMP_EXPORT int rmp_iallgatherv(const void *sbuf, size_t sbytes, void *rbuf,
-                               const size_t *rbytes, const size_t *rdispls, rmp_comm_t comm,
-                               rmp_request_t *req)
+/* The layout forms' layouts: the n-block side where it matters (root < 0: everywhere;
+ * else at the root only), the one block if any. */
+static int nbl_check(rmp_comm_t comm, const rmp_layout_t *one, size_t one_bytes,
+                     const rmp_layout_t *lays, const size_t *bytes, int root, const char *call)
 {
-    int rc = nbv_begin(comm, req, "rmp_iallgatherv");
+    int rc = coll_check_comm(comm, call);
+    if (rc == RMP_SUCCESS && (root < 0 || root == comm->rank))
+        rc = coll_layouts_check(lays, bytes, comm->size, call);
+    if (rc == RMP_SUCCESS && one && one_bytes)
+        rc = coll_layouts_check(one, &one_bytes, 1, call);
+    return rc;
+}
+
+RMP_EXPORT int rmp_igatherv_layout(const rmp_layout_t *slay, size_t sbytes,
+                                   const rmp_layout_t *rlays, const size_t *rbytes, int root,
+                                   rmp_comm_t comm, rmp_request_t *req)
+{
+    nb_side_t one = {NULL, NULL, slay}, big = {NULL, NULL, rlays};
+    int rc = nbl_check(comm, slay, sbytes, rlays, rbytes, root, "rmp_igatherv_layout");
+    if (rc != RMP_SUCCESS)
+        return rc;
+    return nb_gsv(1, slay ? &one : NULL, sbytes, &big, rbytes, root, comm, req,
+                  "rmp_igatherv_layout");
+}
+
+RMP_EXPORT int rmp_iscatterv_layout(const rmp_layout_t *slays, const size_t *sbytes,
+                                    const rmp_layout_t *rlay, size_t rbytes, int root,
+                                    rmp_comm_t comm, rmp_request_t *req)
+{
+    nb_side_t one = {NULL, NULL, rlay}, big = {NULL, NULL, slays};
+    int rc = nbl_check(comm, rlay, rbytes, slays, sbytes, root, "rmp_iscatterv_layout");
+    if (rc != RMP_SUCCESS)
+        return rc;
+    return nb_gsv(0, rlay ? &one : NULL, rbytes, &big, sbytes, root, comm, req,
+                  "rmp_iscatterv_layout");
+}
+
+/* Every rank's block to every rank: one round. mine: the send block (NULL: in place). */
+static int nb_allgatherv(const nb_side_t *mine, size_t sbytes, const nb_side_t *out,
+                         const size_t *rbytes, rmp_comm_t comm, rmp_request_t *req,
+                         const char *call)
+{
+    int rc = nbv_begin(comm, req, call);
     if (rc == RMP_SUCCESS)
-        rc = nbv_arrays(rbytes, rdispls, "rmp_iallgatherv");
+        rc = nbv_arrays(rbytes, out->lay ? (const void *)out->lay : (const void *)out->off, call);
     if (rc != RMP_SUCCESS)
         return rc;
     coll_sched_t *s = coll_sched_new(comm, RMP_UINT8, RMP_SUM, coll_next_tag(comm));
     if (!s)
         return RMP_ERR_NOMEM;
     int n = comm->size, rank = comm->rank;
-    char *out = rbuf, *mine = out + rdispls[rank];
-    if (sbuf != RMP_IN_PLACE && rbytes[rank])
-        coll_sched_copy(s, mine, sbuf, sbytes < rbytes[rank] ? sbytes : rbytes[rank]);
+    if (mine && rbytes[rank])
+        nb_copy(s, out, rank, rbytes[rank], mine, 0, sbytes);
     for (int k = 1; k < n; k++) {
         int from = (rank - k + n) % n, to = (rank + k) % n;
         if (rbytes[from])
-            coll_sched_recv(s, out + rdispls[from], rbytes[from], from, 0);
+            nb_recv(s, out, from, rbytes[from], from);
         if (rbytes[rank])
-            coll_sched_send(s, mine, rbytes[rank], to, 0);
+            nb_send(s, out, rank, rbytes[rank], to);
+    }
+    return coll_sched_start(s, req);
+}
+
+RMP_EXPORT int rmp_iallgatherv(const void *sbuf, size_t sbytes, void *rbuf,
+                               const size_t *rbytes, const size_t *rdispls, rmp_comm_t comm,
+                               rmp_request_t *req)
+{
+    nb_side_t mine = {(char *)sbuf, NULL, NULL}, out = {rbuf, rdispls, NULL};
+    return nb_allgatherv(sbuf == RMP_IN_PLACE ? NULL : &mine, sbytes, &out, rbytes, comm, req,
+                         "rmp_iallgatherv");
+}
+
+RMP_EXPORT int rmp_iallgatherv_layout(const rmp_layout_t *slay, size_t sbytes,
+                                      const rmp_layout_t *rlays, const size_t *rbytes,
+                                      rmp_comm_t comm, rmp_request_t *req)
+{
+    nb_side_t mine = {NULL, NULL, slay}, out = {NULL, NULL, rlays};
+    int rc = nbl_check(comm, slay, sbytes, rlays, rbytes, -1, "rmp_iallgatherv_layout");
+    if (rc != RMP_SUCCESS)
+        return rc;
+    return nb_allgatherv(slay ? &mine : NULL, sbytes, &out, rbytes, comm, req,
+                         "rmp_iallgatherv_layout");
+}
+
+/* in NULL: in place (the blocks to send are out's, sent from a packed copy). */
+static int nb_alltoallv(const nb_side_t *in, const size_t *sbytes, const nb_side_t *out,
+                        const size_t *rbytes, rmp_comm_t comm, rmp_request_t *req,
+                        const char *call)
+{
+    int rc = nbv_begin(comm, req, call);
+    if (rc == RMP_SUCCESS)
+        rc = nbv_arrays(rbytes, out->lay ? (const void *)out->lay : (const void *)out->off, call);
+    if (rc == RMP_SUCCESS && in)
+        rc = nbv_arrays(sbytes, in->lay ? (const void *)in->lay : (const void *)in->off, call);
+    if (rc == RMP_SUCCESS && !in && out->lay) {
+        rmpi_error("%s: in place is not supported on layouts", call);
+        rc = RMP_ERR_ARG;
+    }
+    if (rc != RMP_SUCCESS)
+        return rc;
+    coll_sched_t *s = coll_sched_new(comm, RMP_UINT8, RMP_SUM, coll_next_tag(comm));
+    if (!s)
+        return RMP_ERR_NOMEM;
+    int n = comm->size, rank = comm->rank;
+    nb_side_t packed = {NULL, NULL, NULL};
+    size_t *coff = NULL;
+    if (!in) { /* a packed copy of the blocks (not of the span between them) */
+        size_t total = 0;
+        for (int i = 0; i < n; i++)
+            total += rbytes[i];
+        char *copy = coll_sched_scratch(s, total);
+        coff = coll_sched_scratch(s, (size_t)n * sizeof(*coff));
+        for (int i = 0; copy && coff && i < n; i++) {
+            coff[i] = i ? coff[i - 1] + rbytes[i - 1] : 0;
+            memcpy(copy + coff[i], out->buf + out->off[i], rbytes[i]);
+        }
+        packed = (nb_side_t){copy, coff, NULL};
+        in = &packed;
+        sbytes = rbytes;
+        if (!copy || !coff) {
+            coll_sched_free(s);
+            return RMP_ERR_NOMEM;
+        }
+    }
+    if (rbytes[rank])
+        nb_copy(s, out, rank, rbytes[rank], in, rank, sbytes[rank]);
+    for (int k = 1; k < n; k++) {
+        int from = (rank - k + n) % n, to = (rank + k) % n;
+        if (rbytes[from])
+            nb_recv(s, out, from, rbytes[from], from);
+        if (sbytes[to])
+            nb_send(s, in, to, sbytes[to], to);
     }
     return coll_sched_start(s, req);
 }
@@ -115,41 +266,22 @@ RMP_EXPORT int rmp_ialltoallv(const void *sbuf, const size_t *sbytes, const size
                               void *rbuf, const size_t *rbytes, const size_t *rdispls,
                               rmp_comm_t comm, rmp_request_t *req)
 {
-    int rc = nbv_begin(comm, req, "rmp_ialltoallv");
+    nb_side_t in = {(char *)sbuf, sdispls, NULL}, out = {rbuf, rdispls, NULL};
+    return nb_alltoallv(sbuf == RMP_IN_PLACE ? NULL : &in, sbytes, &out, rbytes, comm, req,
+                        "rmp_ialltoallv");
+}
+
+RMP_EXPORT int rmp_ialltoallv_layout(const rmp_layout_t *slays, const size_t *sbytes,
+                                     const rmp_layout_t *rlays, const size_t *rbytes,
+                                     rmp_comm_t comm, rmp_request_t *req)
+{
+    nb_side_t in = {NULL, NULL, slays}, out = {NULL, NULL, rlays};
+    int rc = nbl_check(comm, NULL, 0, rlays, rbytes, -1, "rmp_ialltoallv_layout");
     if (rc == RMP_SUCCESS)
-        rc = nbv_arrays(rbytes, rdispls, "rmp_ialltoallv");
-    if (rc == RMP_SUCCESS && sbuf != RMP_IN_PLACE)
-        rc = nbv_arrays(sbytes, sdispls, "rmp_ialltoallv");
+        rc = coll_layouts_check(slays, sbytes, comm->size, "rmp_ialltoallv_layout");
     if (rc != RMP_SUCCESS)
         return rc;
-    coll_sched_t *s = coll_sched_new(comm, RMP_UINT8, RMP_SUM, coll_next_tag(comm));
-    if (!s)
-        return RMP_ERR_NOMEM;
-    int n = comm->size, rank = comm->rank;
-    char *out = rbuf;
-    const char *in = sbuf;
-    if (sbuf == RMP_IN_PLACE) { /* send from a copy of rbuf */
-        size_t end = 0;
-        for (int i = 0; i < n; i++)
-            end = rdispls[i] + rbytes[i] > end ? rdispls[i] + rbytes[i] : end;
-        char *copy = coll_sched_scratch(s, end);
-        if (copy)
-            memcpy(copy, rbuf, end);
-        in = copy;
-        sbytes = rbytes;
-        sdispls = rdispls;
-    }
-    if (in && rbytes[rank])
-        coll_sched_copy(s, out + rdispls[rank], in + sdispls[rank],
-                        sbytes[rank] < rbytes[rank] ? sbytes[rank] : rbytes[rank]);
-    for (int k = 1; k < n && in; k++) {
-        int from = (rank - k + n) % n, to = (rank + k) % n;
-        if (rbytes[from])
-            coll_sched_recv(s, out + rdispls[from], rbytes[from], from, 0);
-        if (sbytes[to])
-            coll_sched_send(s, in + sdispls[to], sbytes[to], to, 0);
-    }
-    return coll_sched_start(s, req);
+    return nb_alltoallv(&in, sbytes, &out, rbytes, comm, req, "rmp_ialltoallv_layout");
 }
 
 /* Uniform arrays for the regular variants. */

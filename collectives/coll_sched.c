@@ -4,7 +4,7 @@
  * advances it without ever blocking. */
 #include "coll.h"
 
-enum { SOP_SEND, SOP_RECV, SOP_REDUCE3, SOP_COPY };
+enum { SOP_SEND, SOP_RECV, SOP_REDUCE3, SOP_COPY, SOP_SEND_LAY, SOP_RECV_LAY, SOP_COPY_LAY };
 
 typedef struct coll_sop {
     int kind;
@@ -89,7 +89,8 @@ static void sched_add(coll_sched_t *s, coll_sop_t op)
         s->cap = cap;
     }
     s->ops[s->nops++] = op;
-    if (op.kind == SOP_SEND || op.kind == SOP_RECV)
+    if (op.kind == SOP_SEND || op.kind == SOP_RECV || op.kind == SOP_SEND_LAY ||
+        op.kind == SOP_RECV_LAY)
         s->cur++;
 }
 
@@ -101,6 +102,33 @@ void coll_sched_send(coll_sched_t *s, const void *buf, size_t bytes, int peer, i
 void coll_sched_recv(coll_sched_t *s, void *buf, size_t bytes, int peer, int sub)
 {
     sched_add(s, (coll_sop_t){SOP_RECV, peer, s->tag + sub, bytes, buf, NULL, NULL});
+}
+
+void coll_sched_send_layout(coll_sched_t *s, const rmp_layout_t *lay, size_t bytes, int peer,
+                            int sub)
+{
+    if (coll_layout_plain(lay))
+        coll_sched_send(s, lay->ctx, bytes, peer, sub);
+    else
+        sched_add(s, (coll_sop_t){SOP_SEND_LAY, peer, s->tag + sub, bytes, NULL, lay, NULL});
+}
+
+void coll_sched_recv_layout(coll_sched_t *s, const rmp_layout_t *lay, size_t bytes, int peer,
+                            int sub)
+{
+    if (coll_layout_plain(lay))
+        coll_sched_recv(s, lay->ctx, bytes, peer, sub);
+    else
+        sched_add(s, (coll_sop_t){SOP_RECV_LAY, peer, s->tag + sub, bytes, NULL, lay, NULL});
+}
+
+void coll_sched_copy_layout(coll_sched_t *s, const rmp_layout_t *dst, const rmp_layout_t *src,
+                            size_t bytes)
+{
+    if (coll_layout_plain(dst) && coll_layout_plain(src))
+        coll_sched_copy(s, dst->ctx, src->ctx, bytes);
+    else if (bytes)
+        sched_add(s, (coll_sop_t){SOP_COPY_LAY, -1, 0, bytes, NULL, src, dst});
 }
 
 void coll_sched_reduce3(coll_sched_t *s, void *out, const void *a, const void *b, size_t count)
@@ -151,6 +179,17 @@ static void sched_run_round(coll_sched_t *s)
         case SOP_RECV:
             rc = rmpi_irecv_cid(o->out, o->n, o->peer, o->tag, s->comm, cid, &s->reqs[s->nreqs]);
             break;
+        case SOP_SEND_LAY:
+            rc = rmpi_isend_layout_cid(o->a, o->n, o->peer, o->tag, s->comm, cid, 0,
+                                       &s->reqs[s->nreqs]);
+            break;
+        case SOP_RECV_LAY:
+            rc = rmpi_irecv_layout_cid(o->a, o->n, o->peer, o->tag, s->comm, cid,
+                                       &s->reqs[s->nreqs]);
+            break;
+        case SOP_COPY_LAY:
+            coll_layout_copy(o->b, o->a, o->n);
+            continue;
         case SOP_REDUCE3:
             coll_op_reduce3(o->out, o->a, o->b, o->n, s->dt, s->op);
             continue;

@@ -14,61 +14,70 @@
 
 /* Transfers a root keeps in flight: each layout transfer holds core's piece buffers. */
 #define VL_WINDOW 8
-/* The piece of a layout-to-layout copy (the own block). */
-#define VL_COPY_PIECE ((size_t)64 << 10)
-
-static int vl_plain(const rmp_layout_t *l)
-{
-    return !l->pack && !l->unpack;
-}
+/* The stack buffer of a layout-to-layout copy (the own block). */
+#define VL_COPY_PIECE ((size_t)16 << 10)
 
 static int vl_check(const rmp_layout_t *l, const char *call)
 {
-    if (l && (vl_plain(l) ? l->ctx != NULL : l->pack && l->unpack))
+    if (l && (coll_layout_plain(l) ? l->ctx != NULL : l->pack && l->unpack))
         return RMP_SUCCESS;
     rmpi_error("%s: a layout is NULL, has one callback of two, or plain bytes at NULL", call);
     return RMP_ERR_ARG;
 }
 
+int coll_layouts_check(const rmp_layout_t *lays, const size_t *bytes, int n, const char *call)
+{
+    if (!lays || !bytes) {
+        rmpi_error("%s: a layout or count array is NULL", call);
+        return RMP_ERR_ARG;
+    }
+    for (int i = 0; i < n; i++)
+        if (bytes[i] && vl_check(&lays[i], call) != RMP_SUCCESS)
+            return RMP_ERR_ARG;
+    return RMP_SUCCESS;
+}
+
 static int vl_isend(const rmp_layout_t *l, size_t bytes, int peer, int tag, rmp_comm_t comm,
                     rmp_request_t *req)
 {
-    return vl_plain(l) ? rmpi_isend_cid(l->ctx, bytes, peer, tag, comm, coll_cid(comm), req)
-                       : rmpi_isend_layout_cid(l, bytes, peer, tag, comm, coll_cid(comm), 0, req);
+    return coll_layout_plain(l)
+               ? rmpi_isend_cid(l->ctx, bytes, peer, tag, comm, coll_cid(comm), req)
+               : rmpi_isend_layout_cid(l, bytes, peer, tag, comm, coll_cid(comm), 0, req);
 }
 
 static int vl_irecv(const rmp_layout_t *l, size_t bytes, int peer, int tag, rmp_comm_t comm,
                     rmp_request_t *req)
 {
-    return vl_plain(l) ? rmpi_irecv_cid(l->ctx, bytes, peer, tag, comm, coll_cid(comm), req)
-                       : rmpi_irecv_layout_cid(l, bytes, peer, tag, comm, coll_cid(comm), req);
+    return coll_layout_plain(l)
+               ? rmpi_irecv_cid(l->ctx, bytes, peer, tag, comm, coll_cid(comm), req)
+               : rmpi_irecv_layout_cid(l, bytes, peer, tag, comm, coll_cid(comm), req);
+}
+
+void coll_layout_copy(const rmp_layout_t *dst, const rmp_layout_t *src, size_t bytes)
+{
+    if (coll_layout_plain(src) && coll_layout_plain(dst)) {
+        if (bytes && src->ctx != dst->ctx)
+            memmove(dst->ctx, src->ctx, bytes);
+        return;
+    }
+    char tmp[VL_COPY_PIECE];
+    for (size_t off = 0, len; off < bytes; off += len) {
+        len = bytes - off < VL_COPY_PIECE ? bytes - off : VL_COPY_PIECE;
+        if (coll_layout_plain(src))
+            dst->unpack(dst->ctx, off, (const char *)src->ctx + off, len);
+        else if (coll_layout_plain(dst))
+            src->pack(src->ctx, off, (char *)dst->ctx + off, len);
+        else {
+            src->pack(src->ctx, off, tmp, len);
+            dst->unpack(dst->ctx, off, tmp, len);
+        }
+    }
 }
 
 /* The own block: the first min(sbytes, rbytes) bytes of s's stream into r's. */
 static int vl_copy(const rmp_layout_t *s, size_t sbytes, const rmp_layout_t *r, size_t rbytes)
 {
-    size_t bytes = sbytes < rbytes ? sbytes : rbytes;
-    if (vl_plain(s) && vl_plain(r)) {
-        if (bytes && s->ctx != r->ctx)
-            memmove(r->ctx, s->ctx, bytes);
-        return RMP_SUCCESS;
-    }
-    char *tmp = NULL;
-    if (!vl_plain(s) && !vl_plain(r) && bytes &&
-        !(tmp = malloc(bytes < VL_COPY_PIECE ? bytes : VL_COPY_PIECE)))
-        return RMP_ERR_NOMEM;
-    for (size_t off = 0, len; off < bytes; off += len) {
-        len = bytes - off < VL_COPY_PIECE ? bytes - off : VL_COPY_PIECE;
-        if (vl_plain(s))
-            r->unpack(r->ctx, off, (const char *)s->ctx + off, len);
-        else if (vl_plain(r))
-            s->pack(s->ctx, off, (char *)r->ctx + off, len);
-        else {
-            s->pack(s->ctx, off, tmp, len);
-            r->unpack(r->ctx, off, tmp, len);
-        }
-    }
-    free(tmp);
+    coll_layout_copy(r, s, sbytes < rbytes ? sbytes : rbytes);
     return RMP_SUCCESS;
 }
 
@@ -95,18 +104,6 @@ static int vl_root(const rmp_layout_t *lays, const size_t *bytes, int is_recv, r
     return rc;
 }
 
-static int vl_check_side(const rmp_layout_t *lays, const size_t *bytes, int n, const char *call)
-{
-    if (!lays || !bytes) {
-        rmpi_error("%s: a layout or count array is NULL", call);
-        return RMP_ERR_ARG;
-    }
-    for (int i = 0; i < n; i++)
-        if (bytes[i] && vl_check(&lays[i], call) != RMP_SUCCESS)
-            return RMP_ERR_ARG;
-    return RMP_SUCCESS;
-}
-
 /* gatherv (is_gather: the one block is sent) or scatterv (received). */
 static int vl_rooted(int is_gather, const rmp_layout_t *one, size_t one_bytes,
                      const rmp_layout_t *lays, const size_t *bytes, int root, rmp_comm_t comm,
@@ -128,7 +125,7 @@ static int vl_rooted(int is_gather, const rmp_layout_t *one, size_t one_bytes,
                        : vl_irecv(one, one_bytes, root, tag, comm, &req);
         return rc != RMP_SUCCESS ? rc : coll_wait(req);
     }
-    if ((rc = vl_check_side(lays, bytes, comm->size, call)) != RMP_SUCCESS ||
+    if ((rc = coll_layouts_check(lays, bytes, comm->size, call)) != RMP_SUCCESS ||
         (one && one_bytes && (rc = vl_check(one, call)) != RMP_SUCCESS))
         return rc;
     int tag = coll_next_tag(comm);
@@ -159,9 +156,9 @@ RMP_EXPORT int rmp_alltoallv_layout(const rmp_layout_t *slays, const size_t *sby
     static const char call[] = "rmp_alltoallv_layout";
     int rc = coll_check_comm(comm, call);
     if (rc == RMP_SUCCESS)
-        rc = vl_check_side(slays, sbytes, comm ? comm->size : 0, call);
+        rc = coll_layouts_check(slays, sbytes, comm ? comm->size : 0, call);
     if (rc == RMP_SUCCESS)
-        rc = vl_check_side(rlays, rbytes, comm->size, call);
+        rc = coll_layouts_check(rlays, rbytes, comm->size, call);
     if (rc != RMP_SUCCESS)
         return rc;
     int n = comm->size, rank = comm->rank;
@@ -217,7 +214,7 @@ RMP_EXPORT int rmp_allgatherv_layout(const rmp_layout_t *slay, size_t sbytes,
     static const char call[] = "rmp_allgatherv_layout";
     int rc = coll_check_comm(comm, call);
     if (rc == RMP_SUCCESS)
-        rc = vl_check_side(rlays, rbytes, comm->size, call);
+        rc = coll_layouts_check(rlays, rbytes, comm->size, call);
     if (rc == RMP_SUCCESS && slay && sbytes)
         rc = vl_check(slay, call);
     if (rc != RMP_SUCCESS)

@@ -328,6 +328,18 @@ int rmp_iallgatherv(const void *sbuf, size_t sbytes, void *rbuf, const size_t *r
 int rmp_ialltoallv(const void *sbuf, const size_t *sbytes, const size_t *sdispls, void *rbuf,
                    const size_t *rbytes, const size_t *rdispls, rmp_comm_t comm,
                    rmp_request_t *req);
+/* The layout forms of the four above (rmp_gatherv_layout): the layouts, and what they
+ * point to, must live until the request completes; the arrays may be reused at once. */
+int rmp_igatherv_layout(const rmp_layout_t *slay, size_t sbytes, const rmp_layout_t *rlays,
+                        const size_t *rbytes, int root, rmp_comm_t comm, rmp_request_t *req);
+int rmp_iscatterv_layout(const rmp_layout_t *slays, const size_t *sbytes,
+                         const rmp_layout_t *rlay, size_t rbytes, int root, rmp_comm_t comm,
+                         rmp_request_t *req);
+int rmp_iallgatherv_layout(const rmp_layout_t *slay, size_t sbytes, const rmp_layout_t *rlays,
+                           const size_t *rbytes, rmp_comm_t comm, rmp_request_t *req);
+int rmp_ialltoallv_layout(const rmp_layout_t *slays, const size_t *sbytes,
+                          const rmp_layout_t *rlays, const size_t *rbytes, rmp_comm_t comm,
+                          rmp_request_t *req);
 int rmp_ireduce_scatter_v(const void *sbuf, void *rbuf, const size_t *counts,
                           rmp_datatype_t dt, rmp_op_t op, rmp_comm_t comm, rmp_request_t *req);
 

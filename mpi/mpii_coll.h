@@ -111,6 +111,11 @@ void mpii_blocks_free(mpii_blocks_t *b);
 void mpii_blocks_one(rmp_layout_t *lay, mpii_typed_t *t, const mpii_dtype_t *d,
                      const void *buf, MPI_Count count);
 
+/* MPI_Ialltoallv in place on a non-contiguous type: through a packed copy (coll_vw.c). */
+int mpii_ialltoallv_in_place(void *rbuf, const MPI_Count *cnt, const int *icnt,
+                             const MPI_Aint *dsp, const int *idsp, MPI_Datatype rtype,
+                             MPI_Comm comm, MPI_Request *req, const char *fn);
+
 /* Argument checks shared by the collectives: MPI_SUCCESS or the reported error class. */
 int mpii_coll_comm(MPI_Comm comm, const char *fn, mpii_comm_t **c);
 int mpii_coll_type(mpii_comm_t *c, MPI_Datatype dt, MPI_Count count, const char *fn,

@@ -1,50 +1,106 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Nonblocking v/w collectives over rmp's schedules. Contiguous datatypes only for now
- * (a derived type is refused with MPI_ERR_TYPE naming the limit). */
+/* Nonblocking v collectives (igatherv, iscatterv, iallgatherv, ialltoallv, and their
+ * large-count forms) over rmp's schedules. Contiguous data goes as byte counts and
+ * displacements; a non-contiguous side goes as layouts (rmp_i*v_layout: core packs and
+ * unpacks each block piece by piece as it moves, no packed copy), which live in the
+ * request's context with a reference on their types until the request is freed. */
 #include "mpii.h"
+
+/* The layouts of a request in flight. */
+typedef struct nv_ctx {
+    mpii_blocks_t s, r;      /* n-block sides (lay NULL: unused) */
+    rmp_layout_t one;        /* the one-block side */
+    mpii_typed_t one_t;
+    mpii_dtype_t *types[2];  /* retained (NULL: none) */
+} nv_ctx_t;
+
+static void nv_release(mpii_req_t *q)
+{
+    nv_ctx_t *x = q->ctx;
+    if (!x)
+        return;
+    mpii_blocks_free(&x->s);
+    mpii_blocks_free(&x->r);
+    for (int i = 0; i < 2; i++)
+        if (x->types[i])
+            mpii_dtype_release(x->types[i]);
+    free(x);
+    q->ctx = NULL;
+}
+
+static nv_ctx_t *nv_ctx_new(mpii_dtype_t *a, mpii_dtype_t *b)
+{
+    nv_ctx_t *x = calloc(1, sizeof(*x));
+    if (!x)
+        return NULL;
+    x->types[0] = a;
+    x->types[1] = b;
+    for (int i = 0; i < 2; i++)
+        if (x->types[i])
+            mpii_dtype_retain(x->types[i]);
+    return x;
+}
 
 static int nv_type(mpii_comm_t *c, MPI_Datatype dt, const char *fn, mpii_dtype_t **d)
 {
-    int rc = mpii_coll_type(c, dt, 0, fn, d);
-    if (rc == MPI_SUCCESS && !(*d)->contig)
-        rc = mpii_err_comm(c, MPI_ERR_TYPE, fn,
-                           "non-contiguous datatypes in nonblocking v-collectives are not "
-                           "supported by rmp yet");
-    return rc;
+    return mpii_coll_type(c, dt, 0, fn, d);
 }
 
-/* len/off (2n entries) from counts and displacements in elements of d; units: bytes per
- * displacement unit (d's extent, or 1). */
-static int nv_arrays(mpii_comm_t *c, const int *cnt, const int *dsp, const mpii_dtype_t *d,
-                     size_t **out, const char *fn)
+/* Contiguous: len/off (2n entries) in bytes from counts and displacements in elements. */
+static int nv_arrays(mpii_comm_t *c, const mpii_blocks_args_t *a, size_t **out, const char *fn)
 {
     int n = c->size;
-    if (!cnt || !dsp)
-        return mpii_err_comm(c, MPI_ERR_ARG, fn, "a count or displacement array is NULL");
-    size_t *a = malloc(2 * (size_t)n * sizeof(size_t));
-    if (!a)
+    const mpii_dtype_t *d = a->type;
+    size_t *v = malloc(2 * (size_t)n * sizeof(size_t));
+    if (!v)
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
     for (int i = 0; i < n; i++) {
-        if (cnt[i] < 0) {
-            free(a);
+        MPI_Count k = a->cnt ? a->cnt[i] : a->icnt[i];
+        MPI_Aint disp = a->dsp ? a->dsp[i] : a->idsp[i];
+        if (k < 0) {
+            free(v);
             return mpii_err_comm(c, MPI_ERR_COUNT, fn, "negative count for rank %d", i);
         }
-        a[i] = (size_t)cnt[i] * d->size;
-        a[n + i] = (size_t)((MPI_Aint)dsp[i] * d->extent + d->true_lb);
+        v[i] = (size_t)k * d->size;
+        v[n + i] = (size_t)(disp * d->extent + d->true_lb);
     }
-    *out = a;
+    *out = v;
     return MPI_SUCCESS;
 }
 
-static int nv_done(mpii_comm_t *c, int rc, rmp_request_t rr, MPI_Request *req, const char *fn)
+static int nv_args_ok(mpii_comm_t *c, const mpii_blocks_args_t *a, const char *fn)
 {
-    if (rc != RMP_SUCCESS)
+    if ((a->cnt || a->icnt) && (a->dsp || a->idsp))
+        return MPI_SUCCESS;
+    return mpii_err_comm(c, MPI_ERR_ARG, fn, "a count or displacement array is NULL");
+}
+
+static int nv_blocks(mpii_comm_t *c, mpii_blocks_t *b, const void *buf,
+                     const mpii_blocks_args_t *a, const char *fn)
+{
+    int rc = mpii_blocks_init(b, c->size, buf, a);
+    if (rc != MPI_SUCCESS)
+        return mpii_err_comm(c, rc, fn, "%s", rc == MPI_ERR_COUNT ? "negative count" : "out of memory");
+    return MPI_SUCCESS;
+}
+
+/* Wrap the rmp request (or report rc); takes x (NULL: nothing to keep). */
+static int nv_done(mpii_comm_t *c, int rc, rmp_request_t rr, nv_ctx_t *x, MPI_Request *req,
+                   const char *fn)
+{
+    mpii_req_t fake = {.ctx = x};
+    if (rc != RMP_SUCCESS) {
+        nv_release(&fake);
         return mpii_coll_err(c, rc, fn);
+    }
     mpii_req_t *r = mpii_req_new_rmp(c, rr, NULL);
     if (!r) {
         rmp_wait(&rr, NULL);
+        nv_release(&fake);
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
     }
+    r->ctx = x;
+    r->release = x ? nv_release : NULL;
     *req = (MPI_Request)r;
     return MPI_SUCCESS;
 }
@@ -57,103 +113,210 @@ static int nv_begin(MPI_Comm comm, MPI_Request *req, const char *fn, mpii_comm_t
     return rc;
 }
 
-/* gatherv (is_gather) or scatterv. */
-static int nv_gsv(int is_gather, const void *one, int one_cnt, MPI_Datatype one_type,
-                  const void *big, const int *cnt, const int *dsp, MPI_Datatype big_type,
-                  int root, MPI_Comm comm, MPI_Request *req, const char *fn)
+/* gatherv (is_gather) or scatterv: `one` is this rank's block, the root's side is big. */
+static int nv_gsv(int is_gather, const void *one, MPI_Count one_cnt, MPI_Datatype one_type,
+                  const void *big, mpii_blocks_args_t ba, MPI_Datatype big_type, int root,
+                  MPI_Comm comm, MPI_Request *req, const char *fn)
 {
     mpii_comm_t *c;
     mpii_dtype_t *od = NULL, *bd = NULL;
-    size_t *a = NULL;
     rmp_request_t rr = RMP_REQUEST_NULL;
     int rc;
     if ((rc = nv_begin(comm, req, fn, &c)) != MPI_SUCCESS ||
         (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
         return rc;
-    int is_root = c->rank == root, in_place = is_root && one == MPI_IN_PLACE;
-    if (!in_place && (rc = nv_type(c, one_type, fn, &od)) != MPI_SUCCESS)
+    int is_root = c->rank == root, in_place = is_root && one == MPI_IN_PLACE, n = c->size;
+    if ((!in_place && (rc = mpii_coll_type(c, one_type, one_cnt, fn, &od)) != MPI_SUCCESS) ||
+        (is_root && ((rc = nv_type(c, big_type, fn, &bd)) != MPI_SUCCESS ||
+                     (rc = nv_args_ok(c, &ba, fn)) != MPI_SUCCESS)))
         return rc;
-    if (is_root && ((rc = nv_type(c, big_type, fn, &bd)) != MPI_SUCCESS ||
-                    (rc = nv_arrays(c, cnt, dsp, bd, &a, fn)) != MPI_SUCCESS))
-        return rc;
-    if (!in_place && one_cnt < 0) {
-        free(a);
-        return mpii_err_comm(c, MPI_ERR_COUNT, fn, "negative count");
-    }
-    void *p = in_place ? RMP_IN_PLACE : mpii_coll_at(one, od->true_lb);
     size_t bytes = in_place ? 0 : (size_t)one_cnt * od->size;
-    int n = c->size;
+    ba.type = bd;
+    if ((od && !od->contig) || (bd && !bd->contig)) {
+        nv_ctx_t *x = nv_ctx_new(od, bd);
+        if (!x)
+            return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+        if (bd && (rc = nv_blocks(c, &x->r, big, &ba, fn)) != MPI_SUCCESS) {
+            mpii_req_t fake = {.ctx = x};
+            nv_release(&fake);
+            return rc;
+        }
+        if (od)
+            mpii_blocks_one(&x->one, &x->one_t, od, one, one_cnt);
+        const rmp_layout_t *o = od ? &x->one : NULL;
+        rc = is_gather ? rmp_igatherv_layout(o, bytes, x->r.lay, x->r.bytes, root, c->rc, &rr)
+                       : rmp_iscatterv_layout(x->r.lay, x->r.bytes, o, bytes, root, c->rc, &rr);
+        return nv_done(c, rc, rr, x, req, fn);
+    }
+    size_t *a = NULL;
+    if (bd && (rc = nv_arrays(c, &ba, &a, fn)) != MPI_SUCCESS)
+        return rc;
+    void *p = in_place ? RMP_IN_PLACE : mpii_coll_at(one, od->true_lb);
     rc = is_gather ? rmp_igatherv(p, bytes, (void *)big, a, a ? a + n : NULL, root, c->rc, &rr)
                    : rmp_iscatterv(big, a, a ? a + n : NULL, p, bytes, root, c->rc, &rr);
     free(a);
-    return nv_done(c, rc, rr, req, fn);
+    return nv_done(c, rc, rr, NULL, req, fn);
 }
 
 int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                   const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
                   MPI_Comm comm, MPI_Request *req)
 {
-    return nv_gsv(1, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req,
-                  "MPI_Igatherv");
+    mpii_blocks_args_t a = {NULL, rcounts, NULL, displs, NULL, NULL, 0};
+    return nv_gsv(1, sbuf, scount, stype, rbuf, a, rtype, root, comm, req, "MPI_Igatherv");
 }
 MPII_WEAK(Igatherv)
+
+int PMPI_Igatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                    const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
+                    int root, MPI_Comm comm, MPI_Request *req)
+{
+    mpii_blocks_args_t a = {rcounts, NULL, displs, NULL, NULL, NULL, 0};
+    return nv_gsv(1, sbuf, scount, stype, rbuf, a, rtype, root, comm, req, "MPI_Igatherv_c");
+}
+MPII_WEAK(Igatherv_c)
 
 int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
                    MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
                    MPI_Comm comm, MPI_Request *req)
 {
-    return nv_gsv(0, rbuf, rcount, rtype, sbuf, scounts, displs, stype, root, comm, req,
-                  "MPI_Iscatterv");
+    mpii_blocks_args_t a = {NULL, scounts, NULL, displs, NULL, NULL, 0};
+    return nv_gsv(0, rbuf, rcount, rtype, sbuf, a, stype, root, comm, req, "MPI_Iscatterv");
 }
 MPII_WEAK(Iscatterv)
+
+int PMPI_Iscatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
+                     MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                     int root, MPI_Comm comm, MPI_Request *req)
+{
+    mpii_blocks_args_t a = {scounts, NULL, displs, NULL, NULL, NULL, 0};
+    return nv_gsv(0, rbuf, rcount, rtype, sbuf, a, stype, root, comm, req, "MPI_Iscatterv_c");
+}
+MPII_WEAK(Iscatterv_c)
+
+static int nv_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                         mpii_blocks_args_t ra, MPI_Datatype rtype, MPI_Comm comm,
+                         MPI_Request *req, const char *fn)
+{
+    mpii_comm_t *c;
+    mpii_dtype_t *sd = NULL, *rd;
+    rmp_request_t rr = RMP_REQUEST_NULL;
+    int rc, in_place = sbuf == MPI_IN_PLACE;
+    if ((rc = nv_begin(comm, req, fn, &c)) != MPI_SUCCESS ||
+        (!in_place && (rc = mpii_coll_type(c, stype, scount, fn, &sd)) != MPI_SUCCESS) ||
+        (rc = nv_type(c, rtype, fn, &rd)) != MPI_SUCCESS ||
+        (rc = nv_args_ok(c, &ra, fn)) != MPI_SUCCESS)
+        return rc;
+    size_t bytes = in_place ? 0 : (size_t)scount * sd->size;
+    ra.type = rd;
+    if (!rd->contig || (sd && !sd->contig)) {
+        nv_ctx_t *x = nv_ctx_new(sd, rd);
+        if (!x)
+            return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+        if ((rc = nv_blocks(c, &x->r, rbuf, &ra, fn)) != MPI_SUCCESS) {
+            mpii_req_t fake = {.ctx = x};
+            nv_release(&fake);
+            return rc;
+        }
+        if (sd)
+            mpii_blocks_one(&x->one, &x->one_t, sd, sbuf, scount);
+        rc = rmp_iallgatherv_layout(sd ? &x->one : NULL, bytes, x->r.lay, x->r.bytes, c->rc,
+                                    &rr);
+        return nv_done(c, rc, rr, x, req, fn);
+    }
+    size_t *a;
+    if ((rc = nv_arrays(c, &ra, &a, fn)) != MPI_SUCCESS)
+        return rc;
+    rc = rmp_iallgatherv(in_place ? RMP_IN_PLACE : mpii_coll_at(sbuf, sd->true_lb), bytes, rbuf,
+                         a, a + c->size, c->rc, &rr);
+    free(a);
+    return nv_done(c, rc, rr, NULL, req, fn);
+}
 
 int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                      const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
                      MPI_Request *req)
 {
-    const char *fn = "MPI_Iallgatherv";
-    mpii_comm_t *c;
-    mpii_dtype_t *sd = NULL, *rd;
-    size_t *a;
-    rmp_request_t rr = RMP_REQUEST_NULL;
-    int rc, in_place = sbuf == MPI_IN_PLACE;
-    if ((rc = nv_begin(comm, req, fn, &c)) != MPI_SUCCESS ||
-        (!in_place && (rc = nv_type(c, stype, fn, &sd)) != MPI_SUCCESS) ||
-        (rc = nv_type(c, rtype, fn, &rd)) != MPI_SUCCESS ||
-        (rc = nv_arrays(c, rcounts, displs, rd, &a, fn)) != MPI_SUCCESS)
-        return rc;
-    size_t bytes = in_place ? 0 : (size_t)(scount > 0 ? scount : 0) * sd->size;
-    rc = rmp_iallgatherv(in_place ? RMP_IN_PLACE : mpii_coll_at(sbuf, sd->true_lb), bytes, rbuf,
-                         a, a + c->size, c->rc, &rr);
-    free(a);
-    return nv_done(c, rc, rr, req, fn);
+    mpii_blocks_args_t a = {NULL, rcounts, NULL, displs, NULL, NULL, 0};
+    return nv_allgatherv(sbuf, scount, stype, rbuf, a, rtype, comm, req, "MPI_Iallgatherv");
 }
 MPII_WEAK(Iallgatherv)
+
+int PMPI_Iallgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                       const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
+                       MPI_Comm comm, MPI_Request *req)
+{
+    mpii_blocks_args_t a = {rcounts, NULL, displs, NULL, NULL, NULL, 0};
+    return nv_allgatherv(sbuf, scount, stype, rbuf, a, rtype, comm, req, "MPI_Iallgatherv_c");
+}
+MPII_WEAK(Iallgatherv_c)
+
+/* In place with a non-contiguous type goes through coll_vw.c's packed copy (the data to
+ * send must be copied out of rbuf before anything lands there). */
+static int nv_alltoallv(const void *sbuf, mpii_blocks_args_t sa, MPI_Datatype stype, void *rbuf,
+                        mpii_blocks_args_t ra, MPI_Datatype rtype, MPI_Comm comm,
+                        MPI_Request *req, const char *fn)
+{
+    mpii_comm_t *c;
+    mpii_dtype_t *sd = NULL, *rd;
+    size_t *s_arr = NULL, *r_arr;
+    rmp_request_t rr = RMP_REQUEST_NULL;
+    int rc, in_place = sbuf == MPI_IN_PLACE, n;
+    if ((rc = nv_begin(comm, req, fn, &c)) != MPI_SUCCESS ||
+        (rc = nv_type(c, rtype, fn, &rd)) != MPI_SUCCESS ||
+        (rc = nv_args_ok(c, &ra, fn)) != MPI_SUCCESS ||
+        (!in_place && ((rc = nv_type(c, stype, fn, &sd)) != MPI_SUCCESS ||
+                       (rc = nv_args_ok(c, &sa, fn)) != MPI_SUCCESS)))
+        return rc;
+    n = c->size;
+    ra.type = rd;
+    sa.type = sd;
+    if (!in_place && (!rd->contig || !sd->contig)) {
+        nv_ctx_t *x = nv_ctx_new(sd, rd);
+        if (!x)
+            return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+        if ((rc = nv_blocks(c, &x->s, sbuf, &sa, fn)) != MPI_SUCCESS ||
+            (rc = nv_blocks(c, &x->r, rbuf, &ra, fn)) != MPI_SUCCESS) {
+            mpii_req_t fake = {.ctx = x};
+            nv_release(&fake);
+            return rc;
+        }
+        rc = rmp_ialltoallv_layout(x->s.lay, x->s.bytes, x->r.lay, x->r.bytes, c->rc, &rr);
+        return nv_done(c, rc, rr, x, req, fn);
+    }
+    if (in_place && !rd->contig)
+        return mpii_ialltoallv_in_place(rbuf, ra.cnt, ra.icnt, ra.dsp, ra.idsp, rtype, comm,
+                                        req, fn);
+    if ((rc = nv_arrays(c, &ra, &r_arr, fn)) != MPI_SUCCESS)
+        return rc;
+    if (!in_place && (rc = nv_arrays(c, &sa, &s_arr, fn)) != MPI_SUCCESS) {
+        free(r_arr);
+        return rc;
+    }
+    rc = rmp_ialltoallv(in_place ? RMP_IN_PLACE : sbuf, s_arr, s_arr ? s_arr + n : NULL, rbuf,
+                        r_arr, r_arr + n, c->rc, &rr);
+    free(s_arr);
+    free(r_arr);
+    return nv_done(c, rc, rr, NULL, req, fn);
+}
 
 int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],
                     MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
                     MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
-    const char *fn = "MPI_Ialltoallv";
-    mpii_comm_t *c;
-    mpii_dtype_t *sd = NULL, *rd;
-    size_t *sa = NULL, *ra;
-    rmp_request_t rr = RMP_REQUEST_NULL;
-    int rc, in_place = sbuf == MPI_IN_PLACE;
-    if ((rc = nv_begin(comm, req, fn, &c)) != MPI_SUCCESS ||
-        (rc = nv_type(c, rtype, fn, &rd)) != MPI_SUCCESS ||
-        (rc = nv_arrays(c, rcounts, rdispls, rd, &ra, fn)) != MPI_SUCCESS)
-        return rc;
-    if (!in_place && ((rc = nv_type(c, stype, fn, &sd)) != MPI_SUCCESS ||
-                      (rc = nv_arrays(c, scounts, sdispls, sd, &sa, fn)) != MPI_SUCCESS)) {
-        free(ra);
-        return rc;
-    }
-    int n = c->size;
-    rc = rmp_ialltoallv(in_place ? RMP_IN_PLACE : sbuf, sa, sa ? sa + n : NULL, rbuf, ra,
-                        ra + n, c->rc, &rr);
-    free(sa);
-    free(ra);
-    return nv_done(c, rc, rr, req, fn);
+    mpii_blocks_args_t s = {NULL, scounts, NULL, sdispls, NULL, NULL, 0};
+    mpii_blocks_args_t r = {NULL, rcounts, NULL, rdispls, NULL, NULL, 0};
+    return nv_alltoallv(sbuf, s, stype, rbuf, r, rtype, comm, req, "MPI_Ialltoallv");
 }
 MPII_WEAK(Ialltoallv)
+
+int PMPI_Ialltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype stype, void *rbuf, const MPI_Count rcounts[],
+                      const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+                      MPI_Request *req)
+{
+    mpii_blocks_args_t s = {scounts, NULL, sdispls, NULL, NULL, NULL, 0};
+    mpii_blocks_args_t r = {rcounts, NULL, rdispls, NULL, NULL, NULL, 0};
+    return nv_alltoallv(sbuf, s, stype, rbuf, r, rtype, comm, req, "MPI_Ialltoallv_c");
+}
+MPII_WEAK(Ialltoallv_c)

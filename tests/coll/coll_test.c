@@ -943,14 +943,25 @@ static void test_errors(void)
     T_CHECK(rmp_reduce_scatter(x, y, 1, RMP_UINT8, RMP_OP_COUNT, world) == RMP_ERR_ARG,
             "reduce_scatter op");
     T_CHECK(rmp_allgather(x, y, 1, (rmp_datatype_t)99, world) == RMP_ERR_ARG, "allgather dt");
-    rmp_layout_t nul = {NULL, NULL, NULL}, plain = {NULL, NULL, x};
-    size_t four[1] = {4};
+    rmp_layout_t nul = {NULL, NULL, NULL}, *plain = malloc((size_t)np * sizeof(*plain));
+    size_t *four = malloc((size_t)np * sizeof(*four));
+    T_CHECK(plain && four, "out of memory");
+    for (int i = 0; i < np; i++) {
+        plain[i] = (rmp_layout_t){NULL, NULL, x};
+        four[i] = 4;
+    }
     T_CHECK(rmp_gatherv_layout(&nul, 4, NULL, NULL, 0, world) == RMP_ERR_ARG,
             "gatherv_layout: plain bytes at NULL (non-root), no layouts (root)");
-    T_CHECK(rmp_scatterv_layout(NULL, NULL, &plain, 4, np, world) == RMP_ERR_ARG,
+    T_CHECK(rmp_scatterv_layout(NULL, NULL, plain, 4, np, world) == RMP_ERR_ARG,
             "scatterv_layout root n");
-    T_CHECK(rmp_alltoallv_layout(NULL, four, &plain, four, world) == RMP_ERR_ARG,
+    T_CHECK(rmp_alltoallv_layout(NULL, four, plain, four, world) == RMP_ERR_ARG,
             "alltoallv_layout NULL send layouts");
+    T_CHECK(rmp_ialltoallv_layout(plain, four, NULL, four, world, &req) == RMP_ERR_ARG,
+            "ialltoallv_layout NULL receive layouts");
+    T_CHECK(rmp_iallgatherv_layout(&nul, 4, plain, four, world, &req) == RMP_ERR_ARG,
+            "iallgatherv_layout plain bytes at NULL");
+    free(plain);
+    free(four);
     T_CHECK(rmp_barrier(NULL) == RMP_ERR_ARG, "barrier NULL");
     T_CHECK(rmp_ibarrier(world, NULL) == RMP_ERR_ARG, "ibarrier NULL req");
     T_CHECK(rmp_ibarrier(NULL, &req) == RMP_ERR_ARG, "ibarrier NULL comm");

@@ -11,6 +11,30 @@
 
 static int rank, size;
 static MPI_Datatype every2; /* one int, extent two ints */
+static int nb;               /* the nonblocking forms, the type freed before the wait */
+
+/* The strided type for one call: a duplicate in nonblocking mode, which the caller frees
+ * before waiting (the request keeps it alive). */
+static MPI_Datatype e2_get(void)
+{
+    MPI_Datatype t = every2;
+    if (nb)
+        CHECK_OK(MPI_Type_dup(every2, &t));
+    return t;
+}
+
+/* Blocking call, or nonblocking call (setting q_) then the type freed, then the wait. */
+#define RUN(e2, blocking, nonblocking)                                                  \
+    do {                                                                                \
+        if (nb) {                                                                       \
+            MPI_Request q_;                                                             \
+            CHECK_OK(nonblocking);                                                      \
+            MPI_Type_free(&(e2));                                                       \
+            CHECK_OK(MPI_Wait(&q_, MPI_STATUS_IGNORE));                                 \
+        } else {                                                                        \
+            CHECK_OK(blocking);                                                         \
+        }                                                                               \
+    } while (0)
 
 #define GAP (-7)
 #define M ((3 << 18) + 1) /* ints in the largest block: 3 MiB + 4 B */
@@ -70,7 +94,7 @@ static void check_buf(const char *what, const int *buf, size_t ints, const blk_t
 static void test_gsv(int is_gather, int in_place)
 {
     char what[64];
-    snprintf(what, sizeof(what), "%s%s", is_gather ? "gatherv" : "scatterv",
+    snprintf(what, sizeof(what), "%s%s%s", nb ? "i" : "", is_gather ? "gatherv" : "scatterv",
              in_place ? " in place" : "");
     const int root = size - 1, one_str = rank % 2 == 0;
     int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
@@ -91,14 +115,16 @@ static void test_gsv(int is_gather, int in_place)
         if (!is_gather || (in_place && r == root))
             for (int i = 0; i < counts[r]; i++)
                 *elem(big, 1, displs[r], i) = val(r, root, i);
-    MPI_Datatype ot = one_str ? every2 : MPI_INT;
+    MPI_Datatype e2 = e2_get(), ot = one_str ? e2 : MPI_INT;
     const void *sb = is_gather ? (rank == root && in_place ? MPI_IN_PLACE : one) : big;
     void *rb = is_gather ? big : (rank == root && in_place ? MPI_IN_PLACE : one);
     long before = hwm_kib();
     if (is_gather)
-        CHECK_OK(MPI_Gatherv(sb, mine, ot, rb, counts, displs, every2, root, MPI_COMM_WORLD));
+        RUN(e2, MPI_Gatherv(sb, mine, ot, rb, counts, displs, e2, root, MPI_COMM_WORLD),
+            MPI_Igatherv(sb, mine, ot, rb, counts, displs, e2, root, MPI_COMM_WORLD, &q_));
     else
-        CHECK_OK(MPI_Scatterv(sb, counts, displs, every2, rb, mine, ot, root, MPI_COMM_WORLD));
+        RUN(e2, MPI_Scatterv(sb, counts, displs, e2, rb, mine, ot, root, MPI_COMM_WORLD),
+            MPI_Iscatterv(sb, counts, displs, e2, rb, mine, ot, root, MPI_COMM_WORLD, &q_));
     check_peak(what, before, LIMIT_KIB);
     if (rank == root)
         check_buf(what, big, 2 * elems, blks, size);
@@ -119,7 +145,7 @@ static void test_gsv(int is_gather, int in_place)
 static void test_allgatherv(int equal, int small, int in_place)
 {
     char what[64];
-    snprintf(what, sizeof(what), "allgatherv %s%s%s", equal ? "equal" : "unequal",
+    snprintf(what, sizeof(what), "%sallgatherv %s%s%s", nb ? "i" : "", equal ? "equal" : "unequal",
              small ? " small" : "", in_place ? " in place" : "");
     const int r_str = rank % 2 == 0, s_str = rank % 3 == 0;
     int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
@@ -138,9 +164,10 @@ static void test_allgatherv(int equal, int small, int in_place)
             *elem(rbuf, r_str, displs[rank], i) = val(rank, 0, i);
     }
     long before = hwm_kib();
-    CHECK_OK(MPI_Allgatherv(in_place ? MPI_IN_PLACE : sbuf, counts[rank],
-                            s_str ? every2 : MPI_INT, rbuf, counts, displs,
-                            r_str ? every2 : MPI_INT, MPI_COMM_WORLD));
+    MPI_Datatype e2 = e2_get(), st = s_str ? e2 : MPI_INT, rt = r_str ? e2 : MPI_INT;
+    const void *sb = in_place ? MPI_IN_PLACE : sbuf;
+    RUN(e2, MPI_Allgatherv(sb, counts[rank], st, rbuf, counts, displs, rt, MPI_COMM_WORLD),
+        MPI_Iallgatherv(sb, counts[rank], st, rbuf, counts, displs, rt, MPI_COMM_WORLD, &q_));
     check_peak(what, before, LIMIT_KIB);
     check_buf(what, rbuf, 2 * elems, blks, size);
     free(rbuf);
@@ -155,7 +182,9 @@ static void test_allgatherv(int equal, int small, int in_place)
  * (receiving), contiguous otherwise, displacements in bytes. */
 static void test_alltoall(int w)
 {
-    const char *what = w ? "alltoallw" : "alltoallv";
+    char what[32];
+    snprintf(what, sizeof(what), "%salltoall%s", nb ? "i" : "", w ? "w" : "v");
+    MPI_Datatype e2 = e2_get();
     int *sc = malloc(size * sizeof(int)), *rc = malloc(size * sizeof(int));
     int *sd = malloc(size * sizeof(int)), *rd = malloc(size * sizeof(int));
     MPI_Datatype *st = malloc(size * sizeof(MPI_Datatype)), *rt = malloc(size * sizeof(MPI_Datatype));
@@ -166,8 +195,8 @@ static void test_alltoall(int w)
         int r_str = w ? p % 2 == 0 : rank % 2 == 0;
         sc[p] = cnt(rank, p);
         rc[p] = cnt(p, rank);
-        st[p] = s_str ? every2 : MPI_INT;
-        rt[p] = r_str ? every2 : MPI_INT;
+        st[p] = s_str ? e2 : MPI_INT;
+        rt[p] = r_str ? e2 : MPI_INT;
         /* alltoallw: both sides in ints (every2 blocks at even offsets) */
         size_t s_at = w && !s_str ? 2 * selems : selems, r_at = w && !r_str ? 2 * relems : relems;
         sblk[p] = (blk_t){s_at, sc[p], rank, p, s_str};
@@ -184,9 +213,11 @@ static void test_alltoall(int w)
             *elem(sbuf, sblk[p].str, sblk[p].at, i) = val(rank, p, i);
     long before = hwm_kib();
     if (w)
-        CHECK_OK(MPI_Alltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt, MPI_COMM_WORLD));
+        RUN(e2, MPI_Alltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt, MPI_COMM_WORLD),
+            MPI_Ialltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt, MPI_COMM_WORLD, &q_));
     else
-        CHECK_OK(MPI_Alltoallv(sbuf, sc, sd, st[0], rbuf, rc, rd, rt[0], MPI_COMM_WORLD));
+        RUN(e2, MPI_Alltoallv(sbuf, sc, sd, st[0], rbuf, rc, rd, rt[0], MPI_COMM_WORLD),
+            MPI_Ialltoallv(sbuf, sc, sd, st[0], rbuf, rc, rd, rt[0], MPI_COMM_WORLD, &q_));
     check_peak(what, before, LIMIT_KIB);
     check_buf(what, rbuf, 2 * relems, rblk, size);
     check_buf(what, sbuf, 2 * selems, sblk, size); /* the send buffer is input only */
@@ -212,18 +243,20 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Type_create_resized(v, 0, 2 * sizeof(int), &every2));
     CHECK_OK(MPI_Type_commit(&every2));
     MPI_Type_free(&v);
-    for (int in_place = 0; in_place < 2; in_place++) {
-        test_gsv(1, in_place);
-        test_gsv(0, in_place);
+    for (nb = 0; nb < 2; nb++) {
+        for (int in_place = 0; in_place < 2; in_place++) {
+            test_gsv(1, in_place);
+            test_gsv(0, in_place);
+        }
+        for (int in_place = 0; in_place < 2; in_place++) {
+            test_allgatherv(0, 0, in_place);
+            test_allgatherv(1, 0, in_place);
+            test_allgatherv(0, 1, in_place);
+            test_allgatherv(1, 1, in_place);
+        }
+        test_alltoall(0);
+        test_alltoall(1);
     }
-    for (int in_place = 0; in_place < 2; in_place++) {
-        test_allgatherv(0, 0, in_place);
-        test_allgatherv(1, 0, in_place);
-        test_allgatherv(0, 1, in_place);
-        test_allgatherv(1, 1, in_place);
-    }
-    test_alltoall(0);
-    test_alltoall(1);
     MPI_Type_free(&every2);
     CHECK_OK(MPI_Finalize());
     if (rank == 0)
