@@ -119,6 +119,9 @@ static void vw_nb_release(mpii_req_t *q)
         return;
     vw_free(&x->s);
     vw_free(&x->r);
+    for (int i = 0; i < 2 * x->n; i++)
+        if (x->t[i])
+            mpii_dtype_release(x->t[i]);
     free(x->t);
     free(x);
     q->ctx = NULL;
@@ -146,6 +149,9 @@ static int vw_exchange(mpii_comm_t *c, const char *sb, vw_side_t *s, vw_side_t *
         return mpii_coll_err(c, rc, fn);
     }
     *x = (vw_nb_t){*s, *r, t, *ra, rbuf, n, w};
+    for (int i = 0; i < 2 * n; i++) /* unpacked with at completion */
+        if (t[i])
+            mpii_dtype_retain(t[i]);
     *s = (vw_side_t){NULL, NULL, NULL, 0};
     *r = (vw_side_t){NULL, NULL, NULL, 0};
     mpii_req_t *q = mpii_req_new_rmp(c, rr, vw_nb_fin);
@@ -246,7 +252,7 @@ static int alltoallvw_run(const void *sbuf, vw_args_t sa, void *rbuf, vw_args_t 
     if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS)
         return rc;
     int n = c->size;
-    mpii_dtype_t **t = malloc(2 * (size_t)n * sizeof(*t));
+    mpii_dtype_t **t = calloc(2 * (size_t)n, sizeof(*t)); /* in place: send half NULL */
     vw_side_t s = {NULL, NULL, NULL, 0}, r = {NULL, NULL, NULL, 0};
     if (!t)
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");

@@ -15,7 +15,7 @@ typedef struct nbc_ctx {
 static int nbc_fin(mpii_req_t *r)
 {
     nbc_ctx_t *x = r->ctx;
-    if (x && r->err == MPI_SUCCESS && x->rv.tmp)
+    if (x && r->err == MPI_SUCCESS && x->rv.tmp && x->rd) /* rd NULL: an input (bcast root) */
         mpii_dtype_unpack(x->rd, x->rbuf, x->rnum, 0, x->rv.tmp, x->rv.bytes);
     mpii_status_empty(&r->status);
     r->status.MPI_ERROR = r->err;
@@ -30,6 +30,8 @@ static void nbc_release(mpii_req_t *r)
     free(x->sv.tmp);
     free(x->rv.tmp);
     free(x->arr);
+    if (x->rd)
+        mpii_dtype_release(x->rd);
     free(x);
     r->ctx = NULL;
 }
@@ -52,6 +54,8 @@ static int nbc_finish(mpii_comm_t *c, int rc, rmp_request_t rr, nbc_ctx_t *x, MP
         }
         return mpii_coll_err(c, rc, fn);
     }
+    if (x && x->rd) /* unpacked into at completion: the caller may free the type before */
+        mpii_dtype_retain(x->rd);
     mpii_req_t *r = mpii_req_new_rmp(c, rr, nbc_fin);
     if (!r) {
         rmp_wait(&rr, NULL);

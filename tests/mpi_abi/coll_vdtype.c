@@ -233,6 +233,44 @@ static void test_alltoall(int w)
     free(rblk);
 }
 
+/* alltoallv in place on the strided type (through a packed copy), and a bcast on it:
+ * in nonblocking mode the type is freed before the wait, and the completion still
+ * unpacks with it. */
+static void test_in_place_small(void)
+{
+    const int k = 1000;
+    int *buf = alloc_gap(2 * (size_t)k * size), *counts = malloc(size * sizeof(int));
+    int *displs = malloc(size * sizeof(int));
+    blk_t *blks = malloc(size * sizeof(blk_t));
+    for (int p = 0; p < size; p++) {
+        counts[p] = k;
+        displs[p] = p * k;
+        for (int i = 0; i < k; i++)
+            *elem(buf, 1, (size_t)p * k, i) = val(rank, p, i);
+        blks[p] = (blk_t){(size_t)p * k, k, p, rank, 1};
+    }
+    MPI_Datatype e2 = e2_get();
+    RUN(e2, MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, buf, counts, displs, e2,
+                          MPI_COMM_WORLD),
+        MPI_Ialltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, buf, counts, displs, e2,
+                       MPI_COMM_WORLD, &q_));
+    check_buf(nb ? "ialltoallv in place" : "alltoallv in place", buf, 2 * (size_t)k * size, blks,
+              size);
+    for (size_t i = 0; i < 2 * (size_t)k * size; i++)
+        buf[i] = GAP;
+    for (int i = 0; rank == 0 && i < k; i++)
+        *elem(buf, 1, 0, i) = val(0, 1, i);
+    blk_t b = {0, k, 0, 1, 1};
+    e2 = e2_get();
+    RUN(e2, MPI_Bcast(buf, k, e2, 0, MPI_COMM_WORLD),
+        MPI_Ibcast(buf, k, e2, 0, MPI_COMM_WORLD, &q_));
+    check_buf(nb ? "ibcast" : "bcast", buf, 2 * (size_t)k * size, &b, 1);
+    free(buf);
+    free(counts);
+    free(displs);
+    free(blks);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
@@ -256,6 +294,7 @@ int main(int argc, char **argv)
         }
         test_alltoall(0);
         test_alltoall(1);
+        test_in_place_small();
     }
     MPI_Type_free(&every2);
     CHECK_OK(MPI_Finalize());
