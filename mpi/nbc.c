@@ -304,6 +304,46 @@ MPII_WEAK(Ireduce_scatter)
 /* ---- Data movement ---- */
 typedef enum { NM_GATHER, NM_SCATTER, NM_ALLGATHER, NM_ALLTOALL } nm_kind_t;
 
+/* A non-contiguous type: the v form on uniform counts, which moves the blocks as layouts
+ * (nbc_v.c) and sends the messages of the plain form (rmp_igather is rmp_igatherv on
+ * uniform arrays), so ranks with contiguous types need not do the same. */
+static int nm_as_v(nm_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                   mpii_comm_t *c, MPI_Request *req, const char *fn)
+{
+    int n = c->size, rc;
+    MPI_Count *cnt = malloc(2 * (size_t)n * sizeof(*cnt));
+    MPI_Aint *dsp = malloc(2 * (size_t)n * sizeof(*dsp));
+    if (!cnt || !dsp) {
+        free(cnt);
+        free(dsp);
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    for (int i = 0; i < n; i++) {
+        cnt[i] = scount;
+        dsp[i] = (MPI_Aint)i * scount;
+        cnt[n + i] = rcount;
+        dsp[n + i] = (MPI_Aint)i * rcount;
+    }
+    switch (kind) {
+    case NM_GATHER:
+        rc = PMPI_Igatherv_c(sbuf, scount, stype, rbuf, cnt + n, dsp + n, rtype, root, comm, req);
+        break;
+    case NM_SCATTER:
+        rc = PMPI_Iscatterv_c(sbuf, cnt, dsp, stype, rbuf, rcount, rtype, root, comm, req);
+        break;
+    case NM_ALLGATHER:
+        rc = PMPI_Iallgatherv_c(sbuf, scount, stype, rbuf, cnt + n, dsp + n, rtype, comm, req);
+        break;
+    default:
+        rc = PMPI_Ialltoallv_c(sbuf, cnt, dsp, stype, rbuf, cnt + n, dsp + n, rtype, comm, req);
+        break;
+    }
+    free(cnt);
+    free(dsp);
+    return rc;
+}
+
 static int nm_run(nm_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                   MPI_Request *req, const char *fn)
@@ -324,6 +364,8 @@ static int nm_run(nm_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Dataty
         return rc;
     if (use_r && !r_in_place && (rc = mpii_coll_type(c, rtype, rcount, fn, &rd)) != MPI_SUCCESS)
         return rc;
+    if ((sd && !sd->contig) || (rd && !rd->contig))
+        return nm_as_v(kind, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, c, req, fn);
     MPI_Count snum = kind == NM_SCATTER || kind == NM_ALLTOALL ? scount * n : scount;
     MPI_Count rnum = kind == NM_SCATTER ? rcount : rcount * n;
     nbc_ctx_t *x = nbc_new();

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Blocking collectives on non-contiguous data larger than one piece (1 MiB): bcast
- * where the ranks' datatypes differ (strided at the root, contiguous on another rank),
- * allreduce (also in place), reduce, scan, exscan and reduce_scatter_block on a
- * strided vector; gather, scatter, allgather and alltoall (also in place) of blocks
- * larger than a piece, strided on some ranks and contiguous on others. Checks every
- * element and every gap, and that no rank's peak memory grows by a copy of the whole
- * message. */
+/* Collectives on non-contiguous data larger than one piece (1 MiB): bcast where the
+ * ranks' datatypes differ (strided at the root, contiguous on another rank), allreduce
+ * (also in place), reduce, scan, exscan and reduce_scatter_block on a strided vector;
+ * gather, scatter, allgather and alltoall (also in place, blocking and nonblocking) of
+ * blocks larger than a piece, strided on some ranks and contiguous on others. Checks
+ * every element and every gap, and that no rank's peak memory grows by a copy of the
+ * whole message. */
 #include <stdint.h>
 #include <string.h>
 
@@ -169,11 +169,13 @@ static void blk_check(const char *what, int *b, int str, int blk, int from, int 
 #define BLK_ARGS(str) (str) ? 1 : M, (str) ? vecm : MPI_INT
 
 /* kind: 0 gather, 1 scatter, 2 allgather, 3 alltoall; in place where MPI allows. */
-static void test_move(int kind, int in_place)
+/* nb: the nonblocking form (its blocks move as layouts too). */
+static void test_move(int kind, int in_place, int nb)
 {
     static const char *names[] = {"gather", "scatter", "allgather", "alltoall"};
     char what[64];
-    snprintf(what, sizeof(what), "%s%s", names[kind], in_place ? " in place" : "");
+    snprintf(what, sizeof(what), "%s%s%s", nb ? "i" : "", names[kind], in_place ? " in place" : "");
+    MPI_Request q = MPI_REQUEST_NULL;
     const int root = kind == 0 ? size - 1 : 0, s_str = rank % 2 == 0, r_str = rank != 1;
     int sblks = kind == 1 || kind == 3 ? size : 1, rblks = kind == 1 ? 1 : size;
     int *sb = blk_alloc(s_str, sblks), *rb = blk_alloc(r_str, rblks);
@@ -191,13 +193,33 @@ static void test_move(int kind, int in_place)
     case 0:
         if (rank != root)
             s = sb;
-        CHECK_OK(MPI_Gather(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), root, MPI_COMM_WORLD));
+        if (nb)
+            CHECK_OK(MPI_Igather(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), root, MPI_COMM_WORLD, &q));
+        else
+            CHECK_OK(MPI_Gather(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), root, MPI_COMM_WORLD));
         break;
-    case 1: CHECK_OK(MPI_Scatter(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), root, MPI_COMM_WORLD)); break;
-    case 2: CHECK_OK(MPI_Allgather(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), MPI_COMM_WORLD)); break;
-    default: CHECK_OK(MPI_Alltoall(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), MPI_COMM_WORLD)); break;
+    case 1:
+        if (nb)
+            CHECK_OK(MPI_Iscatter(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), root, MPI_COMM_WORLD, &q));
+        else
+            CHECK_OK(MPI_Scatter(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), root, MPI_COMM_WORLD));
+        break;
+    case 2:
+        if (nb)
+            CHECK_OK(MPI_Iallgather(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), MPI_COMM_WORLD, &q));
+        else
+            CHECK_OK(MPI_Allgather(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), MPI_COMM_WORLD));
+        break;
+    default:
+        if (nb)
+            CHECK_OK(MPI_Ialltoall(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), MPI_COMM_WORLD, &q));
+        else
+            CHECK_OK(MPI_Alltoall(s, BLK_ARGS(s_str), r, BLK_ARGS(r_str), MPI_COMM_WORLD));
+        break;
     }
-    check_peak(what, before, 3 * 1024); /* blocks of 3 MiB */
+    CHECK_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    if (!(nb && in_place && kind == 3)) /* that one sends from a packed copy (docs/mpi.md) */
+        check_peak(what, before, 3 * 1024); /* blocks of 3 MiB */
     switch (kind) {
     case 0:
         for (int b = 0; b < size; b++)
@@ -241,7 +263,8 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Type_commit(&vecm));
     for (int kind = 0; kind < 4; kind++)
         for (int in_place = 0; in_place < 2; in_place++)
-            test_move(kind, in_place);
+            for (int nb = 0; nb < 2; nb++)
+                test_move(kind, in_place, nb);
     MPI_Type_free(&vecm);
     MPI_Type_free(&vec);
     CHECK_OK(MPI_Finalize());
