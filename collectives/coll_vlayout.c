@@ -74,6 +74,24 @@ void coll_layout_copy(const rmp_layout_t *dst, const rmp_layout_t *src, size_t b
     }
 }
 
+/* As coll_sendrecv, on layouts (zero bytes: no message). */
+static int vl_sendrecv(const rmp_layout_t *s, size_t sbytes, int to, const rmp_layout_t *r,
+                       size_t rbytes, int from, int tag, rmp_comm_t comm)
+{
+    rmp_request_t reqs[2];
+    int nreq = 0, rc = RMP_SUCCESS;
+    if (rbytes) {
+        rc = vl_irecv(r, rbytes, from, tag, comm, &reqs[nreq]);
+        nreq += rc == RMP_SUCCESS;
+    }
+    if (rc == RMP_SUCCESS && sbytes) {
+        rc = vl_isend(s, sbytes, to, tag, comm, &reqs[nreq]);
+        nreq += rc == RMP_SUCCESS;
+    }
+    int wrc = coll_waitn(reqs, nreq);
+    return rc != RMP_SUCCESS ? rc : wrc;
+}
+
 /* The own block: the first min(sbytes, rbytes) bytes of s's stream into r's. */
 static int vl_copy(const rmp_layout_t *s, size_t sbytes, const rmp_layout_t *r, size_t rbytes)
 {
@@ -168,19 +186,8 @@ RMP_EXPORT int rmp_alltoallv_layout(const rmp_layout_t *slays, const size_t *sby
     int tag = coll_next_tag(comm);
     /* Pairwise, as rmp_alltoallv: step k sends to rank + k, receives from rank - k. */
     for (int k = 1; k < n && rc == RMP_SUCCESS; k++) {
-        int to = (rank + k) % n, from = (rank - k + n) % n, nreq = 0;
-        rmp_request_t reqs[2];
-        if (rbytes[from]) {
-            rc = vl_irecv(&rlays[from], rbytes[from], from, tag, comm, &reqs[nreq]);
-            nreq += rc == RMP_SUCCESS;
-        }
-        if (rc == RMP_SUCCESS && sbytes[to]) {
-            rc = vl_isend(&slays[to], sbytes[to], to, tag, comm, &reqs[nreq]);
-            nreq += rc == RMP_SUCCESS;
-        }
-        int wrc = coll_waitn(reqs, nreq);
-        if (rc == RMP_SUCCESS)
-            rc = wrc;
+        int to = (rank + k) % n, from = (rank - k + n) % n;
+        rc = vl_sendrecv(&slays[to], sbytes[to], to, &rlays[from], rbytes[from], from, tag, comm);
     }
     return rc;
 }
@@ -237,19 +244,8 @@ RMP_EXPORT int rmp_allgatherv_layout(const rmp_layout_t *slay, size_t sbytes,
     /* The ring of rmp_allgatherv: step k passes on the block of rank - k and takes the
      * block of rank - k - 1 (sent from the layout it was received into). */
     for (int k = 0; k < n - 1 && rc == RMP_SUCCESS; k++) {
-        int sb = (rank - k + n) % n, rb = (rank - k - 1 + n) % n, nreq = 0;
-        rmp_request_t reqs[2];
-        if (rbytes[rb]) {
-            rc = vl_irecv(&rlays[rb], rbytes[rb], left, tag, comm, &reqs[nreq]);
-            nreq += rc == RMP_SUCCESS;
-        }
-        if (rc == RMP_SUCCESS && rbytes[sb]) {
-            rc = vl_isend(&rlays[sb], rbytes[sb], right, tag, comm, &reqs[nreq]);
-            nreq += rc == RMP_SUCCESS;
-        }
-        int wrc = coll_waitn(reqs, nreq);
-        if (rc == RMP_SUCCESS)
-            rc = wrc;
+        int sb = (rank - k + n) % n, rb = (rank - k - 1 + n) % n;
+        rc = vl_sendrecv(&rlays[sb], rbytes[sb], right, &rlays[rb], rbytes[rb], left, tag, comm);
     }
     return rc;
 }
