@@ -219,6 +219,8 @@ enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK, COLL_ALLTOALL_LINEAR, COLL_A
  * table. RMP_ERR_ARG (logged, with the valid names) for an unknown name in the
  * environment. */
 int coll_select(coll_kind_t kind, size_t bytes, int n, int nodes, int *algo);
+/* The same for a call on comm (n and nodes its own), memoised per communicator. */
+int coll_select_comm(coll_kind_t kind, size_t bytes, rmp_comm_t comm, int *algo);
 /* The flat table alone (no override, no node layout): what the node-aware algorithms run
  * on their sub-communicators, and the fallback when they cannot run. */
 int coll_select_flat(coll_kind_t kind, size_t bytes, int n);
@@ -331,7 +333,16 @@ int coll_barrier_run(rmp_comm_t comm, int algo);
 
 /* ---- Per-communicator state (coll_comm.c), in comm->coll_priv. ---- */
 typedef struct coll_shm coll_shm_t;
+/* The last selection of one kind on a communicator: repeated calls of one size (the
+ * common case) skip the table walk. gen: coll_tune_gen when made (0: empty). */
+typedef struct coll_memo {
+    size_t bytes;
+    int algo;
+    unsigned gen;
+} coll_memo_t;
+
 typedef struct coll_comm {
+    coll_memo_t memo[COLL_NKINDS];
     int nodes;      /* nodes the communicator spans */
     int *node_idx;  /* comm rank -> node index, nodes numbered by their lowest comm rank */
     coll_shm_t *shm; /* single-node segment (coll_shm.c); NULL until the first use */

@@ -87,8 +87,7 @@ RMP_EXPORT int rmp_allgather(const void *sbuf, void *rbuf, size_t count, rmp_dat
     if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
         (rc = coll_bytes(count, es, (size_t)comm->size, &total)) != RMP_SUCCESS ||
-        (rc = coll_select(COLL_ALLGATHER, blk, comm->size,
-                          coll_comm_nodes(comm), &algo)) != RMP_SUCCESS)
+        (rc = coll_select_comm(COLL_ALLGATHER, blk, comm, &algo)) != RMP_SUCCESS)
         return rc;
     char *mine = (char *)rbuf + (size_t)comm->rank * blk;
     if (algo == COLL_ALLGATHER_SHM) {

@@ -178,7 +178,7 @@ RMP_EXPORT int rmp_allreduce(const void *sbuf, void *rbuf, size_t count, rmp_dat
     if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
         (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
-        (rc = coll_select(COLL_ALLREDUCE, bytes, comm->size, coll_comm_nodes(comm), &algo)) !=
+        (rc = coll_select_comm(COLL_ALLREDUCE, bytes, comm, &algo)) !=
             RMP_SUCCESS)
         return rc;
     return coll_allreduce_run(sbuf, rbuf, count, dt, op, comm, algo);

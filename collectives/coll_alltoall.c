@@ -74,8 +74,7 @@ RMP_EXPORT int rmp_alltoall(const void *sbuf, void *rbuf, size_t count, rmp_data
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
         (rc = coll_bytes(count, rmp_datatype_size(dt), (size_t)comm->size, &total)) !=
             RMP_SUCCESS ||
-        (rc = coll_select(COLL_ALLTOALL, blk, comm->size,
-                          coll_comm_nodes(comm), &algo)) != RMP_SUCCESS)
+        (rc = coll_select_comm(COLL_ALLTOALL, blk, comm, &algo)) != RMP_SUCCESS)
         return rc;
     if (algo == COLL_ALLTOALL_SHM) {
         if (coll_shm_ready(comm)) /* the same answer on every rank; in place needs no copy */

@@ -40,7 +40,7 @@ RMP_EXPORT int rmp_barrier(rmp_comm_t comm)
     if (rc == RMP_SUCCESS)
         rc = coll_check_call(comm, "barrier", -1, 0, RMP_UINT8, -1);
     if (rc != RMP_SUCCESS ||
-        (rc = coll_select(COLL_BARRIER, 0, comm->size, coll_comm_nodes(comm), &algo)) !=
+        (rc = coll_select_comm(COLL_BARRIER, 0, comm, &algo)) !=
             RMP_SUCCESS)
         return rc;
     return coll_barrier_run(comm, algo);

@@ -158,7 +158,7 @@ RMP_EXPORT int rmp_iallreduce(const void *sbuf, void *rbuf, size_t count, rmp_da
         ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
          (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
          (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
-         (rc = coll_select(COLL_ALLREDUCE, bytes, comm->size, coll_comm_nodes(comm), &algo)) !=
+         (rc = coll_select_comm(COLL_ALLREDUCE, bytes, comm, &algo)) !=
              RMP_SUCCESS))
         return rc;
     if (rc != RMP_SUCCESS)
@@ -258,7 +258,7 @@ RMP_EXPORT int rmp_ibcast(void *buf, size_t count, rmp_datatype_t dt, int root,
     if (rc == RMP_SUCCESS && count > 0 &&
         ((rc = coll_check_buf(buf, 0, "buf")) != RMP_SUCCESS ||
          (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
-         (rc = coll_select(COLL_BCAST, bytes, comm->size, coll_comm_nodes(comm), &algo)) !=
+         (rc = coll_select_comm(COLL_BCAST, bytes, comm, &algo)) !=
              RMP_SUCCESS))
         return rc;
     if (rc != RMP_SUCCESS)
@@ -291,7 +291,7 @@ RMP_EXPORT int rmp_ibarrier(rmp_comm_t comm, rmp_request_t *req)
     if (rc == RMP_SUCCESS && !req)
         rc = RMP_ERR_ARG;
     if (rc != RMP_SUCCESS ||
-        (rc = coll_select(COLL_BARRIER, 0, comm->size, coll_comm_nodes(comm), &algo)) !=
+        (rc = coll_select_comm(COLL_BARRIER, 0, comm, &algo)) !=
             RMP_SUCCESS)
         return rc;
     if (algo == COLL_BARRIER_HIER || algo == COLL_BARRIER_SHM)

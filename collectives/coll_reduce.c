@@ -115,8 +115,7 @@ RMP_EXPORT int rmp_reduce(const void *sbuf, void *rbuf, size_t count, rmp_dataty
     if ((rc = coll_check_buf(sbuf, is_root, "sbuf")) != RMP_SUCCESS ||
         (is_root && (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS) ||
         (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
-        (rc = coll_select(COLL_REDUCE, bytes, comm->size,
-                          coll_comm_nodes(comm), &algo)) != RMP_SUCCESS)
+        (rc = coll_select_comm(COLL_REDUCE, bytes, comm, &algo)) != RMP_SUCCESS)
         return rc;
     const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
     int tag = coll_next_tag(comm);

@@ -163,8 +163,7 @@ RMP_EXPORT int rmp_reduce_scatter(const void *sbuf, void *rbuf, size_t count,
     if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
         (rc = coll_bytes(count, es, (size_t)comm->size, &total)) != RMP_SUCCESS ||
-        (rc = coll_select(COLL_REDUCE_SCATTER, count * es, comm->size,
-                          coll_comm_nodes(comm), &algo)) != RMP_SUCCESS)
+        (rc = coll_select_comm(COLL_REDUCE_SCATTER, count * es, comm, &algo)) != RMP_SUCCESS)
         return rc;
     const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
     algo = coll_algo_ordered(COLL_REDUCE_SCATTER, algo, op, -1);

@@ -41,10 +41,17 @@
  * yield: with oversubscription it runs on every poll). */
 #define SHM_POLLS 64
 
+/* Up to this many bytes, the input travels in the control line itself (one per set):
+ * a reader takes the line it waits on and the data in one transfer instead of two. */
+#define SHM_INLINE 24
+
 typedef struct shm_ctl {
     _Alignas(RMPI_CACHELINE) uint64_t in_seq;
     uint64_t red_seq;
+    unsigned char inl[2][SHM_INLINE]; /* small inputs of chunk k, in inl[k & 1] */
 } shm_ctl_t;
+
+_Static_assert(sizeof(shm_ctl_t) == RMPI_CACHELINE, "a control line is one cache line");
 
 struct coll_shm {
     rmpi_shmem_t mem; /* rank 0: the segment it made */
@@ -221,15 +228,21 @@ static void shm_publish(coll_shm_t *s, size_t field, uint64_t v, int me)
     __atomic_store_n((uint64_t *)((char *)shm_ctl(s, me) + field), v, __ATOMIC_RELEASE);
 }
 
+/* Rank r's input of chunk k: in its control line (inl) or its slot. */
+static const char *shm_input(coll_shm_t *s, uint64_t k, int r, int inl)
+{
+    return inl ? (const char *)shm_ctl(s, r)->inl[k & 1] : shm_slot(s, k, r);
+}
+
 /* out = in[0] op in[1] op ... op in[n-1] over count elements; in[me] is `mine`. */
 static void shm_reduce_all(coll_shm_t *s, uint64_t k, size_t off, const char *mine, char *out,
-                           size_t count, rmp_datatype_t dt, rmp_op_t op, int me)
+                           size_t count, rmp_datatype_t dt, rmp_op_t op, int me, int inl)
 {
-    const char *a = me == 0 ? mine : shm_slot(s, k, 0) + off;
-    const char *b = me == 1 ? mine : shm_slot(s, k, 1) + off;
+    const char *a = me == 0 ? mine : shm_input(s, k, 0, inl) + off;
+    const char *b = me == 1 ? mine : shm_input(s, k, 1, inl) + off;
     coll_op_reduce3(out, a, b, count, dt, op);
     for (int r = 2; r < s->n; r++)
-        coll_op_reduce(out, r == me ? mine : shm_slot(s, k, r) + off, count, dt, op);
+        coll_op_reduce(out, r == me ? mine : shm_input(s, k, r, inl) + off, count, dt, op);
 }
 
 int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t dt,
@@ -247,11 +260,12 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
         uint64_t k;
         if ((rc = shm_claim(s, comm, &k)) != RMP_SUCCESS)
             return rc;
-        char *slot = shm_slot(s, k, me);
+        int inl = bytes <= SHM_INLINE;
+        char *slot = inl ? (char *)shm_ctl(s, me)->inl[k & 1] : shm_slot(s, k, me);
         memcpy(slot, src, bytes);
         shm_publish(s, in_f, k + 1, me);
         if ((rc = shm_wait(s, in_f, k + 1, comm)) == RMP_SUCCESS)
-            shm_reduce_all(s, k, 0, slot, rbuf, count, dt, op, me);
+            shm_reduce_all(s, k, 0, slot, rbuf, count, dt, op, me, inl);
         return rc;
     }
     const size_t per = s->chunk / es; /* elements per chunk */
@@ -271,7 +285,7 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
         if ((rc = shm_wait(s, in_f, k + 1, comm)) != RMP_SUCCESS)
             break;
         if (hi > lo)
-            shm_reduce_all(s, k, lo, in + lo, res + lo, (hi - lo) / es, dt, op, me);
+            shm_reduce_all(s, k, lo, in + lo, res + lo, (hi - lo) / es, dt, op, me, 0);
         shm_publish(s, red_f, k + 1, me);
         if ((rc = shm_wait(s, red_f, k + 1, comm)) != RMP_SUCCESS)
             break;
@@ -435,7 +449,7 @@ int coll_shm_reduce_scatter(const void *src, void *rbuf, size_t count, rmp_datat
         if ((rc = shm_pieces_step(s, comm, in, bb, done, cb, piece, &k)) != RMP_SUCCESS)
             break;
         shm_reduce_all(s, k, (size_t)me * piece, in + (size_t)me * bb + done, out + done,
-                       cb / es, dt, op, me);
+                       cb / es, dt, op, me, 0);
     }
     return rc;
 }

@@ -141,6 +141,8 @@ static coll_row_t coll_rows[COLL_TABLE_MAX];
 static size_t coll_first[COLL_NKINDS], coll_count[COLL_NKINDS];
 static size_t coll_nrows;
 static int coll_installed;
+/* Bumped by every install: memoised selections (coll_select_comm) made before are stale. */
+static unsigned coll_tune_gen = 1;
 
 int coll_tune_install(const coll_row_t *rows, size_t n, char *err, size_t errlen)
 {
@@ -172,6 +174,7 @@ int coll_tune_install(const coll_row_t *rows, size_t n, char *err, size_t errlen
     }
     coll_nrows = o;
     coll_installed = 1;
+    coll_tune_gen++;
     return RMP_SUCCESS;
 }
 
@@ -246,6 +249,20 @@ int coll_select_flat(coll_kind_t kind, size_t bytes, int n)
 {
     coll_layout_t lay = coll_layout_of(n, 1);
     return coll_pick(kind, bytes, &lay, 1);
+}
+
+int coll_select_comm(coll_kind_t kind, size_t bytes, rmp_comm_t comm, int *algo)
+{
+    coll_comm_t *cc = coll_comm_get(comm);
+    coll_memo_t *m = cc ? &cc->memo[kind] : NULL;
+    if (RMPI_LIKELY(m && m->gen == coll_tune_gen && m->bytes == bytes && coll_installed)) {
+        *algo = m->algo;
+        return RMP_SUCCESS;
+    }
+    int rc = coll_select(kind, bytes, comm->size, cc ? cc->nodes : comm->size, algo);
+    if (rc == RMP_SUCCESS && m)
+        *m = (coll_memo_t){bytes, *algo, coll_tune_gen};
+    return rc;
 }
 
 static int coll_unknown(coll_kind_t kind, const char *value)
