@@ -42,13 +42,14 @@
 #define SHM_POLLS 64
 
 /* Up to this many bytes, the input travels in the control line itself (one per set):
- * a reader takes the line it waits on and the data in one transfer instead of two. */
-#define SHM_INLINE 24
+ * a reader takes the line it waits on and the data in one transfer instead of two. Each
+ * slot is 16-byte aligned, as a long double must be. */
+#define SHM_INLINE 16
 
 typedef struct shm_ctl {
     _Alignas(RMPI_CACHELINE) uint64_t in_seq;
     uint64_t red_seq;
-    unsigned char inl[2][SHM_INLINE]; /* small inputs of chunk k, in inl[k & 1] */
+    _Alignas(16) unsigned char inl[2][SHM_INLINE]; /* small inputs of chunk k: inl[k & 1] */
 } shm_ctl_t;
 
 _Static_assert(sizeof(shm_ctl_t) == RMPI_CACHELINE, "a control line is one cache line");

@@ -268,3 +268,38 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
                         array_of_datatypes, 1, "MPI_Type_get_contents_c");
 }
 MPII_WEAK(Type_get_contents_c)
+
+/* The predefined C type of a typeclass and a size in bytes (fixed-width integers, the C
+ * floating types and their complex pairs); MPI_ERR_ARG when none matches. */
+static MPI_Datatype match_size(int typeclass, int size)
+{
+    switch (typeclass) {
+    case MPI_TYPECLASS_INTEGER:
+        return size == 1 ? MPI_INT8_T : size == 2 ? MPI_INT16_T : size == 4 ? MPI_INT32_T
+               : size == 8 ? MPI_INT64_T : MPI_DATATYPE_NULL;
+    case MPI_TYPECLASS_REAL:
+        return size == (int)sizeof(float) ? MPI_FLOAT : size == (int)sizeof(double) ? MPI_DOUBLE
+               : size == (int)sizeof(long double) ? MPI_LONG_DOUBLE : MPI_DATATYPE_NULL;
+    case MPI_TYPECLASS_COMPLEX:
+        return size == 2 * (int)sizeof(float) ? MPI_C_FLOAT_COMPLEX
+               : size == 2 * (int)sizeof(double) ? MPI_C_DOUBLE_COMPLEX
+               : size == 2 * (int)sizeof(long double) ? MPI_C_LONG_DOUBLE_COMPLEX
+                                                      : MPI_DATATYPE_NULL;
+    default: return MPI_DATATYPE_NULL;
+    }
+}
+
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    const char *fn = "MPI_Type_match_size";
+    mpii_check_init(fn);
+    if (!datatype)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "datatype is NULL");
+    MPI_Datatype t = match_size(typeclass, size);
+    if (t == MPI_DATATYPE_NULL)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "no predefined type of class %d and size %d",
+                             typeclass, size);
+    *datatype = t;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Type_match_size)

@@ -360,3 +360,28 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     return info_new(info_used, &in, "MPI_Comm_get_info");
 }
 MPII_WEAK(Comm_get_info)
+
+/* rmp takes no window hints: set checks its arguments, get returns an empty info (the
+ * hints in use), as for communicators. */
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    mpii_check_init("MPI_Win_set_info");
+    mpii_win_t *w = mpii_win(win);
+    if (!w)
+        return MPII_WIN_ERR(NULL, MPI_ERR_WIN, "MPI_Win_set_info", "invalid window");
+    if (!mpii_info(info))
+        return MPII_WIN_ERR(w, MPI_ERR_INFO, "MPI_Win_set_info", "invalid info");
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Win_set_info)
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    mpii_check_init("MPI_Win_get_info");
+    mpii_win_t *w = mpii_win(win);
+    if (!w)
+        return MPII_WIN_ERR(NULL, MPI_ERR_WIN, "MPI_Win_get_info", "invalid window");
+    mpii_info_t *in;
+    return info_new(info_used, &in, "MPI_Win_get_info");
+}
+MPII_WEAK(Win_get_info)

@@ -364,7 +364,9 @@ static int nm_run(nm_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Dataty
         return rc;
     if (use_r && !r_in_place && (rc = mpii_coll_type(c, rtype, rcount, fn, &rd)) != MPI_SUCCESS)
         return rc;
-    if ((sd && !sd->contig) || (rd && !rd->contig))
+    /* (Alltoall in place sends from a packed copy below: the v form would keep the
+     * count arrays, which live only in this call.) */
+    if (((sd && !sd->contig) || (rd && !rd->contig)) && !(kind == NM_ALLTOALL && s_in_place))
         return nm_as_v(kind, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, c, req, fn);
     MPI_Count snum = kind == NM_SCATTER || kind == NM_ALLTOALL ? scount * n : scount;
     MPI_Count rnum = kind == NM_SCATTER ? rcount : rcount * n;

@@ -539,6 +539,79 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 }
 MPII_WEAK(Request_get_status)
 
+/* The MPI 4.1 forms over an array: MPI_Request_get_status on each (nothing is freed or
+ * made inactive); null requests are inactive. */
+static int req_status_args(int count, const MPI_Request *reqs, const void *out, const char *fn)
+{
+    if (count < 0 || (count > 0 && !reqs) || !out)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "negative count or NULL array or output");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Request_get_status_any(int count, const MPI_Request reqs[], int *indx, int *flag,
+                                MPI_Status *status)
+{
+    int rc = req_status_args(count, reqs, indx, "MPI_Request_get_status_any"), active = 0;
+    if (rc == MPI_SUCCESS && !flag)
+        rc = mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Request_get_status_any", "flag is NULL");
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        active++;
+        if ((rc = PMPI_Request_get_status(reqs[i], flag, status)) == MPI_SUCCESS && *flag) {
+            *indx = i;
+            return MPI_SUCCESS;
+        }
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *indx = MPI_UNDEFINED;
+    *flag = active == 0; /* nothing active: true, with an empty status */
+    if (!active)
+        req_null_status(status);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Request_get_status_any)
+
+int PMPI_Request_get_status_all(int count, const MPI_Request reqs[], int *flag,
+                                MPI_Status sts[])
+{
+    int rc = req_status_args(count, reqs, flag, "MPI_Request_get_status_all"), all = 1;
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        int f = 0;
+        rc = PMPI_Request_get_status(reqs[i], &f,
+                                     sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i]);
+        all &= f;
+    }
+    if (rc == MPI_SUCCESS)
+        *flag = all;
+    return rc;
+}
+MPII_WEAK(Request_get_status_all)
+
+int PMPI_Request_get_status_some(int incount, const MPI_Request reqs[], int *outcount,
+                                 int indices[], MPI_Status sts[])
+{
+    int rc = req_status_args(incount, reqs, outcount, "MPI_Request_get_status_some");
+    int active = 0, done = 0;
+    if (rc == MPI_SUCCESS && incount > 0 && !indices)
+        rc = mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Request_get_status_some", "indices is NULL");
+    for (int i = 0; i < incount && rc == MPI_SUCCESS; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        active++;
+        int f = 0;
+        rc = PMPI_Request_get_status(reqs[i], &f,
+                                     sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[done]);
+        if (rc == MPI_SUCCESS && f)
+            indices[done++] = i;
+    }
+    if (rc == MPI_SUCCESS)
+        *outcount = active ? done : MPI_UNDEFINED;
+    return rc;
+}
+MPII_WEAK(Request_get_status_some)
+
 int PMPI_Cancel(MPI_Request *request)
 {
     if (!request)

@@ -195,11 +195,9 @@ MPII_WEAK(Win_allocate_c)
 
 /* Each rank's segment is mapped by the others on its node (not one contiguous block:
  * Win_shared_query gives each rank's address). Ranks on several nodes: MPI_ERR_RMA_SHARED. */
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                             void *baseptr, MPI_Win *win)
+static int win_shared(MPI_Aint size, int disp_unit, MPI_Comm comm, void *baseptr, MPI_Win *win,
+                      const char *fn)
 {
-    (void)info;
-    const char *fn = "MPI_Win_allocate_shared";
     int rc = win_make(NULL, size, disp_unit, comm, MPI_WIN_FLAVOR_SHARED, baseptr, win, fn);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -217,7 +215,23 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     return mpii_err_comm(mpii_comm(comm), MPI_ERR_RMA_SHARED, fn,
                          "the ranks of the communicator do not share memory (one node only)");
 }
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win)
+{
+    (void)info;
+    return win_shared(size, disp_unit, comm, baseptr, win, "MPI_Win_allocate_shared");
+}
 MPII_WEAK(Win_allocate_shared)
+
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                               void *baseptr, MPI_Win *win)
+{
+    (void)info;
+    return win_shared(size, disp_unit > 0x7fffffff ? -1 : (int)disp_unit, comm, baseptr, win,
+                      "MPI_Win_allocate_shared_c");
+}
+MPII_WEAK(Win_allocate_shared_c)
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
@@ -233,6 +247,8 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
             ;
     if (rank < 0 || rank >= w->size)
         return MPII_WIN_ERR(w, MPI_ERR_RANK, fn, "invalid rank %d (size %d)", rank, w->size);
+    if (!size || !disp_unit || !baseptr)
+        return MPII_WIN_ERR(w, MPI_ERR_ARG, fn, "an output argument is NULL");
     void *p = NULL;
     rmp_win_shared_ptr(w->data, rank, &p);
     *size = w->sizes[rank];
@@ -241,6 +257,17 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     return MPI_SUCCESS;
 }
 MPII_WEAK(Win_shared_query)
+
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                            void *baseptr)
+{
+    int du = 0;
+    int rc = PMPI_Win_shared_query(win, rank, size, disp_unit ? &du : NULL, baseptr);
+    if (rc == MPI_SUCCESS)
+        *disp_unit = du;
+    return rc;
+}
+MPII_WEAK(Win_shared_query_c)
 
 int PMPI_Win_free(MPI_Win *win)
 {

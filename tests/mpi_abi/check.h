@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include "../common/hwm.h"
+
 #define CHECK(cond, ...)                                                            \
     do {                                                                            \
         if (!(cond)) {                                                              \
@@ -27,21 +29,6 @@
             exit(3);                                                                \
         }                                                                           \
     } while (0)
-
-/* Peak resident memory (VmHWM) in KiB, -1 if unknown. */
-static inline long hwm_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return -1;
-    char line[256];
-    long v = -1;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "VmHWM: %ld kB", &v) == 1)
-            break;
-    fclose(f);
-    return v;
-}
 
 /* Peak memory grew by less than limit_kib since `before` (hwm_kib()): no copy of the
  * whole message was made. Not under ASan: its quarantine and shadow memory move the peak

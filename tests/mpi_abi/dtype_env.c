@@ -119,6 +119,25 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Type_free(&v));
     CHECK_OK(MPI_Type_free(&inner));
     printf("dtype_env: ok\n");
+    /* Type_match_size: the predefined type of a class and size, MPI_ERR_ARG for none */
+    struct { int cls, size; MPI_Datatype want; } m[] = {
+        {MPI_TYPECLASS_INTEGER, 1, MPI_INT8_T}, {MPI_TYPECLASS_INTEGER, 8, MPI_INT64_T},
+        {MPI_TYPECLASS_REAL, 4, MPI_FLOAT}, {MPI_TYPECLASS_REAL, 8, MPI_DOUBLE},
+        {MPI_TYPECLASS_COMPLEX, 16, MPI_C_DOUBLE_COMPLEX}};
+    for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+        int sz = 0;
+        CHECK_OK(MPI_Type_match_size(m[k].cls, m[k].size, &t));
+        CHECK(t == m[k].want, "match_size(%d, %d)", m[k].cls, m[k].size);
+        CHECK_OK(MPI_Type_size(t, &sz));
+        CHECK(sz == m[k].size, "match_size(%d, %d): a type of size %d", m[k].cls, m[k].size, sz);
+    }
+    rc = MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t);
+    MPI_Error_class(rc, &ec);
+    CHECK(ec == MPI_ERR_ARG, "match_size of a 3-byte integer: class %d", ec);
+    rc = MPI_Type_match_size(12345, 4, &t);
+    MPI_Error_class(rc, &ec);
+    CHECK(ec == MPI_ERR_ARG, "match_size of an unknown class: class %d", ec);
+
     CHECK_OK(MPI_Finalize());
     return 0;
 }

@@ -3,7 +3,8 @@
  * MPI_ANY_SOURCE from every other rank, Cancel of a posted receive, Ssend
  * completing only after the match, persistent requests reused 1,000 times,
  * Bsend, MPI_PROC_NULL, Sendrecv_replace, Waitany/Waitsome/Testall,
- * Request_get_status, generalized requests. Run with 2..4 ranks. */
+ * Request_get_status (and its _any/_all/_some forms), generalized requests. Run with
+ * 2..4 ranks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,38 @@ static void test_cancel(void)
 
 /* Rank 0's Issend cannot complete before rank 1 posts the receive, which it
  * does only after rank 0 says so (tag 2), so Test must say "not done" until then. */
+/* Request_get_status_any/all/some: report completion without freeing anything (the
+ * requests are waited on afterwards), null requests inactive. */
+static void test_get_status_arrays(void)
+{
+    int peer = rank ^ 1, a = -1, v = rank + 70, flag = 0, idx = -2, out = -2, ind[3];
+    MPI_Request r[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Status st[3];
+    CHECK_OK(MPI_Request_get_status_any(3, r, &idx, &flag, &st[0]));
+    CHECK(flag && idx == MPI_UNDEFINED, "get_status_any on null requests: flag %d idx %d", flag,
+          idx);
+    CHECK_OK(MPI_Request_get_status_some(3, r, &out, ind, st));
+    CHECK(out == MPI_UNDEFINED, "get_status_some on null requests: %d", out);
+    if (peer >= size)
+        return;
+    CHECK_OK(MPI_Irecv(&a, 1, MPI_INT, peer, 997, MPI_COMM_WORLD, &r[1]));
+    CHECK_OK(MPI_Request_get_status_all(3, r, &flag, st));
+    CHECK(!flag || a == peer + 70, "get_status_all before the send");
+    CHECK_OK(MPI_Send(&v, 1, MPI_INT, peer, 997, MPI_COMM_WORLD));
+    do
+        CHECK_OK(MPI_Request_get_status_any(3, r, &idx, &flag, &st[0]));
+    while (!flag);
+    CHECK(idx == 1 && st[0].MPI_SOURCE == peer && st[0].MPI_TAG == 997,
+          "get_status_any: index %d source %d", idx, st[0].MPI_SOURCE);
+    CHECK(r[1] != MPI_REQUEST_NULL, "get_status_any freed the request");
+    CHECK_OK(MPI_Request_get_status_all(3, r, &flag, MPI_STATUSES_IGNORE));
+    CHECK(flag, "get_status_all after completion");
+    CHECK_OK(MPI_Request_get_status_some(3, r, &out, ind, st));
+    CHECK(out == 1 && ind[0] == 1 && st[0].MPI_SOURCE == peer, "get_status_some: %d", out);
+    CHECK_OK(MPI_Wait(&r[1], &st[1]));
+    CHECK(a == peer + 70 && st[1].MPI_TAG == 997, "the wait after get_status: %d", a);
+}
+
 static void test_ssend(void)
 {
     for (int len = 1; len <= 1 << 20; len *= 64) {
@@ -368,6 +401,7 @@ int main(int argc, char **argv)
     p2p_barrier();
     test_cancel();
     p2p_barrier();
+    test_get_status_arrays();
     test_ssend();
     test_persistent();
     test_bsend();

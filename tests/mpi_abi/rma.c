@@ -242,6 +242,32 @@ static void test_shared(void)
         CHECK(p[3] == r * 10 + 3, "load from rank %d's segment: %d", r, p[3]);
     }
     CHECK_OK(MPI_Win_unlock_all(win));
+    /* window hints: accepted, none in use */
+    MPI_Info info, used;
+    int nkeys = -1;
+    CHECK_OK(MPI_Info_create(&info));
+    CHECK_OK(MPI_Info_set(info, "no_locks", "true"));
+    CHECK_OK(MPI_Win_set_info(win, info));
+    CHECK_OK(MPI_Win_get_info(win, &used));
+    CHECK_OK(MPI_Info_get_nkeys(used, &nkeys));
+    CHECK(nkeys == 0, "Win_get_info: %d hints in use", nkeys);
+    MPI_Info_free(&used);
+    MPI_Info_free(&info);
+    CHECK_OK(MPI_Win_free(&win));
+    /* the large-count forms */
+    MPI_Aint unit_c = 0, sz_c = 0;
+    double *dmine, *dp;
+    CHECK_OK(MPI_Win_allocate_shared_c(3 * sizeof(double), sizeof(double), MPI_INFO_NULL, node,
+                                       &dmine, &win));
+    CHECK_OK(MPI_Win_lock_all(0, win));
+    dmine[2] = nr + 0.5;
+    CHECK_OK(MPI_Win_sync(win));
+    CHECK_OK(MPI_Barrier(node));
+    CHECK_OK(MPI_Win_sync(win));
+    CHECK_OK(MPI_Win_shared_query_c(win, ns - 1, &sz_c, &unit_c, &dp));
+    CHECK(sz_c == 3 * sizeof(double) && unit_c == sizeof(double) && dp[2] == ns - 1 + 0.5,
+          "shared_query_c: size %ld unit %ld value %g", (long)sz_c, (long)unit_c, dp[2]);
+    CHECK_OK(MPI_Win_unlock_all(win));
     CHECK_OK(MPI_Win_free(&win));
     MPI_Comm_free(&node);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/hwm.h"
 #include "../common/t.h"
 
 #define ELEM 8
@@ -198,21 +199,6 @@ static void one(int c, size_t bytes)
             T_RC(rmp_barrier(W));
     }
     free(b);
-}
-
-/* Peak resident memory (VmHWM) in KiB, -1 if unknown. */
-static long hwm_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return -1;
-    char line[256];
-    long v = -1;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "VmHWM: %ld kB", &v) == 1)
-            break;
-    fclose(f);
-    return v;
 }
 
 /* 32 MiB into a layout, from a layout (fragments) and from a contiguous buffer
