@@ -103,9 +103,13 @@ static void test_atomics(int allocate)
     /* spin lock at offset 8, protected data at offset 16 */
     const int L = quick ? 30 : 300;
     for (int i = 0; i < L; i++) {
-        do {
-            T_RC(rmp_atomic_cswap(0, (uint64_t)me + 1, &old, 0, 8, win));
-        } while (old != 0);
+        int lrc;
+        do { /* a failed cswap leaves old as it was: stop spinning, do not loop on it */
+            lrc = rmp_atomic_cswap(0, (uint64_t)me + 1, &old, 0, 8, win);
+            T_CHECK(lrc == RMP_SUCCESS, "lock cswap: %s", rmp_strerror(lrc));
+        } while (lrc == RMP_SUCCESS && old != 0);
+        if (lrc != RMP_SUCCESS)
+            break;
         uint64_t v;
         T_RC(rmp_get(&v, 8, 0, 16, win));
         v += 3;
