@@ -115,20 +115,52 @@ int coll_sendrecv(const void *sbuf, size_t sbytes, int dst, void *rbuf, size_t r
 int coll_exchange_all(const char *sbuf, size_t sstride, size_t sbytes, char *rbuf,
                       size_t rstride, size_t rbytes, rmp_comm_t comm, int tag);
 
+/* ---- Argument checks. Every collective call runs several: the passing case is inline
+ * (a few instructions, no call), the failing case logs out of line (coll_p2p.c). ---- */
+
 /* rmpi_comm_check, then RMP_ERR_PEER_FAILED if a member of comm has failed; records
  * the call name for the SIGUSR1 report. */
-int coll_check_comm(rmp_comm_t comm, const char *call);
-/* Common argument checks; each returns RMP_SUCCESS or RMP_ERR_ARG (logged). */
+static inline int coll_check_comm(rmp_comm_t comm, const char *call)
+{
+    int rc = rmpi_comm_check(comm);
+    if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
+        return rc;
+    rmpi_diag_coll_enter(call);
+    /* Without a member the collective cannot complete anywhere: fail at once,
+     * the same on every survivor, rather than after a partial exchange. */
+    return RMPI_UNLIKELY(rmpi_comm_lost_member(comm)) ? RMP_ERR_PEER_FAILED : RMP_SUCCESS;
+}
+/* Each returns RMP_SUCCESS or RMP_ERR_ARG (logged). */
 int coll_check_dt(rmp_datatype_t dt);
-int coll_check_dt_op(rmp_datatype_t dt, rmp_op_t op);
+int coll_check_dt_op_fail(rmp_datatype_t dt, rmp_op_t op);
+static inline int coll_check_dt_op(rmp_datatype_t dt, rmp_op_t op)
+{
+    return RMPI_LIKELY(coll_op_check(dt, op) == RMP_SUCCESS) ? RMP_SUCCESS
+                                                             : coll_check_dt_op_fail(dt, op);
+}
 int coll_check_root(int root, rmp_comm_t comm);
-/* RMP_COLL_CHECK: every rank agrees on the call (root/op < 0: not applicable). */
-int coll_check_call(rmp_comm_t comm, const char *name, int root, size_t count,
-                    rmp_datatype_t dt, int op);
 /* buf must be non-NULL and not RMP_IN_PLACE (unless in_place_ok) when bytes > 0. */
-int coll_check_buf(const void *buf, int in_place_ok, const char *what);
+void coll_check_buf_fail(const void *buf, const char *what) __attribute__((cold));
+static inline int coll_check_buf(const void *buf, int in_place_ok, const char *what)
+{
+    if (RMPI_LIKELY(buf != NULL && (in_place_ok || buf != RMP_IN_PLACE)))
+        return RMP_SUCCESS;
+    coll_check_buf_fail(buf, what);
+    return RMP_ERR_ARG;
+}
 /* count * es * mult in *bytes, RMP_ERR_ARG on overflow. */
-int coll_bytes(size_t count, size_t es, size_t mult, size_t *bytes);
+void coll_bytes_overflow(size_t count) __attribute__((cold));
+static inline int coll_bytes(size_t count, size_t es, size_t mult, size_t *bytes)
+{
+    size_t b;
+    if (RMPI_UNLIKELY(__builtin_mul_overflow(count, es, &b) ||
+                      __builtin_mul_overflow(b, mult, &b) || b > (SIZE_MAX >> 1))) {
+        coll_bytes_overflow(count);
+        return RMP_ERR_ARG;
+    }
+    *bytes = b;
+    return RMP_SUCCESS;
+}
 
 /* Scratch: the stack buffer when it is big enough, else malloc. */
 static inline void *coll_scratch(void *stack, size_t stack_len, size_t need)
@@ -219,17 +251,46 @@ enum { COLL_ALLTOALL_PAIRWISE, COLL_ALLTOALL_BRUCK, COLL_ALLTOALL_LINEAR, COLL_A
  * table. RMP_ERR_ARG (logged, with the valid names) for an unknown name in the
  * environment. */
 int coll_select(coll_kind_t kind, size_t bytes, int n, int nodes, int *algo);
-/* The same for a call on comm (n and nodes its own), memoised per communicator. */
-int coll_select_comm(coll_kind_t kind, size_t bytes, rmp_comm_t comm, int *algo);
+/* The same for a call on comm (n and nodes its own), memoised per communicator
+ * (coll_select_comm, after coll_comm_t below). */
+int coll_select_comm_slow(coll_kind_t kind, size_t bytes, rmp_comm_t comm, int *algo);
+/* Bumped by every tuning-table install: memoised selections made before are stale. */
+extern unsigned coll_tune_gen;
 /* The flat table alone (no override, no node layout): what the node-aware algorithms run
  * on their sub-communicators, and the fallback when they cannot run. */
 int coll_select_flat(coll_kind_t kind, size_t bytes, int n);
 const char *coll_algo_name(coll_kind_t kind, int algo);
+/* The collectives' parameters (coll_tune.c owns them and their table). */
+#define COLL_ALGO_LEN 32
+typedef struct coll_params {
+    char algo[COLL_NKINDS][COLL_ALGO_LEN]; /* RMP_<KIND>_ALGO */
+    bool check;                            /* RMP_COLL_CHECK */
+    size_t shm_chunk;                      /* RMP_COLL_SHM_CHUNK (0: automatic) */
+} coll_params_t;
+extern coll_params_t coll_params;
 /* RMP_COLL_CHECK: cross-check every blocking collective call (coll_check.c). */
-bool coll_tune_check(void);
+static inline bool coll_tune_check(void)
+{
+    return coll_params.check;
+}
+/* RMP_COLL_CHECK: every rank agrees on the call (root/op < 0: not applicable). */
+int coll_check_call_all(rmp_comm_t comm, const char *name, int root, size_t count,
+                        rmp_datatype_t dt, int op);
+static inline int coll_check_call(rmp_comm_t comm, const char *name, int root, size_t count,
+                                  rmp_datatype_t dt, int op)
+{
+    if (RMPI_LIKELY(!coll_tune_check()) || comm->size == 1)
+        return RMP_SUCCESS;
+    return coll_check_call_all(comm, name, root, count, dt, op);
+}
 /* algo, or for a non-commutative op the order-preserving algorithm to run instead
- * (coll_op_ext.c); root matters for COLL_REDUCE only. */
-int coll_algo_ordered(coll_kind_t kind, int algo, rmp_op_t op, int root);
+ * (coll_op_ext.c); root matters for COLL_REDUCE only. The predefined ops all commute. */
+int coll_algo_ordered_user(coll_kind_t kind, int algo, rmp_op_t op, int root);
+static inline int coll_algo_ordered(coll_kind_t kind, int algo, rmp_op_t op, int root)
+{
+    return RMPI_LIKELY((unsigned)op < RMP_OP_USER) ? algo
+                                                   : coll_algo_ordered_user(kind, algo, op, root);
+}
 
 /* One row of the selection table: it applies to a call when every limit holds; the first
  * row that applies wins. Limits that do not constrain are INT_MAX / SIZE_MAX (max) and 1
@@ -346,11 +407,22 @@ typedef struct coll_comm {
     int nodes;      /* nodes the communicator spans */
     int *node_idx;  /* comm rank -> node index, nodes numbered by their lowest comm rank */
     coll_shm_t *shm; /* single-node segment (coll_shm.c); NULL until the first use */
-    int shm_state;  /* 0: not tried yet, 1: ready, -1: unavailable (same on every rank) */
+    int shm_state;  /* 0: not tried yet, 1: ready, -1: unavailable (same on every rank),
+                     * 2: a wait timed out here (shm->broken): point-to-point from now on */
     int hier_state; /* 0: not tried yet, 1: node/leaders built, -1: failed */
     rmp_comm_t node;    /* hier: the ranks of this rank's node, in comm rank order */
     rmp_comm_t leaders; /* hier: the lowest comm rank of each node; NULL elsewhere */
 } coll_comm_t;
+
+static inline int coll_select_comm(coll_kind_t kind, size_t bytes, rmp_comm_t comm, int *algo)
+{
+    const coll_comm_t *cc = comm->coll_priv;
+    if (RMPI_LIKELY(cc && cc->memo[kind].gen == coll_tune_gen && cc->memo[kind].bytes == bytes)) {
+        *algo = cc->memo[kind].algo;
+        return RMP_SUCCESS;
+    }
+    return coll_select_comm_slow(kind, bytes, comm, algo);
+}
 
 /* The state of comm, created on first use from rmpi_comm_node_of (no communication); NULL
  * when out of memory. */
@@ -363,7 +435,12 @@ int coll_comm_nodes(rmp_comm_t comm);
 /* Attach comm's segment on first use (collective: every rank of comm calls it at the same
  * point). 1 when the shm algorithm can run, 0 when not (more than one node, one rank, or
  * the segment could not be made); the same answer on every rank. */
-int coll_shm_ready(rmp_comm_t comm);
+int coll_shm_setup(rmp_comm_t comm);
+static inline int coll_shm_ready(rmp_comm_t comm)
+{
+    const coll_comm_t *cc = comm->coll_priv;
+    return RMPI_LIKELY(cc && cc->shm_state == 1) ? 1 : coll_shm_setup(comm);
+}
 /* rbuf = x0 op x1 op ... op xn-1 in rank order (bitwise identical everywhere). Needs
  * coll_shm_ready(comm) == 1. src may be rbuf (in place). */
 int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t dt,

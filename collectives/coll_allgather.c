@@ -82,7 +82,7 @@ RMP_EXPORT int rmp_allgather(const void *sbuf, void *rbuf, size_t count, rmp_dat
         rc = coll_check_dt(dt);
     if (rc != RMP_SUCCESS || count == 0)
         return rc;
-    size_t es = rmp_datatype_size(dt), blk = count * es, total;
+    size_t es = coll_dt_size(dt), blk = count * es, total;
     int algo;
     if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||

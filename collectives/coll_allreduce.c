@@ -20,7 +20,7 @@ static int allreduce_fold(char *acc, char *tmp, size_t count, rmp_datatype_t dt,
                           rmp_op_t op, rmp_comm_t comm, int tag)
 {
     int rank = comm->rank;
-    size_t bytes = count * rmp_datatype_size(dt);
+    size_t bytes = count * coll_dt_size(dt);
     if (rank & 1) {
         int rc = coll_recv(tmp, bytes, rank - 1, tag, comm);
         if (rc == RMP_SUCCESS)
@@ -35,7 +35,7 @@ static int allreduce_rd(char *acc, size_t count, rmp_datatype_t dt, rmp_op_t op,
                         rmp_comm_t comm, int tag)
 {
     int n = comm->size, rank = comm->rank, pof2 = coll_pof2(n), rem = n - pof2;
-    size_t bytes = count * rmp_datatype_size(dt);
+    size_t bytes = count * coll_dt_size(dt);
     _Alignas(64) char stack[COLL_STACK_BYTES];
     char *tmp = coll_scratch(stack, sizeof(stack), bytes);
     if (!tmp)
@@ -69,7 +69,7 @@ static int allreduce_rabenseifner(char *acc, size_t count, rmp_datatype_t dt, rm
                                   rmp_comm_t comm, int tag)
 {
     int n = comm->size, rank = comm->rank, pof2 = coll_pof2(n), rem = n - pof2;
-    size_t es = rmp_datatype_size(dt), bytes = count * es;
+    size_t es = coll_dt_size(dt), bytes = count * es;
     _Alignas(64) char stack[COLL_STACK_BYTES];
     char *tmp = coll_scratch(stack, sizeof(stack), bytes);
     if (!tmp)
@@ -96,7 +96,7 @@ static int allreduce_ring(const char *src, char *rbuf, size_t count, rmp_datatyp
                           rmp_op_t op, rmp_comm_t comm, int tag)
 {
     int n = comm->size;
-    coll_blocks_t b = coll_blocks_even(count, n, rmp_datatype_size(dt));
+    coll_blocks_t b = coll_blocks_even(count, n, coll_dt_size(dt));
     _Alignas(64) char stack[COLL_STACK_BYTES];
     char *tmp = coll_scratch(stack, sizeof(stack), 2 * coll_blk_max(&b));
     if (!tmp)
@@ -116,7 +116,7 @@ static int allreduce_direct(const char *src, char *rbuf, size_t count, rmp_datat
                             rmp_op_t op, rmp_comm_t comm, int tag)
 {
     int n = comm->size, rank = comm->rank;
-    size_t bytes = count * rmp_datatype_size(dt);
+    size_t bytes = count * coll_dt_size(dt);
     _Alignas(64) char stack[COLL_STACK_BYTES];
     char *all = coll_scratch(stack, sizeof(stack), (size_t)n * bytes);
     if (!all)
@@ -137,7 +137,7 @@ int coll_allreduce_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_
                        rmp_op_t op, rmp_comm_t comm, int algo)
 {
     const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
-    size_t bytes = count * rmp_datatype_size(dt);
+    size_t bytes = count * coll_dt_size(dt);
     algo = coll_algo_ordered(COLL_ALLREDUCE, algo, op, -1);
     if (algo == COLL_ALLREDUCE_HIER && comm->size > 1)
         return coll_hier_allreduce(src, rbuf, count, dt, op, comm);
@@ -177,7 +177,7 @@ RMP_EXPORT int rmp_allreduce(const void *sbuf, void *rbuf, size_t count, rmp_dat
     int algo;
     if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
-        (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
+        (rc = coll_bytes(count, coll_dt_size(dt), 1, &bytes)) != RMP_SUCCESS ||
         (rc = coll_select_comm(COLL_ALLREDUCE, bytes, comm, &algo)) !=
             RMP_SUCCESS)
         return rc;

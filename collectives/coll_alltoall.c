@@ -68,11 +68,11 @@ RMP_EXPORT int rmp_alltoall(const void *sbuf, void *rbuf, size_t count, rmp_data
         rc = coll_check_dt(dt);
     if (rc != RMP_SUCCESS || count == 0)
         return rc;
-    size_t blk = count * rmp_datatype_size(dt), total;
+    size_t blk = count * coll_dt_size(dt), total;
     int algo;
     if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
-        (rc = coll_bytes(count, rmp_datatype_size(dt), (size_t)comm->size, &total)) !=
+        (rc = coll_bytes(count, coll_dt_size(dt), (size_t)comm->size, &total)) !=
             RMP_SUCCESS ||
         (rc = coll_select_comm(COLL_ALLTOALL, blk, comm, &algo)) != RMP_SUCCESS)
         return rc;

@@ -95,7 +95,7 @@ RMP_EXPORT int rmp_bcast(void *buf, size_t count, rmp_datatype_t dt, int root, r
     size_t bytes;
     int algo;
     if ((rc = coll_check_buf(buf, 0, "buf")) != RMP_SUCCESS ||
-        (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
+        (rc = coll_bytes(count, coll_dt_size(dt), 1, &bytes)) != RMP_SUCCESS ||
         (rc = coll_select_comm(COLL_BCAST, bytes, comm, &algo)) !=
             RMP_SUCCESS)
         return rc;

@@ -36,11 +36,9 @@ static void coll_sig_describe(const coll_sig_t *s, char *buf, size_t len)
     snprintf(buf + k, len - k, ")");
 }
 
-int coll_check_call(rmp_comm_t comm, const char *name, int root, size_t count,
-                    rmp_datatype_t dt, int op)
+int coll_check_call_all(rmp_comm_t comm, const char *name, int root, size_t count,
+                        rmp_datatype_t dt, int op)
 {
-    if (RMPI_LIKELY(!coll_tune_check()) || comm->size == 1)
-        return RMP_SUCCESS;
     coll_sig_t me, *all = calloc((size_t)comm->size, sizeof(*all));
     if (!all)
         return RMP_ERR_NOMEM;

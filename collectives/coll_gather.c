@@ -13,7 +13,7 @@ static int coll_gs_check(const void *buf, int is_root, int in_place_ok, const ch
 {
     int rc = coll_check_buf(buf, is_root && in_place_ok, what);
     return rc != RMP_SUCCESS ? rc
-                             : coll_bytes(count, rmp_datatype_size(dt), (size_t)comm->size, blk);
+                             : coll_bytes(count, coll_dt_size(dt), (size_t)comm->size, blk);
 }
 
 RMP_EXPORT int rmp_gather(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
@@ -29,7 +29,7 @@ RMP_EXPORT int rmp_gather(const void *sbuf, void *rbuf, size_t count, rmp_dataty
     if (rc != RMP_SUCCESS || count == 0)
         return rc;
     int is_root = comm->rank == root;
-    size_t total, blk = count * rmp_datatype_size(dt);
+    size_t total, blk = count * coll_dt_size(dt);
     if ((rc = coll_gs_check(sbuf, is_root, 1, "sbuf", count, dt, comm, &total)) != RMP_SUCCESS ||
         (is_root && (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS))
         return rc;
@@ -55,7 +55,7 @@ RMP_EXPORT int rmp_scatter(const void *sbuf, void *rbuf, size_t count, rmp_datat
     if (rc != RMP_SUCCESS || count == 0)
         return rc;
     int is_root = comm->rank == root;
-    size_t total, blk = count * rmp_datatype_size(dt);
+    size_t total, blk = count * coll_dt_size(dt);
     if ((rc = coll_gs_check(rbuf, is_root, 1, "rbuf", count, dt, comm, &total)) != RMP_SUCCESS ||
         (is_root && (rc = coll_check_buf(sbuf, 0, "sbuf")) != RMP_SUCCESS))
         return rc;

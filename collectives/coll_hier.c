@@ -55,7 +55,7 @@ int coll_hier_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_
     int rc = hier_setup(comm, &cc);
     if (rc != RMP_SUCCESS)
         return rc;
-    size_t bytes = count * rmp_datatype_size(dt);
+    size_t bytes = count * coll_dt_size(dt);
     rmp_comm_t node = cc->node, lead = cc->leaders;
     /* Every rank of the node gets the node's partial result (shared memory); then only the
      * leader needs it, but the segment round is as cheap as a reduce. */

@@ -157,7 +157,7 @@ RMP_EXPORT int rmp_iallreduce(const void *sbuf, void *rbuf, size_t count, rmp_da
     if (rc == RMP_SUCCESS && count > 0 &&
         ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
          (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
-         (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
+         (rc = coll_bytes(count, coll_dt_size(dt), 1, &bytes)) != RMP_SUCCESS ||
          (rc = coll_select_comm(COLL_ALLREDUCE, bytes, comm, &algo)) !=
              RMP_SUCCESS))
         return rc;
@@ -174,7 +174,7 @@ RMP_EXPORT int rmp_iallreduce(const void *sbuf, void *rbuf, size_t count, rmp_da
     if (count > 0) {
         const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
         int n = comm->size, rank = comm->rank;
-        size_t es = rmp_datatype_size(dt);
+        size_t es = coll_dt_size(dt);
         if (algo == COLL_ALLREDUCE_RING && n > 1) {
             nb_allreduce_ring(s, src, rbuf, count, es, rank, n);
         } else if (algo == COLL_ALLREDUCE_DIRECT && n > 1) {
@@ -257,7 +257,7 @@ RMP_EXPORT int rmp_ibcast(void *buf, size_t count, rmp_datatype_t dt, int root,
     int algo = 0;
     if (rc == RMP_SUCCESS && count > 0 &&
         ((rc = coll_check_buf(buf, 0, "buf")) != RMP_SUCCESS ||
-         (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
+         (rc = coll_bytes(count, coll_dt_size(dt), 1, &bytes)) != RMP_SUCCESS ||
          (rc = coll_select_comm(COLL_BCAST, bytes, comm, &algo)) !=
              RMP_SUCCESS))
         return rc;

@@ -304,7 +304,7 @@ typedef enum { NBU_GATHER, NBU_SCATTER, NBU_ALLGATHER, NBU_ALLTOALL } nbu_kind_t
 static int nb_uniform(nbu_kind_t kind, const void *sbuf, void *rbuf, size_t count,
                       rmp_datatype_t dt, int root, rmp_comm_t comm, rmp_request_t *req)
 {
-    size_t es = rmp_datatype_size(dt), blk, *len, *off;
+    size_t es = coll_dt_size(dt), blk, *len, *off;
     int rc = coll_check_comm(comm, "rmp_i*");
     if (rc == RMP_SUCCESS)
         rc = coll_check_dt(dt);
@@ -378,7 +378,7 @@ RMP_EXPORT int rmp_ireduce(const void *sbuf, void *rbuf, size_t count, rmp_datat
     int rc = nb_red_begin(comm, dt, op, req, "rmp_ireduce");
     if (rc == RMP_SUCCESS)
         rc = coll_check_root(root, comm);
-    size_t es = rmp_datatype_size(dt), bytes = 0;
+    size_t es = coll_dt_size(dt), bytes = 0;
     if (rc == RMP_SUCCESS)
         rc = coll_bytes(count, es, (size_t)comm->size, &bytes);
     if (rc != RMP_SUCCESS)
@@ -420,7 +420,7 @@ RMP_EXPORT int rmp_ireduce_scatter_v(const void *sbuf, void *rbuf, const size_t 
     if (!s)
         return RMP_ERR_NOMEM;
     int n = comm->size, rank = comm->rank;
-    size_t es = rmp_datatype_size(dt), mine = counts[rank] * es, total = 0, myoff = 0;
+    size_t es = coll_dt_size(dt), mine = counts[rank] * es, total = 0, myoff = 0;
     for (int i = 0; i < n; i++) {
         if (i == rank)
             myoff = total;
@@ -473,7 +473,7 @@ static int nb_scan(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt
                    rmp_comm_t comm, rmp_request_t *req, int exclusive, const char *call)
 {
     int rc = nb_red_begin(comm, dt, op, req, call);
-    size_t es = rmp_datatype_size(dt), bytes = 0;
+    size_t es = coll_dt_size(dt), bytes = 0;
     if (rc == RMP_SUCCESS)
         rc = coll_bytes(count, es, 1, &bytes);
     if (rc != RMP_SUCCESS)

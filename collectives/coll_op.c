@@ -94,20 +94,11 @@ static const coll_kernel_t coll_kernels[RMP_DATATYPE_COUNT][RMP_OP_COUNT] = {
     [RMP_FLOAT] = COLL_FLOAT_ROW(f32), [RMP_DOUBLE] = COLL_FLOAT_ROW(f64),
 };
 
-static int coll_dt_is_float(rmp_datatype_t dt)
-{
-    return dt == RMP_FLOAT16 || dt == RMP_BFLOAT16 || dt == RMP_FLOAT || dt == RMP_DOUBLE;
-}
-
-int coll_op_check(rmp_datatype_t dt, rmp_op_t op)
-{
-    /* Through unsigned so that negative values of the enums are rejected too. */
-    if ((unsigned)dt >= RMP_DATATYPE_COUNT || (unsigned)op >= RMP_OP_COUNT)
-        return (int)dt >= 0 && (int)op >= 0 ? coll_op_ext_check(dt, op) : RMP_ERR_ARG;
-    if (coll_dt_is_float(dt) && (op == RMP_BAND || op == RMP_BOR || op == RMP_BXOR))
-        return RMP_ERR_ARG;
-    return RMP_SUCCESS;
-}
+/* coll_op_check (coll_op.h) tells the floating types by their place. */
+_Static_assert(RMP_FLOAT16 + 4 == RMP_DATATYPE_COUNT && RMP_BFLOAT16 == RMP_FLOAT16 + 1 &&
+                   RMP_FLOAT == RMP_FLOAT16 + 2 && RMP_DOUBLE == RMP_FLOAT16 + 3 &&
+                   RMP_BOR == RMP_BAND + 1 && RMP_BXOR == RMP_BAND + 2,
+               "the floating types are the last core types; the bitwise ops are adjacent");
 
 /* ---- 16-bit floats: widen a block to float, run the float kernel, narrow it back. ----
  * The block stays in L1; for BFLOAT16 this is as fast as a fused loop (measured), and needs
@@ -264,7 +255,7 @@ void coll_op_reduce3(void *out, const void *a, const void *b, size_t count,
                      rmp_datatype_t dt, rmp_op_t op)
 {
     assert(coll_op_check(dt, op) == RMP_SUCCESS);
-    if (coll_op_check(dt, op) != RMP_SUCCESS || count == 0)
+    if (__builtin_expect(coll_op_check(dt, op) != RMP_SUCCESS, 0) || count == 0)
         return;
     if ((unsigned)dt >= RMP_DATATYPE_COUNT || (unsigned)op >= RMP_OP_COUNT)
         coll_op_ext_reduce3(out, a, b, count, dt, op);

@@ -31,9 +31,34 @@
 
 #include "rmp.h"
 
+/* Extended types, extended ops and user ops (coll_op_ext.c): what coll_op_check and
+ * coll_op_reduce3 hand over for a (dt, op) outside the core table. */
+int coll_op_ext_check(rmp_datatype_t dt, rmp_op_t op);
+void coll_op_ext_reduce3(void *out, const void *a, const void *b, size_t count,
+                         rmp_datatype_t dt, rmp_op_t op);
+/* Element size of an extended or opaque type, 0 when dt is neither. */
+size_t coll_ext_size(rmp_datatype_t dt);
+/* 0 for a non-commutative user op, else 1. */
+int coll_op_commutative(rmp_op_t op);
+
+/* Element sizes of the core types (coll_dtype.c). */
+extern const unsigned char coll_dt_sizes[RMP_DATATYPE_COUNT];
+/* rmp_datatype_size, inline (every collective call asks). */
+static inline size_t coll_dt_size(rmp_datatype_t dt)
+{
+    /* Through unsigned so that a negative value is rejected too. */
+    return (unsigned)dt < RMP_DATATYPE_COUNT ? coll_dt_sizes[dt] : coll_ext_size(dt);
+}
+
 /* RMP_SUCCESS if op can reduce dt; RMP_ERR_ARG for an unknown dt or op (out-of-range enum)
- * or a bitwise op (BAND, BOR, BXOR) on a floating type. */
-int coll_op_check(rmp_datatype_t dt, rmp_op_t op);
+ * or a bitwise op (BAND, BOR, BXOR) on a floating type (the core floating types are the
+ * last four, from RMP_FLOAT16 on: coll_op.c asserts it). */
+static inline int coll_op_check(rmp_datatype_t dt, rmp_op_t op)
+{
+    if ((unsigned)dt >= RMP_DATATYPE_COUNT || (unsigned)op >= RMP_OP_COUNT)
+        return (int)dt >= 0 && (int)op >= 0 ? coll_op_ext_check(dt, op) : RMP_ERR_ARG;
+    return dt < RMP_FLOAT16 || op < RMP_BAND || op > RMP_BXOR ? RMP_SUCCESS : RMP_ERR_ARG;
+}
 
 /* inout[i] = inout[i] OP in[i] for i < count: inout is the left operand. inout and in must
  * not overlap. count may be 0 (pointers are then not accessed). */
@@ -44,16 +69,6 @@ void coll_op_reduce(void *inout, const void *in, size_t count, rmp_datatype_t dt
  * may be the same buffer. Saves the copy a two-operand reduction would need. */
 void coll_op_reduce3(void *out, const void *a, const void *b, size_t count,
                      rmp_datatype_t dt, rmp_op_t op);
-
-/* Extended types, extended ops and user ops (coll_op_ext.c): what coll_op_check and
- * coll_op_reduce3 hand over for a (dt, op) outside the core table. */
-int coll_op_ext_check(rmp_datatype_t dt, rmp_op_t op);
-void coll_op_ext_reduce3(void *out, const void *a, const void *b, size_t count,
-                         rmp_datatype_t dt, rmp_op_t op);
-/* Element size of an extended or opaque type, 0 when dt is neither. */
-size_t coll_ext_size(rmp_datatype_t dt);
-/* 0 for a non-commutative user op, else 1. */
-int coll_op_commutative(rmp_op_t op);
 
 /* ---- Scalar 16-bit float conversions (branch-free, so loops over them vectorise). ----
  * They give exactly the results of the x86 F16C instructions (VCVTPH2PS, VCVTPS2PH with

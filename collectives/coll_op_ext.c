@@ -100,7 +100,7 @@ static int ext_is_pair(rmp_datatype_t dt)
 
 int coll_op_ext_check(rmp_datatype_t dt, rmp_op_t op)
 {
-    size_t es = (unsigned)dt < RMP_DATATYPE_COUNT ? rmp_datatype_size(dt) : coll_ext_size(dt);
+    size_t es = coll_dt_size(dt);
     if (es == 0)
         return RMP_ERR_ARG;
     if (ext_user(op))
@@ -167,7 +167,7 @@ int coll_op_ext_check(rmp_datatype_t dt, rmp_op_t op)
 
 static void ext_lxor_int(void *out, const void *a, const void *b, size_t n, rmp_datatype_t dt)
 {
-    switch (rmp_datatype_size(dt)) {
+    switch (coll_dt_size(dt)) {
     case 1: EXT_LXOR(uint8_t); break;
     case 2: EXT_LXOR(uint16_t); break;
     case 4: EXT_LXOR(uint32_t); break;
@@ -241,7 +241,7 @@ void coll_op_ext_reduce3(void *out, const void *a, const void *b, size_t n, rmp_
 {
     const ext_user_op_t *u = ext_user(op);
     if (u) {
-        size_t es = (unsigned)dt < RMP_DATATYPE_COUNT ? rmp_datatype_size(dt) : coll_ext_size(dt);
+        size_t es = coll_dt_size(dt);
         ext_user_reduce(u, out, a, b, n, dt, es);
         return;
     }
@@ -264,7 +264,7 @@ void coll_op_ext_reduce3(void *out, const void *a, const void *b, size_t n, rmp_
     }
 }
 
-int coll_algo_ordered(coll_kind_t kind, int algo, rmp_op_t op, int root)
+int coll_algo_ordered_user(coll_kind_t kind, int algo, rmp_op_t op, int root)
 {
     if (coll_op_commutative(op))
         return algo;
@@ -283,7 +283,7 @@ int coll_algo_ordered(coll_kind_t kind, int algo, rmp_op_t op, int root)
 
 RMP_EXPORT int rmp_op_check(rmp_datatype_t dt, rmp_op_t op)
 {
-    return rmp_datatype_size(dt) ? coll_op_check(dt, op) : RMP_ERR_ARG;
+    return coll_dt_size(dt) ? coll_op_check(dt, op) : RMP_ERR_ARG;
 }
 
 RMP_EXPORT int rmp_reduce_local(const void *in, void *inout, size_t count, rmp_datatype_t dt,

@@ -109,40 +109,24 @@ int coll_exchange_all(const char *sbuf, size_t sstride, size_t sbytes, char *rbu
     return rc != RMP_SUCCESS ? rc : wrc;
 }
 
-int coll_check_comm(rmp_comm_t comm, const char *call)
-{
-    int rc = rmpi_comm_check(comm);
-    if (rc != RMP_SUCCESS)
-        return rc;
-    rmpi_diag_coll_enter(call);
-    /* Without a member the collective cannot complete anywhere: fail at once,
-     * the same on every survivor, rather than after a partial exchange. */
-    if (RMPI_UNLIKELY(rmpi_comm_lost_member(comm)))
-        return RMP_ERR_PEER_FAILED;
-    return RMP_SUCCESS;
-}
-
 int coll_check_dt(rmp_datatype_t dt)
 {
-    if (RMPI_UNLIKELY(rmp_datatype_size(dt) == 0)) {
+    if (RMPI_UNLIKELY(coll_dt_size(dt) == 0)) {
         rmpi_error("collective: unknown datatype %d", (int)dt);
         return RMP_ERR_ARG;
     }
     return RMP_SUCCESS;
 }
 
-int coll_check_dt_op(rmp_datatype_t dt, rmp_op_t op)
+int coll_check_dt_op_fail(rmp_datatype_t dt, rmp_op_t op)
 {
     int rc = coll_check_dt(dt);
     if (rc != RMP_SUCCESS)
         return rc;
-    if (RMPI_UNLIKELY(coll_op_check(dt, op) != RMP_SUCCESS)) {
-        rmpi_error("collective: op %d cannot reduce datatype %d (unknown op, or a bitwise op "
-                   "on a floating type)",
-                   (int)op, (int)dt);
-        return RMP_ERR_ARG;
-    }
-    return RMP_SUCCESS;
+    rmpi_error("collective: op %d cannot reduce datatype %d (unknown op, or a bitwise op "
+               "on a floating type)",
+               (int)op, (int)dt);
+    return RMP_ERR_ARG;
 }
 
 int coll_check_root(int root, rmp_comm_t comm)
@@ -155,27 +139,15 @@ int coll_check_root(int root, rmp_comm_t comm)
     return RMP_SUCCESS;
 }
 
-int coll_check_buf(const void *buf, int in_place_ok, const char *what)
+void coll_check_buf_fail(const void *buf, const char *what)
 {
-    if (RMPI_UNLIKELY(buf == NULL)) {
+    if (buf == NULL)
         rmpi_error("collective: %s is NULL with a non-zero count", what);
-        return RMP_ERR_ARG;
-    }
-    if (RMPI_UNLIKELY(buf == RMP_IN_PLACE && !in_place_ok)) {
+    else
         rmpi_error("collective: RMP_IN_PLACE is not valid as %s here", what);
-        return RMP_ERR_ARG;
-    }
-    return RMP_SUCCESS;
 }
 
-int coll_bytes(size_t count, size_t es, size_t mult, size_t *bytes)
+void coll_bytes_overflow(size_t count)
 {
-    size_t b;
-    if (RMPI_UNLIKELY(__builtin_mul_overflow(count, es, &b) ||
-                      __builtin_mul_overflow(b, mult, &b) || b > (SIZE_MAX >> 1))) {
-        rmpi_error("collective: count %zu overflows the address space", count);
-        return RMP_ERR_ARG;
-    }
-    *bytes = b;
-    return RMP_SUCCESS;
+    rmpi_error("collective: count %zu overflows the address space", count);
 }

@@ -13,7 +13,7 @@ static int reduce_binomial(const char *src, char *rbuf, size_t count, rmp_dataty
                            rmp_op_t op, int root, rmp_comm_t comm, int tag)
 {
     int n = comm->size, vr = (comm->rank - root + n) % n;
-    size_t bytes = count * rmp_datatype_size(dt);
+    size_t bytes = count * coll_dt_size(dt);
     int leaf = (vr & 1) || vr + 1 >= n;
     _Alignas(64) char stack[COLL_STACK_BYTES];
     /* tmp receives a child's partial result; acc accumulates (rbuf at the root). */
@@ -46,7 +46,7 @@ static int reduce_rs_gather(const char *src, char *rbuf, size_t count, rmp_datat
                             rmp_op_t op, int root, rmp_comm_t comm, int tag)
 {
     int n = comm->size, rank = comm->rank;
-    coll_blocks_t b = coll_blocks_even(count, n, rmp_datatype_size(dt));
+    coll_blocks_t b = coll_blocks_even(count, n, coll_dt_size(dt));
     size_t maxblk = coll_blk_max(&b);
     char *tmp = malloc(3 * maxblk + 1);
     rmp_request_t *reqs = rank == root ? malloc((size_t)n * sizeof(*reqs)) : NULL;
@@ -80,7 +80,7 @@ static int reduce_linear(const char *src, char *rbuf, size_t count, rmp_datatype
                          rmp_op_t op, int root, rmp_comm_t comm, int tag)
 {
     int n = comm->size, rank = comm->rank;
-    size_t bytes = count * rmp_datatype_size(dt);
+    size_t bytes = count * coll_dt_size(dt);
     if (rank != root)
         return coll_send(src, bytes, root, tag, comm);
     _Alignas(64) char stack[COLL_STACK_BYTES];
@@ -114,7 +114,7 @@ RMP_EXPORT int rmp_reduce(const void *sbuf, void *rbuf, size_t count, rmp_dataty
     size_t bytes;
     if ((rc = coll_check_buf(sbuf, is_root, "sbuf")) != RMP_SUCCESS ||
         (is_root && (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS) ||
-        (rc = coll_bytes(count, rmp_datatype_size(dt), 1, &bytes)) != RMP_SUCCESS ||
+        (rc = coll_bytes(count, coll_dt_size(dt), 1, &bytes)) != RMP_SUCCESS ||
         (rc = coll_select_comm(COLL_REDUCE, bytes, comm, &algo)) != RMP_SUCCESS)
         return rc;
     const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;

@@ -80,7 +80,7 @@ static int rs_halving(const char *src, char *rbuf, size_t count, rmp_datatype_t 
                       rmp_op_t op, rmp_comm_t comm, int tag)
 {
     int n = comm->size, rank = comm->rank, pof2 = coll_pof2(n), rem = n - pof2;
-    size_t es = rmp_datatype_size(dt), blk = count * es, total = blk * (size_t)n;
+    size_t es = coll_dt_size(dt), blk = count * es, total = blk * (size_t)n;
     int in_place = src == rbuf;
     /* acc: the working copy of the whole vector (rbuf itself when in place); tmp: what
      * the peers send, up to a whole vector when folding. */
@@ -117,7 +117,7 @@ out:
 static int rs_ring(const char *src, char *rbuf, size_t count, rmp_datatype_t dt,
                    rmp_op_t op, rmp_comm_t comm, int tag)
 {
-    size_t es = rmp_datatype_size(dt);
+    size_t es = coll_dt_size(dt);
     coll_blocks_t b = coll_blocks_even(count * (size_t)comm->size, comm->size, es);
     _Alignas(64) char stack[COLL_STACK_BYTES];
     char *tmp = coll_scratch(stack, sizeof(stack), 2 * count * es);
@@ -132,7 +132,7 @@ static int rs_direct(const char *src, char *rbuf, size_t count, rmp_datatype_t d
                      rmp_op_t op, rmp_comm_t comm, int tag)
 {
     int n = comm->size, rank = comm->rank;
-    size_t blk = count * rmp_datatype_size(dt);
+    size_t blk = count * coll_dt_size(dt);
     _Alignas(64) char stack[COLL_STACK_BYTES];
     char *all = coll_scratch(stack, sizeof(stack), (size_t)n * blk);
     if (!all)
@@ -158,7 +158,7 @@ RMP_EXPORT int rmp_reduce_scatter(const void *sbuf, void *rbuf, size_t count,
         rc = coll_check_dt_op(dt, op);
     if (rc != RMP_SUCCESS || count == 0)
         return rc;
-    size_t es = rmp_datatype_size(dt), total;
+    size_t es = coll_dt_size(dt), total;
     int algo;
     if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||

@@ -14,7 +14,7 @@ static int scan_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t d
         rc = coll_check_dt_op(dt, op);
     if (rc != RMP_SUCCESS || count == 0)
         return rc;
-    size_t es = rmp_datatype_size(dt), bytes;
+    size_t es = coll_dt_size(dt), bytes;
     if ((rc = coll_check_buf(sbuf, 1, "sbuf")) != RMP_SUCCESS ||
         (rc = coll_check_buf(rbuf, 0, "rbuf")) != RMP_SUCCESS ||
         (rc = coll_bytes(count, es, 1, &bytes)) != RMP_SUCCESS)

@@ -33,6 +33,12 @@
 /* Chunk (slot) size: a pipeline step. 64 KiB keeps both sets of 2 ranks in L2 (at 1-4 MiB,
  * 2 ranks: about 2x the bandwidth of 256 KiB chunks, measured on the 2-core EPYC). */
 #define SHM_CHUNK (64u << 10)
+/* With more ranks than cores each wait of a chunk costs a round of context switches, so
+ * fewer, larger chunks win: osu_allreduce at 4 ranks on 2 cores, 1 MiB, median of 5
+ * interleaved runs: 587 us with 64 KiB chunks, 237 with 256 KiB, 199 with 512 KiB, 250
+ * with 1 MiB (bcast 1 MiB 313 -> 158, alltoall 256 KiB 292 -> 150 us). Rank 0 decides
+ * (shm_attach): the ranks must agree on the layout. */
+#define SHM_CHUNK_OVERSUB (512u << 10)
 /* Up to this many bytes, one round where every rank reduces the whole vector: one wait
  * instead of two. On 2 ranks the chunked round wins above 4 KiB (8 KiB: 0.62 vs 0.74 us);
  * on more ranks (and oversubscribed) each wait costs more: 16 KiB. */
@@ -65,8 +71,15 @@ struct coll_shm {
 
 static size_t shm_chunk_bytes(int n)
 {
-    /* Above 32 ranks keep the segment near 4 MiB. */
-    size_t c = n <= 32 ? SHM_CHUNK : (4u << 20) / (2 * (size_t)(n + 1));
+    size_t c = SHM_CHUNK;
+    if (coll_params.shm_chunk)
+        c = coll_params.shm_chunk < (256u << 20) ? coll_params.shm_chunk : (256u << 20);
+    else if (n > 32) /* keep the segment near 4 MiB */
+        c = (4u << 20) / (2 * (size_t)(n + 1));
+    else if (rmpi_g.oversubscribed) /* and near 6 MiB */
+        c = (6u << 20) / (2 * (size_t)(n + 1)) < SHM_CHUNK_OVERSUB
+                ? (6u << 20) / (2 * (size_t)(n + 1))
+                : SHM_CHUNK_OVERSUB;
     c &= ~(size_t)4095;
     return c < 16384 ? 16384 : c;
 }
@@ -105,23 +118,38 @@ void coll_shm_free(coll_shm_t *s)
     free(s);
 }
 
+static size_t shm_len(int n, size_t chunk)
+{
+    return (((size_t)n * sizeof(shm_ctl_t) + 4095) & ~(size_t)4095) +
+           2 * (size_t)(n + 1) * chunk;
+}
+
+/* Rank 0 makes the segment and sends its name and chunk size; the others map it. */
 static int shm_attach(rmp_comm_t comm, coll_shm_t *s)
 {
-    char name[sizeof(s->mem.name)] = "";
+    struct {
+        uint64_t chunk;
+        char name[sizeof(s->mem.name)];
+    } hello = {0, ""};
     int rc = RMP_SUCCESS;
     if (comm->rank == 0) {
+        s->chunk = shm_chunk_bytes(s->n);
+        s->len = shm_len(s->n, s->chunk);
         rc = rmpi_shmem_create(s->len, "rmp-coll", &s->mem);
         if (rc == RMP_SUCCESS) {
             s->base = s->mem.addr;
-            memcpy(name, s->mem.name, sizeof(name));
+            hello.chunk = s->chunk;
+            memcpy(hello.name, s->mem.name, sizeof(hello.name));
         }
     }
-    int brc = coll_bcast_run(name, sizeof(name), 0, comm, COLL_BCAST_LINEAR);
+    int brc = coll_bcast_run(&hello, sizeof(hello), 0, comm, COLL_BCAST_LINEAR);
     if (brc != RMP_SUCCESS)
         return brc;
     if (comm->rank != 0) {
         void *p = NULL;
-        rc = name[0] ? rmpi_shmem_attach(name, s->len, &p) : RMP_ERR_NOMEM;
+        s->chunk = (size_t)hello.chunk;
+        s->len = shm_len(s->n, s->chunk);
+        rc = hello.name[0] ? rmpi_shmem_attach(hello.name, s->len, &p) : RMP_ERR_NOMEM;
         if (rc == RMP_SUCCESS)
             s->base = p;
     }
@@ -132,23 +160,20 @@ static int shm_attach(rmp_comm_t comm, coll_shm_t *s)
     return arc != RMP_SUCCESS ? arc : all;
 }
 
-int coll_shm_ready(rmp_comm_t comm)
+int coll_shm_setup(rmp_comm_t comm)
 {
     coll_comm_t *cc = coll_comm_get(comm);
     if (!cc || cc->nodes != 1 || comm->size < 2)
         return 0;
     if (cc->shm_state != 0)
-        /* After a timeout (RMP_TIMEOUT) the ranks no longer agree on the chunk numbers:
-         * later calls take the point-to-point algorithms, which report their own. */
-        return cc->shm_state > 0 && cc->shm->broken != RMP_ERR_TIMEOUT;
+        /* After a timeout (RMP_TIMEOUT, state 2) the ranks no longer agree on the chunk
+         * numbers: later calls take the point-to-point algorithms, which report their own. */
+        return cc->shm_state == 1;
     coll_shm_t *s = calloc(1, sizeof(*s));
     int rc = RMP_ERR_NOMEM;
     if (s) {
         s->mem.fd = -1;
         s->n = comm->size;
-        s->chunk = shm_chunk_bytes(s->n);
-        s->len = (((size_t)s->n * sizeof(shm_ctl_t) + 4095) & ~(size_t)4095) +
-                 2 * (size_t)(s->n + 1) * s->chunk;
         rc = shm_attach(comm, s);
     }
     if (rc != RMP_SUCCESS) {
@@ -200,6 +225,8 @@ static int shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t c
             rc = RMP_ERR_PEER_FAILED;
         if (rc != RMP_SUCCESS) {
             s->broken = rc;
+            if (rc == RMP_ERR_TIMEOUT)
+                ((coll_comm_t *)comm->coll_priv)->shm_state = 2;
             break;
         }
     }
@@ -207,8 +234,20 @@ static int shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t c
     return rc;
 }
 
+/* Every rank's counter there is already >= want: the wait ends before it starts (the
+ * common case of shm_claim), with no bookkeeping. */
+static inline int shm_all_reached(coll_shm_t *s, size_t field, uint64_t want)
+{
+    for (int r = 0; r < s->n; r++)
+        if (__atomic_load_n((uint64_t *)((char *)shm_ctl(s, r) + field), __ATOMIC_ACQUIRE) < want)
+            return 0;
+    return 1;
+}
+
 static int shm_wait(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm)
 {
+    if (shm_all_reached(s, field, want))
+        return RMP_SUCCESS;
     return shm_wait_for(s, field, want, comm, -1);
 }
 
@@ -254,7 +293,7 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
         return s->broken;
     (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
     int n = s->n, me = comm->rank, rc = RMP_SUCCESS;
-    size_t es = rmp_datatype_size(dt), bytes = count * es;
+    size_t es = coll_dt_size(dt), bytes = count * es;
     const size_t in_f = offsetof(shm_ctl_t, in_seq), red_f = offsetof(shm_ctl_t, red_seq);
     if (bytes <= SHM_SMALL(n)) {
         /* In place, rbuf is my input: take my operand from the slot, not from rbuf. */
@@ -440,7 +479,7 @@ int coll_shm_reduce_scatter(const void *src, void *rbuf, size_t count, rmp_datat
         return s->broken;
     (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
     int n = s->n, me = comm->rank, rc = RMP_SUCCESS;
-    size_t es = rmp_datatype_size(dt), bb = count * es;
+    size_t es = coll_dt_size(dt), bb = count * es;
     size_t piece = s->chunk / (size_t)n / es * es;
     const char *in = src;
     char *out = rbuf;

@@ -42,15 +42,10 @@ static const struct {
 
 /* RMP_<KIND>_ALGO: one parameter per kind, its help written from the names above at
  * load time, so the names exist once. */
-#define COLL_ALGO_LEN 32
-typedef struct coll_params {
-    char algo[COLL_NKINDS][COLL_ALGO_LEN];
-    bool check; /* RMP_COLL_CHECK */
-} coll_params_t;
-
-static coll_params_t coll_params;
+coll_params_t coll_params;
 static char coll_param_help[COLL_NKINDS][192];
-static rmpi_param_t coll_param_table[COLL_NKINDS + 2]; /* RMP_COLL_CHECK, then the end */
+/* RMP_COLL_CHECK, RMP_COLL_SHM_CHUNK, then the end */
+static rmpi_param_t coll_param_table[COLL_NKINDS + 3];
 
 __attribute__((constructor)) static void coll_params_register(void)
 {
@@ -72,12 +67,12 @@ __attribute__((constructor)) static void coll_params_register(void)
         "RMP_COLL_CHECK", RMPI_PT_BOOL, "0", NULL, offsetof(coll_params_t, check), 0,
         "check that every rank called the same collective with the same root, count, "
         "datatype and op (costs one exchange per blocking collective)"};
+    coll_param_table[COLL_NKINDS + 1] = (rmpi_param_t){
+        "RMP_COLL_SHM_CHUNK", RMPI_PT_SIZE, "0", NULL, offsetof(coll_params_t, shm_chunk), 0,
+        "slot (pipeline chunk) of the shared-memory collectives, rounded down to 4 KiB, "
+        "at least 16 KiB; comm rank 0's value applies (0: automatic, 64 KiB, 512 KiB "
+        "with more ranks than cores)"};
     (void)rmpi_config_register("collectives", coll_param_table, &coll_params);
-}
-
-bool coll_tune_check(void)
-{
-    return coll_params.check;
 }
 
 static const char *coll_env_value(coll_kind_t kind)
@@ -141,8 +136,7 @@ static coll_row_t coll_rows[COLL_TABLE_MAX];
 static size_t coll_first[COLL_NKINDS], coll_count[COLL_NKINDS];
 static size_t coll_nrows;
 static int coll_installed;
-/* Bumped by every install: memoised selections (coll_select_comm) made before are stale. */
-static unsigned coll_tune_gen = 1;
+unsigned coll_tune_gen = 1;
 
 int coll_tune_install(const coll_row_t *rows, size_t n, char *err, size_t errlen)
 {
@@ -251,16 +245,12 @@ int coll_select_flat(coll_kind_t kind, size_t bytes, int n)
     return coll_pick(kind, bytes, &lay, 1);
 }
 
-int coll_select_comm(coll_kind_t kind, size_t bytes, rmp_comm_t comm, int *algo)
+int coll_select_comm_slow(coll_kind_t kind, size_t bytes, rmp_comm_t comm, int *algo)
 {
     coll_comm_t *cc = coll_comm_get(comm);
     coll_memo_t *m = cc ? &cc->memo[kind] : NULL;
-    if (RMPI_LIKELY(m && m->gen == coll_tune_gen && m->bytes == bytes && coll_installed)) {
-        *algo = m->algo;
-        return RMP_SUCCESS;
-    }
     int rc = coll_select(kind, bytes, comm->size, cc ? cc->nodes : comm->size, algo);
-    if (rc == RMP_SUCCESS && m)
+    if (rc == RMP_SUCCESS && m && coll_installed)
         *m = (coll_memo_t){bytes, *algo, coll_tune_gen};
     return rc;
 }

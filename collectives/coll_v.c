@@ -235,7 +235,7 @@ RMP_EXPORT int rmp_reduce_scatter_v(const void *sbuf, void *rbuf, const size_t *
     if (rc != RMP_SUCCESS)
         return rc;
     int n = comm->size, rank = comm->rank, uniform = 1;
-    size_t es = rmp_datatype_size(dt), total = 0, mine = counts[rank] * es;
+    size_t es = coll_dt_size(dt), total = 0, mine = counts[rank] * es;
     for (int i = 0; i < n; i++) {
         uniform &= counts[i] == counts[0];
         total += counts[i];

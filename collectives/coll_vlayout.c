@@ -93,10 +93,9 @@ static int vl_sendrecv(const rmp_layout_t *s, size_t sbytes, int to, const rmp_l
 }
 
 /* The own block: the first min(sbytes, rbytes) bytes of s's stream into r's. */
-static int vl_copy(const rmp_layout_t *s, size_t sbytes, const rmp_layout_t *r, size_t rbytes)
+static void vl_copy(const rmp_layout_t *s, size_t sbytes, const rmp_layout_t *r, size_t rbytes)
 {
     coll_layout_copy(r, s, sbytes < rbytes ? sbytes : rbytes);
-    return RMP_SUCCESS;
 }
 
 /* The root's side: every other rank's block, VL_WINDOW transfers at a time. */
@@ -147,10 +146,13 @@ static int vl_rooted(int is_gather, const rmp_layout_t *one, size_t one_bytes,
         (one && one_bytes && (rc = vl_check(one, call)) != RMP_SUCCESS))
         return rc;
     int tag = coll_next_tag(comm);
-    if (one && bytes[root]) /* NULL: in place */
-        rc = is_gather ? vl_copy(one, one_bytes, &lays[root], bytes[root])
-                       : vl_copy(&lays[root], bytes[root], one, one_bytes);
-    return rc != RMP_SUCCESS ? rc : vl_root(lays, bytes, is_gather, comm, tag);
+    if (one && bytes[root]) { /* NULL: in place */
+        if (is_gather)
+            vl_copy(one, one_bytes, &lays[root], bytes[root]);
+        else
+            vl_copy(&lays[root], bytes[root], one, one_bytes);
+    }
+    return vl_root(lays, bytes, is_gather, comm, tag);
 }
 
 RMP_EXPORT int rmp_gatherv_layout(const rmp_layout_t *slay, size_t sbytes,
@@ -180,9 +182,8 @@ RMP_EXPORT int rmp_alltoallv_layout(const rmp_layout_t *slays, const size_t *sby
     if (rc != RMP_SUCCESS)
         return rc;
     int n = comm->size, rank = comm->rank;
-    if (rbytes[rank] && (rc = vl_copy(&slays[rank], sbytes[rank], &rlays[rank], rbytes[rank])) !=
-                            RMP_SUCCESS)
-        return rc;
+    if (rbytes[rank])
+        vl_copy(&slays[rank], sbytes[rank], &rlays[rank], rbytes[rank]);
     int tag = coll_next_tag(comm);
     /* Pairwise, as rmp_alltoallv: step k sends to rank + k, receives from rank - k. */
     for (int k = 1; k < n && rc == RMP_SUCCESS; k++) {
@@ -202,13 +203,15 @@ static int vl_allgather_small(const rmp_layout_t *slay, size_t sbytes, const rmp
     if (!tmp)
         return RMP_ERR_NOMEM;
     rmp_layout_t mine = {NULL, NULL, tmp + (size_t)rank * blk};
-    int rc = slay ? vl_copy(slay, sbytes, &mine, blk) : vl_copy(&rlays[rank], blk, &mine, blk);
-    if (rc == RMP_SUCCESS)
-        rc = rmp_allgather(RMP_IN_PLACE, tmp, blk, RMP_UINT8, comm);
+    if (slay)
+        vl_copy(slay, sbytes, &mine, blk);
+    else
+        vl_copy(&rlays[rank], blk, &mine, blk);
+    int rc = rmp_allgather(RMP_IN_PLACE, tmp, blk, RMP_UINT8, comm);
     for (int i = 0; i < n && rc == RMP_SUCCESS; i++) {
         rmp_layout_t from = {NULL, NULL, tmp + (size_t)i * blk};
         if (i != rank || slay)
-            rc = vl_copy(&from, blk, &rlays[i], blk);
+            vl_copy(&from, blk, &rlays[i], blk);
     }
     free(tmp);
     return rc;
@@ -237,9 +240,8 @@ RMP_EXPORT int rmp_allgatherv_layout(const rmp_layout_t *slay, size_t sbytes,
             RMP_SUCCESS)
             return rc;
     }
-    if (slay && rbytes[rank] && (rc = vl_copy(slay, sbytes, &rlays[rank], rbytes[rank])) !=
-                                    RMP_SUCCESS)
-        return rc;
+    if (slay && rbytes[rank])
+        vl_copy(slay, sbytes, &rlays[rank], rbytes[rank]);
     int tag = coll_next_tag(comm), right = (rank + 1) % n, left = (rank - 1 + n) % n;
     /* The ring of rmp_allgatherv: step k passes on the block of rank - k and takes the
      * block of rank - k - 1 (sent from the layout it was received into). */

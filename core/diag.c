@@ -11,37 +11,18 @@
 #include "diag.h"
 #include "request.h"
 
-/* Written by the blocking loops, read by the signal handler. Per thread: under
- * MULTIPLE each thread blocks on its own call, and the report names the one of
- * the thread the signal lands on (the main thread, in a single-threaded program). */
-#define DIAG_TLS __thread __attribute__((tls_model("initial-exec")))
-static DIAG_TLS volatile rmpi_diag_t diag_other = {NULL, -1, 0, -1, 0};
-static DIAG_TLS const char *volatile diag_coll_call;
-
-rmpi_diag_t rmpi_diag_save(void)
-{
-    return diag_other;
-}
-
-void rmpi_diag_restore(rmpi_diag_t saved)
-{
-    diag_other = saved;
-}
+RMPI_DIAG_TLS volatile rmpi_diag_t rmpi_diag_other = {NULL, -1, 0, -1, 0};
+RMPI_DIAG_TLS const char *volatile rmpi_diag_coll_call;
 
 void rmpi_diag_wait(const char *call, int peer, int tag, long cid)
 {
-    diag_other = (rmpi_diag_t){call, peer, tag, cid, 0};
+    rmpi_diag_other = (rmpi_diag_t){call, peer, tag, cid, 0};
 }
 
 void rmpi_diag_wait_coll(rmp_comm_t comm, int peer)
 {
-    diag_other = (rmpi_diag_t){diag_coll_call, peer, rmpi_coll_current_tag(comm),
+    rmpi_diag_other = (rmpi_diag_t){rmpi_diag_coll_call, peer, rmpi_coll_current_tag(comm),
                                (long)comm->cid, 1};
-}
-
-void rmpi_diag_coll_enter(const char *call)
-{
-    diag_coll_call = call;
 }
 
 static size_t diag_put(char *b, size_t o, size_t cap, const char *s)
@@ -76,7 +57,7 @@ static void diag_on_usr1(int sig)
     o = diag_int(b, o, cap, rmpi_g.rank);
     o = diag_put(b, o, cap, "] blocked: ");
     rmp_request_t r = rmpi_blocked_req;
-    rmpi_diag_t other = diag_other;
+    rmpi_diag_t other = rmpi_diag_other;
     if (!r && other.call && other.coll) {
         o = diag_put(b, o, cap, "in ");
         o = diag_put(b, o, cap, other.call);
@@ -106,7 +87,7 @@ static void diag_on_usr1(int sig)
         o = diag_put(b, o, cap, "not in a blocking rmp call");
     } else {
         if (r->kind == RMPI_REQ_RECV && rmpi_cid_is_coll(r->mq.cid)) {
-            const char *call = diag_coll_call;
+            const char *call = rmpi_diag_coll_call;
             o = diag_put(b, o, cap, "in ");
             o = diag_put(b, o, cap, call ? call : "a collective");
             o = diag_put(b, o, cap, " (collective #");

@@ -32,10 +32,8 @@ static int failure_comm_has(rmp_comm_t comm, int world)
     return 0;
 }
 
-int rmpi_comm_lost_member(rmp_comm_t comm)
+int rmpi_comm_scan_lost(rmp_comm_t comm)
 {
-    if (RMPI_LIKELY(__atomic_load_n(&rmpi_ctx.nfailed, __ATOMIC_RELAXED) == 0))
-        return 0;
     for (; comm; comm = comm->fail_scope)
         for (int i = 0; i < comm->size; i++)
             if (rmpi_peer_lost(rmpi_comm_world_rank(comm, i)))

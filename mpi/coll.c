@@ -6,24 +6,17 @@
 
 /* ---- Shared helpers ---- */
 
-int mpii_coll_comm(MPI_Comm comm, const char *fn, mpii_comm_t **c)
+int mpii_coll_comm_bad(const char *fn)
 {
-    mpii_check_init(fn);
-    if (MPII_UNLIKELY(!(*c = mpii_comm(comm))))
-        return mpii_err_comm(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    return MPI_SUCCESS;
+    mpii_check_init(fn); /* before MPI_Init or after MPI_Finalize: does not return */
+    return mpii_err_comm(NULL, MPI_ERR_COMM, fn, "invalid communicator");
 }
 
-int mpii_coll_type(mpii_comm_t *c, MPI_Datatype dt, MPI_Count count, const char *fn,
-                   mpii_dtype_t **d)
+int mpii_coll_type_bad(mpii_comm_t *c, const mpii_dtype_t *d, MPI_Count count, const char *fn)
 {
-    *d = mpii_dtype(dt);
-    if (MPII_UNLIKELY(!mpii_dtype_ok(*d)))
-        return mpii_err_comm(c, MPI_ERR_TYPE, fn, "%s datatype",
-                             *d ? "uncommitted" : "invalid");
-    if (MPII_UNLIKELY(count < 0))
-        return mpii_err_comm(c, MPI_ERR_COUNT, fn, "negative count %lld", (long long)count);
-    return MPI_SUCCESS;
+    if (!mpii_dtype_ok(d))
+        return mpii_err_comm(c, MPI_ERR_TYPE, fn, "%s datatype", d ? "uncommitted" : "invalid");
+    return mpii_err_comm(c, MPI_ERR_COUNT, fn, "negative count %lld", (long long)count);
 }
 
 int mpii_coll_root(mpii_comm_t *c, int root, const char *fn)

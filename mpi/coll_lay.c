@@ -41,3 +41,63 @@ void mpii_blocks_free(mpii_blocks_t *b)
     free(b->lay);
     b->lay = NULL;
 }
+
+mpii_lay_req_t *mpii_lay_req_new(mpii_dtype_t **t, int nt, int take)
+{
+    mpii_lay_req_t *x = calloc(1, sizeof(*x));
+    if (!x) {
+        if (take)
+            free(t);
+        return NULL;
+    }
+    if (!take) {
+        for (int i = 0; i < nt; i++)
+            x->t_two[i] = t[i];
+        t = x->t_two;
+    }
+    x->t = t;
+    x->nt = nt;
+    for (int i = 0; i < nt; i++)
+        if (t[i])
+            mpii_dtype_retain(t[i]);
+    return x;
+}
+
+void mpii_lay_req_free(mpii_lay_req_t *x)
+{
+    if (!x)
+        return;
+    mpii_blocks_free(&x->s);
+    mpii_blocks_free(&x->r);
+    for (int i = 0; i < x->nt; i++)
+        if (x->t[i])
+            mpii_dtype_release(x->t[i]);
+    if (x->t != x->t_two)
+        free(x->t);
+    free(x);
+}
+
+static void lay_req_release(mpii_req_t *q)
+{
+    mpii_lay_req_free(q->ctx);
+    q->ctx = NULL;
+}
+
+int mpii_lay_req_wrap(mpii_comm_t *c, int rc, rmp_request_t rr, mpii_lay_req_t *x,
+                      MPI_Request *req, const char *fn)
+{
+    if (rc != RMP_SUCCESS) {
+        mpii_lay_req_free(x);
+        return mpii_coll_err(c, rc, fn);
+    }
+    mpii_req_t *q = mpii_req_new_rmp(c, rr, NULL);
+    if (!q) {
+        rmp_wait(&rr, NULL);
+        mpii_lay_req_free(x);
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    q->ctx = x;
+    q->release = x ? lay_req_release : NULL;
+    *req = (MPI_Request)q;
+    return MPI_SUCCESS;
+}

@@ -175,31 +175,6 @@ static int vw_contig(const vw_args_t *a, mpii_dtype_t *const *t, int n)
     return 1;
 }
 
-/* The layouts of an exchange: kept by a nonblocking request until it is freed, with a
- * reference on each of the 2n types. */
-typedef struct vw_lay {
-    mpii_blocks_t s, r;
-    mpii_dtype_t **t;
-    int n;
-} vw_lay_t;
-
-static void vw_lay_free(vw_lay_t *x)
-{
-    mpii_blocks_free(&x->s);
-    mpii_blocks_free(&x->r);
-    for (int i = 0; x->t && i < 2 * x->n; i++)
-        mpii_dtype_release(x->t[i]);
-    free(x->t);
-    free(x);
-}
-
-static void vw_lay_release(mpii_req_t *q)
-{
-    if (q->ctx)
-        vw_lay_free(q->ctx);
-    q->ctx = NULL;
-}
-
 /* Not in place, a non-contiguous side: every block as a layout (no packed copy of the
  * whole message). Takes t. */
 static int vw_layouts(mpii_comm_t *c, const void *sbuf, const vw_args_t *sa, void *rbuf,
@@ -207,41 +182,25 @@ static int vw_layouts(mpii_comm_t *c, const void *sbuf, const vw_args_t *sa, voi
                       const char *fn)
 {
     int n = c->size, rc;
-    vw_lay_t *x = calloc(1, sizeof(*x));
-    if (!x) {
-        free(t);
+    mpii_lay_req_t *x = mpii_lay_req_new(t, 2 * n, 1);
+    if (!x)
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    for (int i = 0; i < 2 * n; i++)
-        mpii_dtype_retain(t[i]);
-    *x = (vw_lay_t){{NULL, NULL, NULL}, {NULL, NULL, NULL}, t, n};
     mpii_blocks_args_t a = {sa->cnt, sa->icnt, sa->dsp, sa->idsp, t, NULL, w};
     mpii_blocks_args_t b = {ra->cnt, ra->icnt, ra->dsp, ra->idsp, t + n, NULL, w};
     if ((rc = mpii_blocks_init(&x->s, n, sbuf, &a)) != MPI_SUCCESS ||
         (rc = mpii_blocks_init(&x->r, n, rbuf, &b)) != MPI_SUCCESS) {
-        vw_lay_free(x);
+        mpii_lay_req_free(x);
         return mpii_err_comm(c, rc, fn, "%s",
                              rc == MPI_ERR_COUNT ? "negative count" : "out of memory");
     }
     if (!req) {
         rc = rmp_alltoallv_layout(x->s.lay, x->s.bytes, x->r.lay, x->r.bytes, c->rc);
-        vw_lay_free(x);
+        mpii_lay_req_free(x);
         return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
     }
     rmp_request_t rr = RMP_REQUEST_NULL;
     rc = rmp_ialltoallv_layout(x->s.lay, x->s.bytes, x->r.lay, x->r.bytes, c->rc, &rr);
-    mpii_req_t *q = rc == RMP_SUCCESS ? mpii_req_new_rmp(c, rr, NULL) : NULL;
-    if (!q) {
-        if (rc == RMP_SUCCESS)
-            rmp_wait(&rr, NULL);
-        vw_lay_free(x);
-        return rc != RMP_SUCCESS ? mpii_coll_err(c, rc, fn)
-                                 : mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    q->ctx = x;
-    q->release = vw_lay_release;
-    *req = (MPI_Request)q;
-    return MPI_SUCCESS;
+    return mpii_lay_req_wrap(c, rc, rr, x, req, fn);
 }
 
 static int alltoallvw_run(const void *sbuf, vw_args_t sa, void *rbuf, vw_args_t ra,

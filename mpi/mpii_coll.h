@@ -107,6 +107,25 @@ typedef struct mpii_blocks {
 /* MPI_SUCCESS, MPI_ERR_COUNT (a negative count) or MPI_ERR_NO_MEM (not reported). */
 int mpii_blocks_init(mpii_blocks_t *b, int n, const void *buf, const mpii_blocks_args_t *a);
 void mpii_blocks_free(mpii_blocks_t *b);
+
+/* The layouts of a nonblocking collective in flight: kept by its request until the
+ * request is freed, with a reference on each of the types they point into. */
+typedef struct mpii_lay_req {
+    mpii_blocks_t s, r;     /* n-block sides (lay NULL: unused) */
+    rmp_layout_t one;       /* a one-block side */
+    mpii_typed_t one_t;
+    mpii_dtype_t **t;       /* nt types, retained (NULL entries: none) */
+    int nt;
+    mpii_dtype_t *t_two[2]; /* t's storage for up to 2 types */
+} mpii_lay_req_t;
+/* NULL without memory. Retains the nt types of t. take: x takes the array t (malloc'd;
+ * freed with x, or here when this fails); else t is copied (nt <= 2). */
+mpii_lay_req_t *mpii_lay_req_new(mpii_dtype_t **t, int nt, int take);
+void mpii_lay_req_free(mpii_lay_req_t *x);
+/* The MPI request for rr, holding x (NULL: nothing to keep), or rc reported; takes x
+ * either way. */
+int mpii_lay_req_wrap(mpii_comm_t *c, int rc, rmp_request_t rr, mpii_lay_req_t *x,
+                      MPI_Request *req, const char *fn);
 /* count elements of d at buf as one layout (t holds its context). */
 void mpii_blocks_one(rmp_layout_t *lay, mpii_typed_t *t, const mpii_dtype_t *d,
                      const void *buf, MPI_Count count);
@@ -117,9 +136,23 @@ int mpii_ialltoallv_in_place(void *rbuf, const MPI_Count *cnt, const int *icnt,
                              MPI_Comm comm, MPI_Request *req, const char *fn);
 
 /* Argument checks shared by the collectives: MPI_SUCCESS or the reported error class. */
-int mpii_coll_comm(MPI_Comm comm, const char *fn, mpii_comm_t **c);
-int mpii_coll_type(mpii_comm_t *c, MPI_Datatype dt, MPI_Count count, const char *fn,
-                   mpii_dtype_t **d);
+/* (Inline: every collective call runs them; the failures report out of line.) */
+int mpii_coll_comm_bad(const char *fn);
+static inline int mpii_coll_comm(MPI_Comm comm, const char *fn, mpii_comm_t **c)
+{
+    if (MPII_LIKELY(mpii_state == 1 && (*c = mpii_comm(comm)) != NULL))
+        return MPI_SUCCESS;
+    return mpii_coll_comm_bad(fn);
+}
+int mpii_coll_type_bad(mpii_comm_t *c, const mpii_dtype_t *d, MPI_Count count, const char *fn);
+static inline int mpii_coll_type(mpii_comm_t *c, MPI_Datatype dt, MPI_Count count,
+                                 const char *fn, mpii_dtype_t **d)
+{
+    *d = mpii_dtype(dt);
+    if (MPII_LIKELY(mpii_dtype_ok(*d) && count >= 0))
+        return MPI_SUCCESS;
+    return mpii_coll_type_bad(c, *d, count, fn);
+}
 int mpii_coll_root(mpii_comm_t *c, int root, const char *fn);
 /* Report a failed rmp call. */
 int mpii_coll_err(mpii_comm_t *c, int rmp_rc, const char *fn);

@@ -6,39 +6,11 @@
  * request's context with a reference on their types until the request is freed. */
 #include "mpii.h"
 
-/* The layouts of a request in flight. */
-typedef struct nv_ctx {
-    mpii_blocks_t s, r;      /* n-block sides (lay NULL: unused) */
-    rmp_layout_t one;        /* the one-block side */
-    mpii_typed_t one_t;
-    mpii_dtype_t *types[2];  /* retained (NULL: none) */
-} nv_ctx_t;
-
-static void nv_release(mpii_req_t *q)
+/* A new context holding a reference on a and b (NULL: none). */
+static mpii_lay_req_t *nv_ctx_new(mpii_dtype_t *a, mpii_dtype_t *b)
 {
-    nv_ctx_t *x = q->ctx;
-    if (!x)
-        return;
-    mpii_blocks_free(&x->s);
-    mpii_blocks_free(&x->r);
-    for (int i = 0; i < 2; i++)
-        if (x->types[i])
-            mpii_dtype_release(x->types[i]);
-    free(x);
-    q->ctx = NULL;
-}
-
-static nv_ctx_t *nv_ctx_new(mpii_dtype_t *a, mpii_dtype_t *b)
-{
-    nv_ctx_t *x = calloc(1, sizeof(*x));
-    if (!x)
-        return NULL;
-    x->types[0] = a;
-    x->types[1] = b;
-    for (int i = 0; i < 2; i++)
-        if (x->types[i])
-            mpii_dtype_retain(x->types[i]);
-    return x;
+    mpii_dtype_t *t[2] = {a, b};
+    return mpii_lay_req_new(t, 2, 0);
 }
 
 static int nv_type(mpii_comm_t *c, MPI_Datatype dt, const char *fn, mpii_dtype_t **d)
@@ -84,27 +56,6 @@ static int nv_blocks(mpii_comm_t *c, mpii_blocks_t *b, const void *buf,
     return MPI_SUCCESS;
 }
 
-/* Wrap the rmp request (or report rc); takes x (NULL: nothing to keep). */
-static int nv_done(mpii_comm_t *c, int rc, rmp_request_t rr, nv_ctx_t *x, MPI_Request *req,
-                   const char *fn)
-{
-    mpii_req_t fake = {.ctx = x};
-    if (rc != RMP_SUCCESS) {
-        nv_release(&fake);
-        return mpii_coll_err(c, rc, fn);
-    }
-    mpii_req_t *r = mpii_req_new_rmp(c, rr, NULL);
-    if (!r) {
-        rmp_wait(&rr, NULL);
-        nv_release(&fake);
-        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    r->ctx = x;
-    r->release = x ? nv_release : NULL;
-    *req = (MPI_Request)r;
-    return MPI_SUCCESS;
-}
-
 static int nv_begin(MPI_Comm comm, MPI_Request *req, const char *fn, mpii_comm_t **c)
 {
     int rc = mpii_coll_comm(comm, fn, c);
@@ -133,12 +84,11 @@ static int nv_gsv(int is_gather, const void *one, MPI_Count one_cnt, MPI_Datatyp
     size_t bytes = in_place ? 0 : (size_t)one_cnt * od->size;
     ba.type = bd;
     if ((od && !od->contig) || (bd && !bd->contig)) {
-        nv_ctx_t *x = nv_ctx_new(od, bd);
+        mpii_lay_req_t *x = nv_ctx_new(od, bd);
         if (!x)
             return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
         if (bd && (rc = nv_blocks(c, &x->r, big, &ba, fn)) != MPI_SUCCESS) {
-            mpii_req_t fake = {.ctx = x};
-            nv_release(&fake);
+            mpii_lay_req_free(x);
             return rc;
         }
         if (od)
@@ -146,7 +96,7 @@ static int nv_gsv(int is_gather, const void *one, MPI_Count one_cnt, MPI_Datatyp
         const rmp_layout_t *o = od ? &x->one : NULL;
         rc = is_gather ? rmp_igatherv_layout(o, bytes, x->r.lay, x->r.bytes, root, c->rc, &rr)
                        : rmp_iscatterv_layout(x->r.lay, x->r.bytes, o, bytes, root, c->rc, &rr);
-        return nv_done(c, rc, rr, x, req, fn);
+        return mpii_lay_req_wrap(c, rc, rr, x, req, fn);
     }
     size_t *a = NULL;
     if (bd && (rc = nv_arrays(c, &ba, &a, fn)) != MPI_SUCCESS)
@@ -155,7 +105,7 @@ static int nv_gsv(int is_gather, const void *one, MPI_Count one_cnt, MPI_Datatyp
     rc = is_gather ? rmp_igatherv(p, bytes, (void *)big, a, a ? a + n : NULL, root, c->rc, &rr)
                    : rmp_iscatterv(big, a, a ? a + n : NULL, p, bytes, root, c->rc, &rr);
     free(a);
-    return nv_done(c, rc, rr, NULL, req, fn);
+    return mpii_lay_req_wrap(c, rc, rr, NULL, req, fn);
 }
 
 int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -210,19 +160,18 @@ static int nv_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     size_t bytes = in_place ? 0 : (size_t)scount * sd->size;
     ra.type = rd;
     if (!rd->contig || (sd && !sd->contig)) {
-        nv_ctx_t *x = nv_ctx_new(sd, rd);
+        mpii_lay_req_t *x = nv_ctx_new(sd, rd);
         if (!x)
             return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
         if ((rc = nv_blocks(c, &x->r, rbuf, &ra, fn)) != MPI_SUCCESS) {
-            mpii_req_t fake = {.ctx = x};
-            nv_release(&fake);
+            mpii_lay_req_free(x);
             return rc;
         }
         if (sd)
             mpii_blocks_one(&x->one, &x->one_t, sd, sbuf, scount);
         rc = rmp_iallgatherv_layout(sd ? &x->one : NULL, bytes, x->r.lay, x->r.bytes, c->rc,
                                     &rr);
-        return nv_done(c, rc, rr, x, req, fn);
+        return mpii_lay_req_wrap(c, rc, rr, x, req, fn);
     }
     size_t *a;
     if ((rc = nv_arrays(c, &ra, &a, fn)) != MPI_SUCCESS)
@@ -230,7 +179,7 @@ static int nv_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     rc = rmp_iallgatherv(in_place ? RMP_IN_PLACE : mpii_coll_at(sbuf, sd->true_lb), bytes, rbuf,
                          a, a + c->size, c->rc, &rr);
     free(a);
-    return nv_done(c, rc, rr, NULL, req, fn);
+    return mpii_lay_req_wrap(c, rc, rr, NULL, req, fn);
 }
 
 int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -272,17 +221,16 @@ static int nv_alltoallv(const void *sbuf, mpii_blocks_args_t sa, MPI_Datatype st
     ra.type = rd;
     sa.type = sd;
     if (!in_place && (!rd->contig || !sd->contig)) {
-        nv_ctx_t *x = nv_ctx_new(sd, rd);
+        mpii_lay_req_t *x = nv_ctx_new(sd, rd);
         if (!x)
             return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
         if ((rc = nv_blocks(c, &x->s, sbuf, &sa, fn)) != MPI_SUCCESS ||
             (rc = nv_blocks(c, &x->r, rbuf, &ra, fn)) != MPI_SUCCESS) {
-            mpii_req_t fake = {.ctx = x};
-            nv_release(&fake);
+            mpii_lay_req_free(x);
             return rc;
         }
         rc = rmp_ialltoallv_layout(x->s.lay, x->s.bytes, x->r.lay, x->r.bytes, c->rc, &rr);
-        return nv_done(c, rc, rr, x, req, fn);
+        return mpii_lay_req_wrap(c, rc, rr, x, req, fn);
     }
     if (in_place && !rd->contig)
         return mpii_ialltoallv_in_place(rbuf, ra.cnt, ra.icnt, ra.dsp, ra.idsp, rtype, comm,
@@ -297,7 +245,7 @@ static int nv_alltoallv(const void *sbuf, mpii_blocks_args_t sa, MPI_Datatype st
                         r_arr, r_arr + n, c->rc, &rr);
     free(s_arr);
     free(r_arr);
-    return nv_done(c, rc, rr, NULL, req, fn);
+    return mpii_lay_req_wrap(c, rc, rr, NULL, req, fn);
 }
 
 int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],

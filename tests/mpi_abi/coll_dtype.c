@@ -249,6 +249,7 @@ static void test_move(int kind, int in_place, int nb)
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
+    void *warm = warm_segment(MPI_COMM_WORLD);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Datatype vec;
@@ -267,6 +268,7 @@ int main(int argc, char **argv)
                 test_move(kind, in_place, nb);
     MPI_Type_free(&vecm);
     MPI_Type_free(&vec);
+    free(warm);
     CHECK_OK(MPI_Finalize());
     if (rank == 0)
         printf("coll_dtype: %d ranks OK\n", size);

@@ -274,6 +274,7 @@ static void test_in_place_small(void)
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
+    void *warm = warm_segment(MPI_COMM_WORLD);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Datatype v;
@@ -297,6 +298,7 @@ int main(int argc, char **argv)
         test_in_place_small();
     }
     MPI_Type_free(&every2);
+    free(warm);
     CHECK_OK(MPI_Finalize());
     if (rank == 0)
         printf("coll_vdtype: %d ranks OK\n", size);

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Runs one OSU benchmark under rrun and checks its output.
 # usage: run_one.sh RRUN OSU_DIR BENCHMARK NP [ARGS...]
-# Fails on a non-zero exit, on any "Fail" (OSU's -c data validation) and when
-# the benchmark printed no result line.
+# Fails on a non-zero exit, on any "Fail" or "FAILED" (OSU's -c data validation; the
+# one-sided atomics print "FAILED") and when the benchmark printed no result line.
 rrun=$1 dir=$2 bench=$3 np=$4
 shift 4
 prog=$dir/osu-micro-benchmarks-7.4/c/mpi/$bench
@@ -28,7 +28,7 @@ if [ $status -ne 0 ]; then
     echo "FAIL: $bench at $np ranks exited $status"
     exit 1
 fi
-if echo "$out" | grep -q -w "Fail"; then
+if echo "$out" | grep -q -w -E "Fail|FAILED"; then
     echo "FAIL: $bench at $np ranks: data validation failed"
     exit 1
 fi
