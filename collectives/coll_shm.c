@@ -130,7 +130,8 @@ static int shm_attach(rmp_comm_t comm, coll_shm_t *s)
     struct {
         uint64_t chunk;
         char name[sizeof(s->mem.name)];
-    } hello = {0, ""};
+    } hello;
+    memset(&hello, 0, sizeof(hello)); /* the padding travels too */
     int rc = RMP_SUCCESS;
     if (comm->rank == 0) {
         s->chunk = shm_chunk_bytes(s->n);
