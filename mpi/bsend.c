@@ -89,7 +89,8 @@ int mpii_bsend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
         s->data = bs_buf + s->off;
     }
     mpii_dtype_pack(d, buf, count, 0, s->data, bytes);
-    int rc = rmp_isend(s->data, bytes, dest, tag, c->rc, &s->rr);
+    int rc = rmp_isend(s->data, bytes, c->inter ? mpii_inter_peer(c, dest) : dest, tag, c->rc,
+                       &s->rr);
     if (rc != RMP_SUCCESS) {
         if (bs_automatic)
             free(s->data);

@@ -111,6 +111,8 @@ int PMPI_Barrier(MPI_Comm comm)
     int rc = mpii_coll_comm(comm, "MPI_Barrier", &c);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (MPII_UNLIKELY(c->inter != NULL))
+        return mpii_ic_coll(MPII_IC_BARRIER, c, NULL, NULL, MPI_OP_NULL, 0, NULL, "MPI_Barrier");
     rc = rmp_barrier(c->rc);
     return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_coll_err(c, rc, "MPI_Barrier");
 }
@@ -123,8 +125,12 @@ int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MP
     mpii_dtype_t *d;
     mpii_view_t v;
     int rc;
-    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
-        (rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS)
+        return rc;
+    if (MPII_UNLIKELY(c->inter != NULL))
+        return mpii_ic_coll(MPII_IC_BCAST, c, NULL, MPII_IC_ONE(buf, count, datatype),
+                            MPI_OP_NULL, root, NULL, fn);
+    if ((rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
         (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
         return rc;
     if (count == 0 || d->size == 0)
@@ -201,8 +207,16 @@ static int red_run(red_kind_t kind, const void *sbuf, void *rbuf, MPI_Count coun
     mpii_dtype_t *d;
     mpii_red_t r;
     int rc;
-    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
-        (rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS)
+        return rc;
+    if (MPII_UNLIKELY(c->inter != NULL))
+        return mpii_ic_coll(kind == RED_REDUCE      ? MPII_IC_REDUCE
+                            : kind == RED_ALLREDUCE ? MPII_IC_ALLREDUCE
+                            : kind == RED_RS_BLOCK  ? MPII_IC_RS_BLOCK
+                                                    : MPII_IC_UNSUPPORTED,
+                            c, MPII_IC_ONE(sbuf, count, datatype),
+                            MPII_IC_ONE(rbuf, count, datatype), op, root, NULL, fn);
+    if ((rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
         (kind == RED_REDUCE && (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS))
         return rc;
     if (MPII_UNLIKELY((rc = mpii_red_resolve(mpii_op(op), d, datatype, count, &r)) !=

@@ -160,8 +160,16 @@ static int mv_run(mv_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Dataty
     mpii_comm_t *c;
     mpii_dtype_t *sd = NULL, *rd = NULL;
     int rc, rooted = kind == MV_GATHER || kind == MV_SCATTER;
-    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
-        (rooted && (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS))
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS)
+        return rc;
+    if (MPII_UNLIKELY(c->inter != NULL))
+        return mpii_ic_coll(kind == MV_GATHER    ? MPII_IC_GATHER
+                            : kind == MV_SCATTER ? MPII_IC_SCATTER
+                            : kind == MV_ALLGATHER ? MPII_IC_ALLGATHER
+                                                   : MPII_IC_ALLTOALL,
+                            c, MPII_IC_ONE(sbuf, scount, stype), MPII_IC_ONE(rbuf, rcount, rtype),
+                            MPI_OP_NULL, root, NULL, fn);
+    if (rooted && (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
         return rc;
     int is_root = !rooted || c->rank == root, n = c->size;
     /* The arguments that matter here (MPI ignores the others). */
@@ -333,8 +341,15 @@ static int gsv_run(int is_gather, const void *sbuf, MPI_Count scount, MPI_Dataty
     mpii_comm_t *c;
     mpii_dtype_t *bd = NULL, *od = NULL;
     int rc;
-    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
-        (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
+    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS)
+        return rc;
+    if (MPII_UNLIKELY(c->inter != NULL)) {
+        mpii_ic_side_t s = {sbuf, scount, sv.cnt, sv.icnt, sv.dsp, sv.idsp, stype, NULL};
+        mpii_ic_side_t r = {rbuf, rcount, rv.cnt, rv.icnt, rv.dsp, rv.idsp, rtype, NULL};
+        return mpii_ic_coll(is_gather ? MPII_IC_GATHERV : MPII_IC_SCATTERV, c, &s, &r,
+                            MPI_OP_NULL, root, NULL, fn);
+    }
+    if ((rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
         return rc;
     int is_root = c->rank == root;
     const void *one_buf = is_gather ? sbuf : rbuf;
@@ -410,7 +425,12 @@ static int allgatherv_run(const void *sbuf, MPI_Count scount, MPI_Datatype stype
     mpii_comm_t *c;
     mpii_dtype_t *sd = NULL, *rd;
     int rc, in_place = sbuf == MPI_IN_PLACE;
-    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+    if ((rc = mpii_coll_comm(comm, fn, &c)) == MPI_SUCCESS && MPII_UNLIKELY(c->inter != NULL)) {
+        mpii_ic_side_t r = {rbuf, 0, rv.cnt, rv.icnt, rv.dsp, rv.idsp, rtype, NULL};
+        return mpii_ic_coll(MPII_IC_ALLGATHERV, c, MPII_IC_ONE(sbuf, scount, stype), &r,
+                            MPI_OP_NULL, 0, NULL, fn);
+    }
+    if (rc != MPI_SUCCESS ||
         (!in_place && (rc = mpii_coll_type(c, stype, scount, fn, &sd)) != MPI_SUCCESS) ||
         (rc = mpii_coll_type(c, rtype, 0, fn, &rd)) != MPI_SUCCESS)
         return rc;

@@ -210,6 +210,12 @@ static int alltoallvw_run(const void *sbuf, vw_args_t sa, void *rbuf, vw_args_t 
     int rc, in_place = sbuf == MPI_IN_PLACE;
     if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS)
         return rc;
+    if (MPII_UNLIKELY(c->inter != NULL)) {
+        mpii_ic_side_t s = {sbuf, 0, sa.cnt, sa.icnt, sa.dsp, sa.idsp, sa.type, sa.types};
+        mpii_ic_side_t r = {rbuf, 0, ra.cnt, ra.icnt, ra.dsp, ra.idsp, ra.type, ra.types};
+        return mpii_ic_coll(w ? MPII_IC_ALLTOALLW : MPII_IC_ALLTOALLV, c, &s, &r, MPI_OP_NULL,
+                            0, req, fn);
+    }
     int n = c->size;
     mpii_dtype_t **t = calloc(2 * (size_t)n, sizeof(*t)); /* in place: send half NULL */
     vw_side_t s = {NULL, NULL, NULL, 0}, r = {NULL, NULL, NULL, 0};
@@ -331,8 +337,11 @@ static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int
     mpii_dtype_t *d;
     mpii_red_t r;
     int rc;
-    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
-        (rc = mpii_coll_type(c, datatype, 0, fn, &d)) != MPI_SUCCESS)
+    if ((rc = mpii_coll_comm(comm, fn, &c)) == MPI_SUCCESS && MPII_UNLIKELY(c->inter != NULL)) {
+        mpii_ic_side_t r = {rbuf, 0, cnt, icnt, NULL, NULL, datatype, NULL};
+        return mpii_ic_coll(MPII_IC_RS, c, MPII_IC_ONE(sbuf, 0, datatype), &r, op, 0, NULL, fn);
+    }
+    if (rc != MPI_SUCCESS || (rc = mpii_coll_type(c, datatype, 0, fn, &d)) != MPI_SUCCESS)
         return rc;
     if (!cnt && !icnt)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "recvcounts is NULL");

@@ -41,6 +41,7 @@ void mpii_comm_destroy(mpii_comm_t *c)
     if (c->coll_priv && c->coll_priv_free)
         c->coll_priv_free(c->coll_priv);
     mpii_topo_free(c->topo);
+    mpii_inter_free(c->inter);
     mpii_group_release(c->group);
     mpii_errh_release(c->errh);
     if (c->rc)
@@ -54,6 +55,8 @@ int mpii_comm_world_rank(const mpii_comm_t *c, int rank)
         return rank;
     if (c == &mpii_comm_self)
         return mpii_comm_world.rank;
+    if (c->inter)
+        return mpii_inter_world_rank(c, rank);
     return rmp_comm_world_rank(c->rc, rank);
 }
 
@@ -86,6 +89,14 @@ MPII_WEAK(Comm_size)
 /* A new communicator from a split of c; *out is MPI_COMM_NULL for color UNDEFINED. */
 static int comm_split(mpii_comm_t *c, int color, int key, MPI_Comm *out, const char *fn)
 {
+    if (c->inter) {
+        mpii_comm_t *ic = NULL;
+        int err = mpii_inter_split(c, color, key, &ic);
+        if (err != MPI_SUCCESS)
+            return mpii_err_comm(c, err, fn, "could not split the intercommunicator");
+        *out = ic ? mpii_comm_handle(ic) : MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
     rmp_comm_t rc = RMP_COMM_NULL;
     int st = rmp_comm_split(c->rc, color, key, &rc);
     if (st != RMP_SUCCESS)
@@ -108,9 +119,17 @@ static int comm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *fn)
     if (!newcomm)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "newcomm is NULL");
     MPI_Comm h;
-    int err = comm_split(c, 0, c->rank, &h, fn);
-    if (err != MPI_SUCCESS)
+    int err;
+    if (c->inter) {
+        mpii_comm_t *ic = NULL;
+        err = mpii_inter_dup(c, &ic);
+        if (err != MPI_SUCCESS || !ic)
+            return mpii_err_comm(c, err != MPI_SUCCESS ? err : MPI_ERR_INTERN, fn,
+                                 "could not duplicate the intercommunicator");
+        h = mpii_comm_handle(ic);
+    } else if ((err = comm_split(c, 0, c->rank, &h, fn)) != MPI_SUCCESS) {
         return err;
+    }
     mpii_comm_t *n = (mpii_comm_t *)h;
     if (c->topo && (err = mpii_topo_dup(c->topo, &n->topo)) != MPI_SUCCESS)
         goto err_free;
@@ -196,6 +215,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     COMM_GET(comm, c, "MPI_Comm_split_type");
     if (!newcomm)
         return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_split_type", "newcomm is NULL");
+    if (c->inter)
+        return mpii_err_comm(c, MPI_ERR_COMM, "MPI_Comm_split_type",
+                             "not supported on an intercommunicator");
     if (info != MPI_INFO_NULL && !mpii_info(info))
         return mpii_err_comm(c, MPI_ERR_INFO, "MPI_Comm_split_type", "invalid info");
     int color;
@@ -237,6 +259,9 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     mpii_group_t *g = mpii_group(group);
     if (!g)
         return mpii_err_comm(c, MPI_ERR_GROUP, "MPI_Comm_create_group", "invalid group");
+    if (c->inter)
+        return mpii_err_comm(c, MPI_ERR_COMM, "MPI_Comm_create_group",
+                             "an intercommunicator is not allowed");
     if (!newcomm || tag < 0 || tag > RMP_TAG_UB)
         return mpii_err_comm(c, !newcomm ? MPI_ERR_ARG : MPI_ERR_TAG, "MPI_Comm_create_group",
                              "NULL newcomm or invalid tag %d", tag);
@@ -304,6 +329,10 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (a->inter || b->inter) {
+        *result = mpii_inter_compare(a, b);
+        return MPI_SUCCESS;
+    }
     if (a->size != b->size) {
         *result = MPI_UNEQUAL;
         return MPI_SUCCESS;
@@ -327,7 +356,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     COMM_GET(comm, c, "MPI_Comm_test_inter");
     if (!flag)
         return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
-    *flag = 0; /* rmp has no intercommunicators */
+    *flag = c->inter != NULL;
     return MPI_SUCCESS;
 }
 MPII_WEAK(Comm_test_inter)

@@ -104,10 +104,17 @@ typedef struct mpii_attr {
 typedef struct mpii_topo mpii_topo_t; /* topo.c */
 typedef struct mpii_group mpii_group_t;
 
+typedef struct mpii_inter mpii_inter_t; /* mpii_inter.h */
+
 typedef struct mpii_comm {
     uint32_t magic;
-    int rank, size;
-    rmp_comm_t rc;
+    int rank, size; /* an intercomm: in the local group */
+    /* 0, or 0x80000000 on an intercomm: or'ed into a rank it pushes every rank out of
+     * the p2p fast path's range, so intercomm calls take the slow path (which maps
+     * remote ranks) at no extra branch for intracomms. */
+    unsigned p2p_slow;
+    rmp_comm_t rc; /* an intercomm: over the union of both groups (mpii_inter.h) */
+    mpii_inter_t *inter; /* NULL for an intracomm */
     mpii_errh_t *errh;
     mpii_attr_t *attrs;
     mpii_topo_t *topo;   /* cart or dist graph, NULL otherwise */
@@ -221,6 +228,9 @@ void mpii_comm_destroy(mpii_comm_t *c);
 #endif
 #if __has_include("mpii_coll.h")
 #include "mpii_coll.h"
+#endif
+#if __has_include("mpii_inter.h")
+#include "mpii_inter.h"
 #endif
 #if __has_include("mpii_rma.h")
 #include "mpii_rma.h"

@@ -82,6 +82,8 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
     if ((rc = mpii_coll_comm(comm, "MPI_Ibarrier", &c)) != MPI_SUCCESS ||
         (rc = nbc_reqarg(c, req, "MPI_Ibarrier")) != MPI_SUCCESS)
         return rc;
+    if (MPII_UNLIKELY(c->inter != NULL))
+        return mpii_ic_coll(MPII_IC_BARRIER, c, NULL, NULL, MPI_OP_NULL, 0, req, "MPI_Ibarrier");
     return nbc_finish(c, rmp_ibarrier(c->rc, &rr), rr, NULL, req, "MPI_Ibarrier");
 }
 MPII_WEAK(Ibarrier)
@@ -94,8 +96,12 @@ static int nbc_bcast(void *buf, MPI_Count count, MPI_Datatype datatype, int root
     rmp_request_t rr = RMP_REQUEST_NULL;
     int rc;
     if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
-        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS ||
-        (rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
+        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS)
+        return rc;
+    if (MPII_UNLIKELY(c->inter != NULL))
+        return mpii_ic_coll(MPII_IC_BCAST, c, NULL, MPII_IC_ONE(buf, count, datatype),
+                            MPI_OP_NULL, root, req, fn);
+    if ((rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
         (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
         return rc;
     nbc_ctx_t *x = nbc_new();
@@ -140,8 +146,16 @@ static int nr_run(nr_kind_t kind, const void *sbuf, void *rbuf, MPI_Count count,
     rmp_request_t rr = RMP_REQUEST_NULL;
     int rc;
     if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
-        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS ||
-        (rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
+        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS)
+        return rc;
+    if (MPII_UNLIKELY(c->inter != NULL))
+        return mpii_ic_coll(kind == NR_REDUCE      ? MPII_IC_REDUCE
+                            : kind == NR_ALLREDUCE ? MPII_IC_ALLREDUCE
+                            : kind == NR_RS_BLOCK  ? MPII_IC_RS_BLOCK
+                                                   : MPII_IC_UNSUPPORTED,
+                            c, MPII_IC_ONE(sbuf, count, datatype),
+                            MPII_IC_ONE(rbuf, count, datatype), op, root, req, fn);
+    if ((rc = mpii_coll_type(c, datatype, count, fn, &d)) != MPI_SUCCESS ||
         (kind == NR_REDUCE && (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS))
         return rc;
     if ((rc = mpii_red_resolve(mpii_op(op), d, datatype, count > 0 ? count : 1, &r)) !=
@@ -273,8 +287,13 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_
     rmp_request_t rr = RMP_REQUEST_NULL;
     int rc;
     if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
-        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS ||
-        (rc = mpii_coll_type(c, dt, 0, fn, &d)) != MPI_SUCCESS)
+        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS)
+        return rc;
+    if (MPII_UNLIKELY(c->inter != NULL)) {
+        mpii_ic_side_t rs = {rbuf, 0, NULL, rcounts, NULL, NULL, dt, NULL};
+        return mpii_ic_coll(MPII_IC_RS, c, MPII_IC_ONE(sbuf, 0, dt), &rs, op, 0, req, fn);
+    }
+    if ((rc = mpii_coll_type(c, dt, 0, fn, &d)) != MPI_SUCCESS)
         return rc;
     if (!rcounts)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "recvcounts is NULL");
@@ -353,8 +372,16 @@ static int nm_run(nm_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Dataty
     rmp_request_t rr = RMP_REQUEST_NULL;
     int rc, rooted = kind == NM_GATHER || kind == NM_SCATTER;
     if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
-        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS ||
-        (rooted && (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS))
+        (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS)
+        return rc;
+    if (MPII_UNLIKELY(c->inter != NULL))
+        return mpii_ic_coll(kind == NM_GATHER      ? MPII_IC_GATHER
+                            : kind == NM_SCATTER   ? MPII_IC_SCATTER
+                            : kind == NM_ALLGATHER ? MPII_IC_ALLGATHER
+                                                   : MPII_IC_ALLTOALL,
+                            c, MPII_IC_ONE(sbuf, scount, stype), MPII_IC_ONE(rbuf, rcount, rtype),
+                            MPI_OP_NULL, root, req, fn);
+    if (rooted && (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
         return rc;
     int is_root = !rooted || c->rank == root, n = c->size;
     int use_s = kind != NM_SCATTER || is_root, use_r = kind != NM_GATHER || is_root;

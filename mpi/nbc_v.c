@@ -73,8 +73,15 @@ static int nv_gsv(int is_gather, const void *one, MPI_Count one_cnt, MPI_Datatyp
     mpii_dtype_t *od = NULL, *bd = NULL;
     rmp_request_t rr = RMP_REQUEST_NULL;
     int rc;
-    if ((rc = nv_begin(comm, req, fn, &c)) != MPI_SUCCESS ||
-        (rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
+    if ((rc = nv_begin(comm, req, fn, &c)) != MPI_SUCCESS)
+        return rc;
+    if (MPII_UNLIKELY(c->inter != NULL)) {
+        mpii_ic_side_t o = {one, one_cnt, NULL, NULL, NULL, NULL, one_type, NULL};
+        mpii_ic_side_t b = {big, 0, ba.cnt, ba.icnt, ba.dsp, ba.idsp, big_type, NULL};
+        return mpii_ic_coll(is_gather ? MPII_IC_GATHERV : MPII_IC_SCATTERV, c,
+                            is_gather ? &o : &b, is_gather ? &b : &o, MPI_OP_NULL, root, req, fn);
+    }
+    if ((rc = mpii_coll_root(c, root, fn)) != MPI_SUCCESS)
         return rc;
     int is_root = c->rank == root, in_place = is_root && one == MPI_IN_PLACE, n = c->size;
     if ((!in_place && (rc = mpii_coll_type(c, one_type, one_cnt, fn, &od)) != MPI_SUCCESS) ||
@@ -152,7 +159,12 @@ static int nv_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     mpii_dtype_t *sd = NULL, *rd;
     rmp_request_t rr = RMP_REQUEST_NULL;
     int rc, in_place = sbuf == MPI_IN_PLACE;
-    if ((rc = nv_begin(comm, req, fn, &c)) != MPI_SUCCESS ||
+    if ((rc = nv_begin(comm, req, fn, &c)) == MPI_SUCCESS && MPII_UNLIKELY(c->inter != NULL)) {
+        mpii_ic_side_t r = {rbuf, 0, ra.cnt, ra.icnt, ra.dsp, ra.idsp, rtype, NULL};
+        return mpii_ic_coll(MPII_IC_ALLGATHERV, c, MPII_IC_ONE(sbuf, scount, stype), &r,
+                            MPI_OP_NULL, 0, req, fn);
+    }
+    if (rc != MPI_SUCCESS ||
         (!in_place && (rc = mpii_coll_type(c, stype, scount, fn, &sd)) != MPI_SUCCESS) ||
         (rc = nv_type(c, rtype, fn, &rd)) != MPI_SUCCESS ||
         (rc = nv_args_ok(c, &ra, fn)) != MPI_SUCCESS)
@@ -211,7 +223,12 @@ static int nv_alltoallv(const void *sbuf, mpii_blocks_args_t sa, MPI_Datatype st
     size_t *s_arr = NULL, *r_arr;
     rmp_request_t rr = RMP_REQUEST_NULL;
     int rc, in_place = sbuf == MPI_IN_PLACE, n;
-    if ((rc = nv_begin(comm, req, fn, &c)) != MPI_SUCCESS ||
+    if ((rc = nv_begin(comm, req, fn, &c)) == MPI_SUCCESS && MPII_UNLIKELY(c->inter != NULL)) {
+        mpii_ic_side_t s = {sbuf, 0, sa.cnt, sa.icnt, sa.dsp, sa.idsp, stype, NULL};
+        mpii_ic_side_t r = {rbuf, 0, ra.cnt, ra.icnt, ra.dsp, ra.idsp, rtype, NULL};
+        return mpii_ic_coll(MPII_IC_ALLTOALLV, c, &s, &r, MPI_OP_NULL, 0, req, fn);
+    }
+    if (rc != MPI_SUCCESS ||
         (rc = nv_type(c, rtype, fn, &rd)) != MPI_SUCCESS ||
         (rc = nv_args_ok(c, &ra, fn)) != MPI_SUCCESS ||
         (!in_place && ((rc = nv_type(c, stype, fn, &sd)) != MPI_SUCCESS ||

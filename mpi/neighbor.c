@@ -32,6 +32,8 @@ static int nbr_begin(MPI_Comm comm, const char *fn, nbr_t *x)
     int rc = mpii_coll_comm(comm, fn, &x->c), status = MPI_UNDEFINED;
     if (rc != MPI_SUCCESS)
         return rc;
+    if (x->c->inter)
+        return mpii_ic_unsupported(x->c, fn);
     if (mpii_topo_neighbors(x->c, &x->indeg, &x->in, &x->outdeg, &x->out) != MPI_SUCCESS)
         return mpii_err_comm(x->c, MPI_ERR_TOPOLOGY, fn, "the communicator has no topology");
     PMPI_Topo_test(comm, &status);

@@ -25,8 +25,9 @@ int mpii_p2p_check(mpii_comm_t *c, MPI_Comm comm, const void *buf, MPI_Count cou
         return mpii_err_comm(c, MPI_ERR_TAG, fn, "invalid tag %d (0..%d%s)", tag, RMP_TAG_UB,
                              is_recv ? " or MPI_ANY_TAG" : "");
     if (rank != MPI_PROC_NULL && !(is_recv && rank == MPI_ANY_SOURCE) &&
-        (rank < 0 || rank >= c->size))
-        return mpii_err_comm(c, MPI_ERR_RANK, fn, "invalid rank %d (size %d)", rank, c->size);
+        (rank < 0 || rank >= mpii_p2p_size(c)))
+        return mpii_err_comm(c, MPI_ERR_RANK, fn, "invalid rank %d (%ssize %d)", rank,
+                             c->inter ? "remote " : "", mpii_p2p_size(c));
     if (!buf && count > 0 && d->predefined && d->size > 0)
         return mpii_err_comm(c, MPI_ERR_BUFFER, fn, "NULL buffer for %lld elements",
                              (long long)count);
@@ -38,20 +39,33 @@ int mpii_p2p_err(mpii_comm_t *c, int rmp_rc, const char *fn)
     return mpii_err_comm(c, mpii_err_from_rmp(rmp_rc), fn, "%s", rmp_strerror(rmp_rc));
 }
 
-/* Is the fast path allowed? (Everything valid, a real peer.) */
+/* Is the fast path allowed? (Everything valid, a real peer, an intracomm: p2p_slow.) */
 static inline int p2p_fast(const mpii_comm_t *c, const mpii_dtype_t *d, MPI_Count count, int rank,
                            int tag)
 {
     return MPII_LIKELY(c && d && d->committed && count >= 0 && (unsigned)tag <= RMP_TAG_UB &&
-                       (unsigned)rank < (unsigned)c->size);
+                       ((unsigned)rank | c->p2p_slow) < (unsigned)c->size);
 }
 
+/* A source is 0..size-1 or MPI_ANY_SOURCE (-1): rank + 1 in 0..size. */
+_Static_assert(MPI_ANY_SOURCE == -1, "p2p_fast_recv's source range");
 static inline int p2p_fast_recv(const mpii_comm_t *c, const mpii_dtype_t *d, MPI_Count count,
                                 int rank, int tag)
 {
     return MPII_LIKELY(c && d && d->committed && count >= 0 &&
                        ((unsigned)tag <= RMP_TAG_UB || tag == MPI_ANY_TAG) &&
-                       ((unsigned)rank < (unsigned)c->size || rank == MPI_ANY_SOURCE));
+                       (((unsigned)rank + 1u) | c->p2p_slow) <= (unsigned)c->size);
+}
+
+/* The status of a receive on c (on an intercomm its source is a union rank). */
+static void p2p_status_out_c(const mpii_comm_t *c, MPI_Status *status, const rmp_status_t *st)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = mpii_inter_source(c, st->source);
+    status->MPI_TAG = st->tag;
+    mpii_status_set_bytes(status, (MPI_Count)st->bytes);
+    status->MPI_internal[2] = 0;
 }
 
 static void p2p_status_out(MPI_Status *status, const rmp_status_t *st)
@@ -105,12 +119,12 @@ static __attribute__((noinline)) int p2p_send(const void *buf, MPI_Count count,
     }
     if (mode == MPII_MODE_BUFFERED)
         return mpii_bsend(buf, count, d, dest, tag, c, fn);
-    int rc;
+    int rc, peer = MPII_UNLIKELY(c->inter != NULL) ? mpii_inter_peer(c, dest) : dest;
     size_t bytes = (size_t)count * d->size;
     if (MPII_LIKELY(d->contig && mode != MPII_MODE_SYNC)) {
-        rc = rmp_send(mpii_buf_at(buf, d->true_lb), bytes, dest, tag, c->rc);
+        rc = rmp_send(mpii_buf_at(buf, d->true_lb), bytes, peer, tag, c->rc);
     } else if (d->contig) {
-        rc = rmp_ssend(mpii_buf_at(buf, d->true_lb), bytes, dest, tag, c->rc);
+        rc = rmp_ssend(mpii_buf_at(buf, d->true_lb), bytes, peer, tag, c->rc);
     } else {
         mpii_req_t *r;
         rc = mpii_isend(buf, count, d, dest, tag, c, mode, NULL, &r);
@@ -213,7 +227,7 @@ static __attribute__((noinline)) int p2p_recv_failed(mpii_comm_t *c, MPI_Comm co
             return e;
     }
     if (rc == RMP_ERR_TRUNCATE) {
-        p2p_status_out(status, st);
+        p2p_status_out_c(c, status, st);
         return mpii_err_comm(c, MPI_ERR_TRUNCATE, fn,
                              "message from rank %d (tag %d) longer than the %zu-byte buffer",
                              st->source, st->tag, (size_t)count * d->size);
@@ -239,6 +253,8 @@ static __attribute__((noinline)) int p2p_recv(void *buf, MPI_Count count, MPI_Da
     rmp_status_t st;
     int rc;
     size_t bytes = (size_t)count * d->size;
+    if (MPII_UNLIKELY(c->inter != NULL))
+        source = mpii_inter_peer(c, source);
     if (MPII_LIKELY(d->contig)) {
         rc = rmp_recv(mpii_buf_at(buf, d->true_lb), bytes, source, mpii_tag_to_rmp(tag), c->rc,
                       &st);
@@ -252,10 +268,11 @@ static __attribute__((noinline)) int p2p_recv(void *buf, MPI_Count count, MPI_Da
             rc = rmp_wait(&rr, &st);
     }
     if (MPII_LIKELY(rc == RMP_SUCCESS)) {
-        p2p_status_out(status, &st);
+        p2p_status_out_c(c, status, &st);
         return MPI_SUCCESS;
     }
-    return p2p_recv_failed(c, comm, buf, count, d, source, tag, rc, &st, status, fn);
+    return p2p_recv_failed(c, comm, buf, count, d, mpii_inter_source(c, source), tag, rc, &st,
+                           status, fn);
 }
 
 /* The common case, inlined into the entry points: one rmp_recv into contiguous data. */
@@ -327,6 +344,8 @@ int mpii_isend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
     }
     size_t bytes = (size_t)count * d->size;
     int rc;
+    if (MPII_UNLIKELY(c->inter != NULL))
+        dest = mpii_inter_peer(c, dest);
     if (d->contig) {
         const void *p = mpii_buf_at(buf, d->true_lb);
         rc = mode == MPII_MODE_SYNC ? rmp_issend(p, bytes, dest, tag, c->rc, &r->rr)
@@ -367,6 +386,8 @@ int mpii_irecv(void *buf, MPI_Count count, mpii_dtype_t *d, int source, int tag,
     }
     size_t bytes = (size_t)count * d->size;
     int rc;
+    if (MPII_UNLIKELY(c->inter != NULL))
+        source = mpii_inter_peer(c, source);
     if (d->contig) {
         rc = rmp_irecv(mpii_buf_at(buf, d->true_lb), bytes, source, mpii_tag_to_rmp(tag), c->rc,
                        &r->rr);

@@ -13,11 +13,11 @@ static int probe_check(mpii_comm_t *c, MPI_Comm comm, int source, int tag, const
     return mpii_p2p_check(c, comm, NULL, 0, mpii_dtype(MPI_BYTE), source, tag, 1, fn);
 }
 
-static void probe_status(MPI_Status *status, const rmp_status_t *st)
+static void probe_status(const mpii_comm_t *c, MPI_Status *status, const rmp_status_t *st)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    status->MPI_SOURCE = st->source;
+    status->MPI_SOURCE = mpii_inter_source(c, st->source);
     status->MPI_TAG = st->tag;
     mpii_status_set_bytes(status, (MPI_Count)st->bytes);
     status->MPI_internal[2] = 0;
@@ -42,10 +42,12 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         return MPI_SUCCESS;
     }
     rmp_status_t st;
+    if (c->inter)
+        source = mpii_inter_peer(c, source);
     rc = rmp_probe(source, mpii_tag_to_rmp(tag), c->rc, &st);
     if (rc != RMP_SUCCESS)
         return mpii_p2p_err(c, rc, "MPI_Probe");
-    probe_status(status, &st);
+    probe_status(c, status, &st);
     return MPI_SUCCESS;
 }
 MPII_WEAK(Probe)
@@ -64,11 +66,13 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
         return MPI_SUCCESS;
     }
     rmp_status_t st;
+    if (c->inter)
+        source = mpii_inter_peer(c, source);
     rc = rmp_iprobe(source, mpii_tag_to_rmp(tag), c->rc, flag, &st);
     if (rc != RMP_SUCCESS)
         return mpii_p2p_err(c, rc, "MPI_Iprobe");
     if (*flag)
-        probe_status(status, &st);
+        probe_status(c, status, &st);
     return MPI_SUCCESS;
 }
 MPII_WEAK(Iprobe)
@@ -94,6 +98,8 @@ static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *me
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
     rmp_status_t st;
     int f = 1;
+    if (c->inter)
+        source = mpii_inter_peer(c, source);
     rc = flag ? rmp_improbe(source, mpii_tag_to_rmp(tag), c->rc, &f, &m->m, &st)
               : rmp_mprobe(source, mpii_tag_to_rmp(tag), c->rc, &m->m, &st);
     if (rc != RMP_SUCCESS || !f) {
@@ -107,7 +113,7 @@ static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *me
     if (flag)
         *flag = 1;
     *message = (MPI_Message)m;
-    probe_status(status, &st);
+    probe_status(c, status, &st);
     return MPI_SUCCESS;
 }
 

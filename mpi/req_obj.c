@@ -56,7 +56,8 @@ void mpii_req_free(mpii_req_t *r)
 
 void mpii_req_take_rmp_status(mpii_req_t *r, const rmp_status_t *st, int rc)
 {
-    mpii_status_set(&r->status, st->source, st->tag, MPI_SUCCESS, (MPI_Count)st->bytes);
+    mpii_status_set(&r->status, mpii_inter_source(r->comm, st->source), st->tag, MPI_SUCCESS,
+                    (MPI_Count)st->bytes);
     r->err = rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_err_from_rmp(rc);
     r->status.MPI_ERROR = r->err;
     r->done = 1;
