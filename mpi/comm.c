@@ -6,9 +6,22 @@
 
 #include "mpii.h"
 
-mpii_comm_t mpii_comm_world = {.magic = MPII_MAGIC_COMM, .name = "MPI_COMM_WORLD"};
-mpii_comm_t mpii_comm_self = {.magic = MPII_MAGIC_COMM, .name = "MPI_COMM_SELF"};
+mpii_comm_t mpii_comm_world = {.magic = MPII_MAGIC_COMM, .key = 1, .name = "MPI_COMM_WORLD"};
+mpii_comm_t mpii_comm_self = {.magic = MPII_MAGIC_COMM, .key = 2, .name = "MPI_COMM_SELF"};
 static mpii_pool_t comm_pool = MPII_POOL_INIT(mpii_comm_t);
+
+uint64_t mpii_key_mix(uint64_t a, uint64_t b)
+{
+    uint64_t z = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint64_t mpii_comm_child_key(mpii_comm_t *parent)
+{
+    return mpii_key_mix(parent->key, ++parent->nchild);
+}
 
 MPI_Comm mpii_comm_handle(mpii_comm_t *c)
 {
@@ -89,11 +102,14 @@ MPII_WEAK(Comm_size)
 /* A new communicator from a split of c; *out is MPI_COMM_NULL for color UNDEFINED. */
 static int comm_split(mpii_comm_t *c, int color, int key, MPI_Comm *out, const char *fn)
 {
+    uint64_t ckey = mpii_comm_child_key(c);
     if (c->inter) {
         mpii_comm_t *ic = NULL;
         int err = mpii_inter_split(c, color, key, &ic);
         if (err != MPI_SUCCESS)
             return mpii_err_comm(c, err, fn, "could not split the intercommunicator");
+        if (ic)
+            ic->key = ckey;
         *out = ic ? mpii_comm_handle(ic) : MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
@@ -109,6 +125,7 @@ static int comm_split(mpii_comm_t *c, int color, int key, MPI_Comm *out, const c
     int err = mpii_comm_wrap(rc, c, &n);
     if (err != MPI_SUCCESS)
         return mpii_err_comm(c, err, fn, "out of memory");
+    n->key = ckey;
     *out = mpii_comm_handle(n);
     return MPI_SUCCESS;
 }
@@ -122,10 +139,12 @@ static int comm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *fn)
     int err;
     if (c->inter) {
         mpii_comm_t *ic = NULL;
+        uint64_t ckey = mpii_comm_child_key(c);
         err = mpii_inter_dup(c, &ic);
         if (err != MPI_SUCCESS || !ic)
             return mpii_err_comm(c, err != MPI_SUCCESS ? err : MPI_ERR_INTERN, fn,
                                  "could not duplicate the intercommunicator");
+        ic->key = ckey;
         h = mpii_comm_handle(ic);
     } else if ((err = comm_split(c, 0, c->rank, &h, fn)) != MPI_SUCCESS) {
         return err;
@@ -160,27 +179,138 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 MPII_WEAK(Comm_dup_with_info)
 
-/* The nonblocking forms run the duplication before returning (its agreement on a context
- * id is a blocking collective in rmp) and hand out a complete request: correct for every
- * program in which all members reach the call without waiting on each other first, which
- * a collective call order requires anyway; docs/mpi.md says so. */
+/* ---- MPI_Comm_idup ----
+ * rmp agrees on a new context in a blocking collective, so idup defers it: the call
+ * posts a barrier on the parent (the gate: every member has called idup) and returns;
+ * waits and tests run the pending duplications, each once its gate has opened, in
+ * the order of the new communicators' keys, which every member agrees on. The order
+ * keeps overlapping idups issued in different orders (MPICH comm_idup_overlap,
+ * idup_with_info) from waiting on each other in a cycle, and the deferral lets a
+ * member reach a blocking creation on the parent between its idup and wait while
+ * another is still before its idup (comm_create_group_idup). The new communicator's
+ * object exists from the call on; it is filled when the duplication ran. */
+typedef struct idup_pend {
+    struct idup_pend *next;
+    mpii_comm_t *parent, *n;
+    rmp_request_t gate;
+    int gate_done, done, orphan, err;
+} idup_pend_t;
+
+static idup_pend_t *idup_list; /* pending, by increasing key of the new communicator */
+
+/* Duplicate p->parent into the object handed out at the call. */
+static int idup_run(idup_pend_t *p)
+{
+    mpii_comm_t *c = p->parent, *t = NULL;
+    int err;
+    if (c->inter) {
+        err = mpii_inter_dup(c, &t);
+        if (err == MPI_SUCCESS && !t)
+            err = MPI_ERR_INTERN;
+    } else {
+        rmp_comm_t rc = RMP_COMM_NULL;
+        int st = rmp_comm_dup(c->rc, &rc);
+        err = st == RMP_SUCCESS ? mpii_comm_wrap(rc, c, &t) : mpii_err_from_rmp(st);
+    }
+    if (err != MPI_SUCCESS)
+        return err;
+    if (c->topo)
+        err = mpii_topo_dup(c->topo, &t->topo);
+    if (err == MPI_SUCCESS)
+        err = mpii_attr_copy_all(c, t, "MPI_Comm_idup");
+    if (err != MPI_SUCCESS) {
+        mpii_attr_delete_all(t, "MPI_Comm_idup");
+        mpii_comm_destroy(t);
+        return err;
+    }
+    uint64_t key = p->n->key;
+    mpii_errh_release(p->n->errh);
+    *p->n = *t; /* the user's handle is p->n: move the new communicator there */
+    p->n->key = key;
+    rmp_comm_set_user(p->n->rc, p->n);
+    mpii_obj_free(&comm_pool, t);
+    return MPI_SUCCESS;
+}
+
+static void idup_progress(void)
+{
+    while (idup_list) {
+        idup_pend_t *p = idup_list;
+        if (!p->gate_done) {
+            int flag = 0;
+            rmp_status_t st;
+            int rc = rmp_test(&p->gate, &flag, &st);
+            if (rc != RMP_SUCCESS)
+                p->err = mpii_err_from_rmp(rc);
+            else if (!flag)
+                return; /* later keys wait for this one */
+            p->gate_done = 1;
+        }
+        idup_list = p->next;
+        if (p->err == MPI_SUCCESS)
+            p->err = idup_run(p);
+        p->done = 1;
+        if (p->orphan)
+            free(p);
+    }
+}
+
+static int idup_poll(mpii_req_t *r)
+{
+    idup_pend_t *p = r->ctx;
+    idup_progress();
+    if (!p->done)
+        return 0;
+    r->err = p->err;
+    mpii_status_empty(&r->status);
+    r->status.MPI_ERROR = p->err;
+    return 1;
+}
+
+static void idup_release(mpii_req_t *r)
+{
+    idup_pend_t *p = r->ctx;
+    if (p && p->done)
+        free(p);
+    else if (p)
+        p->orphan = 1; /* freed by idup_progress once it ran */
+    r->ctx = NULL;
+}
+
 static int comm_idup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request,
                      const char *fn)
 {
     COMM_GET(comm, c, fn);
-    if (!request)
-        return mpii_err_comm(c, MPI_ERR_ARG, fn, "request is NULL");
+    if (!request || !newcomm)
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "request or newcomm is NULL");
     *request = MPI_REQUEST_NULL;
     if (info != MPI_INFO_NULL && !mpii_info(info))
         return mpii_err_comm(c, MPI_ERR_INFO, fn, "invalid info");
-    int err = comm_dup(comm, newcomm, fn);
-    if (err != MPI_SUCCESS)
-        return err;
-    mpii_req_t *r = mpii_req_new(c, MPII_REQ_DONE);
-    if (!r)
+    idup_pend_t *p = calloc(1, sizeof(*p));
+    mpii_comm_t *n = p ? mpii_obj_new(&comm_pool, MPII_MAGIC_COMM) : NULL;
+    mpii_req_t *r = n ? mpii_req_new_poll(c, idup_poll, idup_release, p) : NULL;
+    if (!r) {
+        if (n)
+            mpii_obj_free(&comm_pool, n);
+        free(p);
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    r->done = 1;
-    mpii_status_empty(&r->status);
+    }
+    n->key = mpii_comm_child_key(c);
+    n->errh = c->errh; /* until filled: errors on it go to the parent's handler */
+    mpii_errh_retain(n->errh);
+    p->parent = c;
+    p->n = n;
+    int st = rmp_ibarrier(c->rc, &p->gate);
+    if (st != RMP_SUCCESS) {
+        p->err = mpii_err_from_rmp(st);
+        p->gate_done = 1;
+    }
+    idup_pend_t **at = &idup_list;
+    while (*at && (*at)->n->key <= n->key)
+        at = &(*at)->next;
+    p->next = *at;
+    *at = p;
+    *newcomm = (MPI_Comm)n;
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
 }
@@ -243,12 +373,17 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if (!newcomm)
         return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_create", "newcomm is NULL");
     /* Every member of comm takes part: a split where the group's members share
-     * one color and are ordered by their rank in the group. */
-    int me = mpii_comm_world_rank(c, c->rank), grank = -1;
-    for (int i = 0; i < g->size; i++)
+     * one color and are ordered by their rank in the group. Members may pass
+     * different, disjoint groups (MPI-2.2): the color is the group's smallest world
+     * rank. An intercomm's two sides pass their own groups: one color for both. */
+    int me = mpii_comm_world_rank(c, c->rank), grank = -1, color = 0;
+    for (int i = 0; i < g->size; i++) {
         if (g->world[i] == me)
             grank = i;
-    return comm_split(c, grank < 0 ? RMP_UNDEFINED : 0, grank, newcomm, "MPI_Comm_create");
+        if (!c->inter && (i == 0 || g->world[i] < color))
+            color = g->world[i];
+    }
+    return comm_split(c, grank < 0 ? RMP_UNDEFINED : color, grank, newcomm, "MPI_Comm_create");
 }
 MPII_WEAK(Comm_create)
 
@@ -373,6 +508,10 @@ MPII_WEAK(Comm_set_name)
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
+    if (comm == MPI_COMM_NULL && comm_name && resultlen) { /* as MPICH does */
+        *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "MPI_COMM_NULL");
+        return MPI_SUCCESS;
+    }
     COMM_GET(comm, c, "MPI_Comm_get_name");
     if (!comm_name || !resultlen)
         return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_get_name", "NULL output argument");

@@ -115,6 +115,11 @@ typedef struct mpii_comm {
     unsigned p2p_slow;
     rmp_comm_t rc; /* an intercomm: over the union of both groups (mpii_inter.h) */
     mpii_inter_t *inter; /* NULL for an intracomm */
+    /* The same on every member: its parent's key and its place among the parent's
+     * children (creations are collective, so in the same order everywhere). Pending
+     * MPI_Comm_idups run in key order (comm.c). */
+    uint64_t key;
+    uint32_t nchild;
     mpii_errh_t *errh;
     mpii_attr_t *attrs;
     mpii_topo_t *topo;   /* cart or dist graph, NULL otherwise */
@@ -139,6 +144,10 @@ static inline mpii_comm_t *mpii_comm(MPI_Comm h)
 MPI_Comm mpii_comm_handle(mpii_comm_t *c);
 /* Wrap a new rmp communicator (takes ownership); errh inherited from parent. */
 int mpii_comm_wrap(rmp_comm_t rc, const mpii_comm_t *parent, mpii_comm_t **out);
+/* The key of the next communicator created collectively over parent. */
+uint64_t mpii_comm_child_key(mpii_comm_t *parent);
+/* A key from two values (splitmix64 of their mix). */
+uint64_t mpii_key_mix(uint64_t a, uint64_t b);
 /* World rank of a member, for groups and translate_ranks. */
 int mpii_comm_world_rank(const mpii_comm_t *c, int rank);
 
