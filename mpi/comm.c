@@ -232,8 +232,14 @@ static int idup_run(idup_pend_t *p)
     return MPI_SUCCESS;
 }
 
+/* One thread runs the pending duplications at a time (MPI_THREAD_MULTIPLE); the
+ * others' polls return without waiting for it. */
+static pthread_mutex_t idup_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void idup_progress(void)
 {
+    if (pthread_mutex_trylock(&idup_lock) != 0)
+        return;
     while (idup_list) {
         idup_pend_t *p = idup_list;
         if (!p->gate_done) {
@@ -243,7 +249,7 @@ static void idup_progress(void)
             if (rc != RMP_SUCCESS)
                 p->err = mpii_err_from_rmp(rc);
             else if (!flag)
-                return; /* later keys wait for this one */
+                break; /* later keys wait for this one */
             p->gate_done = 1;
         }
         idup_list = p->next;
@@ -253,6 +259,7 @@ static void idup_progress(void)
         if (p->orphan)
             free(p);
     }
+    pthread_mutex_unlock(&idup_lock);
 }
 
 static int idup_poll(mpii_req_t *r)
@@ -305,11 +312,13 @@ static int comm_idup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Reques
         p->err = mpii_err_from_rmp(st);
         p->gate_done = 1;
     }
+    pthread_mutex_lock(&idup_lock);
     idup_pend_t **at = &idup_list;
     while (*at && (*at)->n->key <= n->key)
         at = &(*at)->next;
     p->next = *at;
     *at = p;
+    pthread_mutex_unlock(&idup_lock);
     *newcomm = (MPI_Comm)n;
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
@@ -429,6 +438,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     int err = mpii_comm_wrap(rc, c, &n);
     if (err != MPI_SUCCESS)
         return mpii_err_comm(c, err, "MPI_Comm_create_group", "out of memory");
+    n->key = mpii_key_mix(c->key, mpii_key_of_members(g->size, g->world, tag));
     *newcomm = mpii_comm_handle(n);
     return MPI_SUCCESS;
 }

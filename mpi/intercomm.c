@@ -125,9 +125,19 @@ static int int_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The key (mpii.h) of a communicator of world ranks w[0..n-1] made under tag. */
+uint64_t mpii_key_of_members(int n, const int *w, int tag)
+{
+    uint64_t k = mpii_key_mix(3, (uint64_t)(uint32_t)tag);
+    for (int i = 0; i < n; i++)
+        k = mpii_key_mix(k, (uint64_t)(uint32_t)w[i]);
+    return k;
+}
+
 /* The union of two disjoint lists of world ranks as a communicator of world (sorted
- * by world rank), made by its members only under tag. */
-static int inter_union(int nl, const int *lw, int nr, const int *rw, int tag, rmp_comm_t *urc)
+ * by world rank), made by its members only under tag; its key in *key. */
+static int inter_union(int nl, const int *lw, int nr, const int *rw, int tag, rmp_comm_t *urc,
+                       uint64_t *key)
 {
     int n = nl + nr;
     int *all = malloc((size_t)n * sizeof(int));
@@ -141,6 +151,7 @@ static int inter_union(int nl, const int *lw, int nr, const int *rw, int tag, rm
             free(all);
             return MPI_ERR_GROUP; /* the groups overlap */
         }
+    *key = mpii_key_of_members(n, all, tag);
     int st = rmp_comm_create_group(mpii_comm_world.rc, n, all, tag & RMP_TAG_UB, urc);
     free(all);
     return st == RMP_SUCCESS ? MPI_SUCCESS : mpii_err_from_rmp(st);
@@ -205,8 +216,9 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         lw[i] = mpii_comm_world_rank(lc, i);
     int err = ic_exchange(lc, local_leader, peer_comm, remote_leader, tag, lw, &nr, &rw, &side);
     rmp_comm_t urc = RMP_COMM_NULL;
+    uint64_t key = 0;
     if (err == MPI_SUCCESS)
-        err = inter_union(lc->size, lw, nr, rw, tag, &urc);
+        err = inter_union(lc->size, lw, nr, rw, tag, &urc, &key);
     free(lw);
     free(rw);
     mpii_comm_t *c = NULL;
@@ -216,6 +228,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         err = MPI_ERR_INTERN;
     if (err != MPI_SUCCESS)
         return mpii_err_comm(lc, err, fn, "could not create the intercommunicator");
+    c->key = key;
     *newintercomm = mpii_comm_handle(c);
     return MPI_SUCCESS;
 }
@@ -259,7 +272,9 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
         return mpii_err_comm(NULL, MPI_ERR_RANK, fn, "invalid leader");
     int side = lg->world[local_leader] > rg->world[remote_leader];
     rmp_comm_t urc = RMP_COMM_NULL;
-    int err = inter_union(lg->size, lg->world, rg->size, rg->world, string_tag(stringtag), &urc);
+    uint64_t key = 0;
+    int err = inter_union(lg->size, lg->world, rg->size, rg->world, string_tag(stringtag), &urc,
+                          &key);
     mpii_comm_t *c = NULL;
     if (err == MPI_SUCCESS)
         err = inter_build(urc, &mpii_comm_world, side, lg->rank, 0, &c);
@@ -267,6 +282,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
         err = MPI_ERR_INTERN;
     if (err != MPI_SUCCESS)
         return mpii_err_comm(NULL, err, fn, "could not create the intercommunicator");
+    c->key = key;
     set_errh(c, errhandler);
     *newintercomm = mpii_comm_handle(c);
     return MPI_SUCCESS;
@@ -297,6 +313,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     int err = mpii_comm_wrap(rc, &mpii_comm_world, &c);
     if (err != MPI_SUCCESS)
         return mpii_err_comm(NULL, err, fn, "out of memory");
+    c->key = mpii_key_of_members(g->size, g->world, string_tag(stringtag));
     set_errh(c, errhandler);
     *newcomm = mpii_comm_handle(c);
     return MPI_SUCCESS;
@@ -427,12 +444,14 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return mpii_err_comm(c, err, fn, "could not exchange the high flags");
     int first = mine != theirs ? !mine : x->side == 0;
     rmp_comm_t rc = RMP_COMM_NULL;
+    uint64_t key = mpii_comm_child_key(c);
     int st = rmp_comm_split(c->rc, 0, first ? c->rank : x->rsize + c->rank, &rc);
     if (st != RMP_SUCCESS)
         return mpii_err_comm(c, mpii_err_from_rmp(st), fn, "%s", rmp_strerror(st));
     mpii_comm_t *n;
     if ((err = mpii_comm_wrap(rc, c, &n)) != MPI_SUCCESS)
         return mpii_err_comm(c, err, fn, "out of memory");
+    n->key = key;
     *newintracomm = mpii_comm_handle(n);
     return MPI_SUCCESS;
 }

@@ -148,6 +148,8 @@ int mpii_comm_wrap(rmp_comm_t rc, const mpii_comm_t *parent, mpii_comm_t **out);
 uint64_t mpii_comm_child_key(mpii_comm_t *parent);
 /* A key from two values (splitmix64 of their mix). */
 uint64_t mpii_key_mix(uint64_t a, uint64_t b);
+/* The key of a communicator of world ranks w[0..n-1] made by its members under tag. */
+uint64_t mpii_key_of_members(int n, const int *w, int tag);
 /* World rank of a member, for groups and translate_ranks. */
 int mpii_comm_world_rank(const mpii_comm_t *c, int rank);
 
