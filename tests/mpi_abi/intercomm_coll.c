@@ -278,6 +278,36 @@ static void unrooted(int mode, MPI_Op nc)
     }
 }
 
+/* Non-contiguous types: every other int, through allgather and allreduce. */
+static void derived(void)
+{
+    MPI_Datatype v;
+    int s[2 * CNT], r[2 * CNT * NMAX];
+    CHECK_OK(MPI_Type_vector(CNT, 1, 2, MPI_INT, &v));
+    CHECK_OK(MPI_Type_commit(&v));
+    for (int i = 0; i < 2 * CNT; i++)
+        s[i] = i % 2 ? -5 : val(side, lrank, i / 2);
+    for (int i = 0; i < 2 * CNT * NMAX; i++)
+        r[i] = -1;
+    /* the extent of v is 2 * CNT - 1 ints: blocks j at j * (2 * CNT - 1) */
+    CHECK_OK(MPI_Allgather(s, 1, v, r, 1, v, ic));
+    for (int j = 0; j < nr; j++)
+        for (int i = 0; i < CNT; i++)
+            CHECK(r[j * (2 * CNT - 1) + 2 * i] == val(!side, j, i), "derived allgather [%d][%d]",
+                  j, i);
+    for (int i = 0; i < 2 * CNT; i++)
+        r[i] = -1;
+    CHECK_OK(MPI_Allreduce(s, r, 1, v, MPI_SUM, ic));
+    for (int i = 0; i < CNT; i++) {
+        int want = 0;
+        for (int j = 0; j < nr; j++)
+            want += val(!side, j, i);
+        CHECK(r[2 * i] == want && r[2 * i + 1] == -1, "derived allreduce [%d] = %d, want %d", i,
+              r[2 * i], want);
+    }
+    CHECK_OK(MPI_Type_free(&v));
+}
+
 static void run_layout(int l)
 {
     int a = l == 0 ? wrank < wsize / 2 : wrank == wsize - 1, rleader = -1;
@@ -306,6 +336,7 @@ static void run_layout(int l)
         }
         unrooted(mode, nc);
     }
+    derived();
     /* a bad root, scan and neighbour collectives are refused */
     int x = 0, y;
     CHECK(MPI_Bcast(&x, 1, MPI_INT, nr, ic) == MPI_ERR_ROOT, "root %d accepted", nr);
