@@ -9,6 +9,8 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 {
     (void)reorder;
     TOPO_COMM(comm_old, c, "MPI_Cart_create");
+    if (comm_cart) /* defined even when the call fails */
+        *comm_cart = MPI_COMM_NULL;
     if (ndims < 0 || (ndims > 0 && (!dims || !periods)) || !comm_cart)
         return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Cart_create", "invalid ndims %d or NULL array",
                              ndims);

@@ -23,6 +23,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     const char *fn = "MPI_Dist_graph_create_adjacent";
     (void)reorder;
     TOPO_COMM(comm_old, c, fn);
+    if (comm_dist_graph) /* defined even when the call fails */
+        *comm_dist_graph = MPI_COMM_NULL;
     if (indegree < 0 || outdegree < 0 || (indegree > 0 && !sources) ||
         (outdegree > 0 && !destinations) || !comm_dist_graph)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "invalid degree or NULL array");
@@ -153,6 +155,8 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     const char *fn = "MPI_Dist_graph_create";
     (void)reorder;
     TOPO_COMM(comm_old, c, fn);
+    if (comm_dist_graph) /* defined even when the call fails */
+        *comm_dist_graph = MPI_COMM_NULL;
     if (n < 0 || (n > 0 && (!sources || !degrees)) || !comm_dist_graph)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "invalid n %d or NULL array", n);
     if (dist_info_bad(info))

@@ -21,6 +21,8 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     const char *fn = "MPI_Graph_create";
     (void)reorder;
     TOPO_COMM(comm_old, c, fn);
+    if (comm_graph) /* defined even when the call fails */
+        *comm_graph = MPI_COMM_NULL;
     if (!comm_graph || nnodes < 0 || (nnodes > 0 && (!index || (index[nnodes - 1] > 0 && !edges))))
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "invalid nnodes %d or NULL array", nnodes);
     if (nnodes > c->size)
