@@ -126,31 +126,59 @@ static int dims_better(const dims_search_t *s)
     return 0;
 }
 
-/* Place cur[i..k-1] (each <= div[top]) whose product is rest. */
+/* b^e, or lim + 1 once it passes lim (no overflow: b and lim are below 2^31). */
+static long dims_pow(long b, int e, long lim)
+{
+    long p = 1;
+    for (int m = 0; m < e && p <= lim; m++)
+        p *= b;
+    return p <= lim ? p : lim + 1;
+}
+
+/* Place cur[i..k-1] (each <= div[top]) whose product is rest. The spread is cur[0] minus
+ * the smallest, which is at most the left-th root of rest: a branch whose smallest would
+ * have to exceed that to beat the best spread is cut. */
 static void dims_dfs(dims_search_t *s, long rest, int i, int top)
 {
-    int left = s->k - i;
+    int left = s->k - i, k = s->k;
+    long spread = s->found ? s->best[0] - s->best[k - 1] : -1;
+    if (s->found && i > 0) {
+        long lo = s->cur[0] - spread; /* the smallest must be at least this */
+        if (lo > 1 && dims_pow(lo, left, rest) > rest)
+            return;
+    }
     if (left == 1) {
         if (rest <= s->div[top]) {
             s->cur[i] = (int)rest;
             if (dims_better(s)) {
-                memcpy(s->best, s->cur, (size_t)s->k * sizeof(int));
+                memcpy(s->best, s->cur, (size_t)k * sizeof(int));
                 s->found = 1;
             }
         }
         return;
     }
+    if (i == 0) {
+        /* the largest dimension, smallest first: good spreads are found early */
+        for (int j = 0; j <= top; j++) {
+            long d = s->div[j];
+            if (dims_pow(d, k, rest) < rest)
+                continue; /* k dimensions of at most d cannot reach rest */
+            if (s->found) {
+                long lo = d - (s->best[0] - s->best[k - 1]);
+                if (lo > 1 && dims_pow(lo, k - 1, rest / d) > rest / d)
+                    break; /* and larger d only do worse */
+            }
+            s->cur[0] = (int)d;
+            dims_dfs(s, rest / d, 1, j);
+        }
+        return;
+    }
     for (int j = top; j >= 0; j--) {
         long d = s->div[j];
-        /* left dimensions of at most d each must still reach rest */
-        long p = 1;
-        for (int m = 0; m < left && p < rest; m++)
-            p *= d;
-        if (p < rest)
-            return;
-        /* the spread is at least cur[0] - d, and only grows with smaller d */
-        if (s->found && i > 0 && s->cur[0] - d > s->best[0] - s->best[s->k - 1])
-            return;
+        if (dims_pow(d, left, rest) < rest)
+            return; /* left dimensions of at most d cannot reach rest */
+        if (s->found && s->cur[0] - d > s->best[0] - s->best[k - 1])
+            return; /* the spread only grows with smaller d */
         if (rest % d)
             continue;
         s->cur[i] = (int)d;

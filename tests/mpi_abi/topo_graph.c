@@ -217,6 +217,8 @@ static void test_dims(void)
     dims_case(378000, 10, (int[]){7, 5, 5, 5, 4, 3, 3, 3, 2, 2});
     dims_case(1, 3, (int[]){1, 1, 1});
     dims_case(2147483647, 2, (int[]){2147483647, 1}); /* a large prime, quickly */
+    /* 1344 divisors: a search without its bounds took 10 s here */
+    dims_case(735134400, 10, (int[]){17, 13, 11, 8, 7, 6, 6, 6, 5, 5});
 }
 
 static void test_split_type(void)
