@@ -163,7 +163,8 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
         return err;
     mpii_comm_t *nc = mpii_comm(h);
     mpii_topo_t *n = calloc(1, sizeof(*n));
-    if (!n || !(n->dims = mpii_topo_copy(dims, nd)) || !(n->periods = mpii_topo_copy(periods, nd))) {
+    if (!n || !(n->dims = mpii_topo_copy(dims, nd)) ||
+        !(n->periods = mpii_topo_copy(periods, nd))) {
         mpii_topo_free(n);
         PMPI_Comm_free(&h);
         return mpii_err_comm(c, MPI_ERR_NO_MEM, "MPI_Cart_sub", "out of memory");

@@ -116,8 +116,12 @@ static int dist_exchange(mpii_comm_t *c, MPI_Comm comm, int n, const int *source
     if (rc != MPI_SUCCESS)
         goto out_noreport;
     rc = MPI_ERR_NO_MEM;
-    for (long k = 0; k < rtotal; k += 3)
-        rbuf[k] == DIST_OUT ? t->outdeg++ : t->indeg++;
+    for (long k = 0; k < rtotal; k += 3) {
+        if (rbuf[k] == DIST_OUT)
+            t->outdeg++;
+        else
+            t->indeg++;
+    }
     t->in = malloc((size_t)(t->indeg > 0 ? t->indeg : 1) * sizeof(int));
     t->out = malloc((size_t)(t->outdeg > 0 ? t->outdeg : 1) * sizeof(int));
     if (!t->in || !t->out)

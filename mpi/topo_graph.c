@@ -45,7 +45,8 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
         t->kind = MPI_GRAPH;
         t->nnodes = nnodes;
         t->indeg = t->outdeg = deg;
-        if (!(t->index = mpii_topo_copy(index, nnodes)) || !(t->edges = mpii_topo_copy(edges, ne)) ||
+        if (!(t->index = mpii_topo_copy(index, nnodes)) ||
+            !(t->edges = mpii_topo_copy(edges, ne)) ||
             !(t->in = mpii_topo_copy(mine, deg))) {
             mpii_topo_free(t);
             t = NULL;

@@ -290,7 +290,8 @@ static void t_alltoallv(const topo_t *t, int mode, int w)
             int strd = w && (j & 1) ? 2 : 1;
             if (strd == 2) /* the strided block starts at rdsp[j] ints: index in its units */
                 for (int e = 0; e < rc[j]; e++) {
-                    int want = t->src[j] == MPI_PROC_NULL ? SENT : val(t->src[j], t->rtag[j], e, rd);
+                    int want = t->src[j] == MPI_PROC_NULL ? SENT
+                                                          : val(t->src[j], t->rtag[j], e, rd);
                     CHECK(rb[rdsp[j] + 2 * e] == want && rb[rdsp[j] + 2 * e + 1] == SENT,
                           "%s %s on %s, in-edge %d elt %d: %d, expected %d", what,
                           mode_name[mode], t->name, j, e, rb[rdsp[j] + 2 * e], want);
