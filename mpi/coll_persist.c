@@ -9,8 +9,7 @@
 typedef enum {
     PC_BARRIER, PC_BCAST, PC_GATHER, PC_GATHERV, PC_SCATTER, PC_SCATTERV, PC_ALLGATHER,
     PC_ALLGATHERV, PC_ALLTOALL, PC_ALLTOALLV, PC_ALLTOALLW, PC_REDUCE, PC_ALLREDUCE,
-    PC_REDUCE_SCATTER, PC_REDUCE_SCATTER_BLOCK, PC_SCAN, PC_EXSCAN, PC_NB_ALLGATHER,
-    PC_NB_ALLGATHERV, PC_NB_ALLTOALL, PC_NB_ALLTOALLV, PC_NB_ALLTOALLW
+    PC_REDUCE_SCATTER, PC_REDUCE_SCATTER_BLOCK, PC_SCAN, PC_EXSCAN, PC_CUSTOM
 } pc_kind_t;
 
 typedef struct pc_args {
@@ -20,11 +19,14 @@ typedef struct pc_args {
     int scount, rcount, root;
     MPI_Datatype stype, rtype;
     const int *scounts, *sdispls, *rcounts, *rdispls;
-    const MPI_Aint *sdispls_a, *rdispls_a; /* neighbor_alltoallw */
     const MPI_Datatype *stypes, *rtypes;
     MPI_Op op;
     MPI_Comm comm;
     MPI_Request inner; /* the running nonblocking collective */
+    /* PC_CUSTOM: another module's collective (neighbor_persist.c) */
+    int (*launch)(void *ctx, MPI_Request *q);
+    void (*ctx_free)(void *ctx);
+    void *ctx;
 } pc_args_t;
 
 static int pc_launch(pc_args_t *a, MPI_Request *q)
@@ -66,19 +68,7 @@ static int pc_launch(pc_args_t *a, MPI_Request *q)
         return PMPI_Ireduce_scatter_block(s, r, a->rcount, a->rtype, a->op, c, q);
     case PC_SCAN: return PMPI_Iscan(s, r, a->rcount, a->rtype, a->op, c, q);
     case PC_EXSCAN: return PMPI_Iexscan(s, r, a->rcount, a->rtype, a->op, c, q);
-    case PC_NB_ALLGATHER:
-        return PMPI_Ineighbor_allgather(s, a->scount, a->stype, r, a->rcount, a->rtype, c, q);
-    case PC_NB_ALLGATHERV:
-        return PMPI_Ineighbor_allgatherv(s, a->scount, a->stype, r, a->rcounts, a->rdispls,
-                                         a->rtype, c, q);
-    case PC_NB_ALLTOALL:
-        return PMPI_Ineighbor_alltoall(s, a->scount, a->stype, r, a->rcount, a->rtype, c, q);
-    case PC_NB_ALLTOALLV:
-        return PMPI_Ineighbor_alltoallv(s, a->scounts, a->sdispls, a->stype, r, a->rcounts,
-                                        a->rdispls, a->rtype, c, q);
-    default:
-        return PMPI_Ineighbor_alltoallw(s, a->scounts, a->sdispls_a, a->stypes, r, a->rcounts,
-                                        a->rdispls_a, a->rtypes, c, q);
+    default: return a->launch(a->ctx, q); /* PC_CUSTOM */
     }
 }
 
@@ -107,6 +97,8 @@ static void pc_release(mpii_req_t *r)
         mpii_req_wait(in);
         mpii_req_free(in);
     }
+    if (a->ctx_free)
+        a->ctx_free(a->ctx);
     free(a);
     r->ctx = NULL;
 }
@@ -312,52 +304,13 @@ int PMPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int rcounts[], 
 }
 MPII_WEAK(Reduce_scatter_init)
 
-int PMPI_Neighbor_allgather_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                                 int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
-                                 MPI_Request *request)
+int mpii_pcoll_custom(mpii_comm_t *c, int (*launch)(void *ctx, MPI_Request *q), void *ctx,
+                      void (*ctx_free)(void *ctx), MPI_Request *request, const char *fn)
 {
-    PC_INIT(Neighbor_allgather, .kind = PC_NB_ALLGATHER, .sbuf = sbuf, .scount = scount,
-            .stype = stype, .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .comm = comm);
+    pc_args_t a = {.kind = PC_CUSTOM, .comm = mpii_comm_handle(c), .launch = launch,
+                   .ctx_free = ctx_free, .ctx = ctx};
+    int rc = pc_init(&a, request, fn);
+    if (rc != MPI_SUCCESS)
+        ctx_free(ctx);
+    return rc;
 }
-MPII_WEAK(Neighbor_allgather_init)
-
-int PMPI_Neighbor_allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                                  const int rcounts[], const int displs[], MPI_Datatype rtype,
-                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Neighbor_allgatherv, .kind = PC_NB_ALLGATHERV, .sbuf = sbuf, .scount = scount,
-            .stype = stype, .rbuf = rbuf, .rcounts = rcounts, .rdispls = displs,
-            .rtype = rtype, .comm = comm);
-}
-MPII_WEAK(Neighbor_allgatherv_init)
-
-int PMPI_Neighbor_alltoall_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                                int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
-                                MPI_Request *request)
-{
-    PC_INIT(Neighbor_alltoall, .kind = PC_NB_ALLTOALL, .sbuf = sbuf, .scount = scount,
-            .stype = stype, .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .comm = comm);
-}
-MPII_WEAK(Neighbor_alltoall_init)
-
-int PMPI_Neighbor_alltoallv_init(const void *sbuf, const int scounts[], const int sdispls[],
-                                 MPI_Datatype stype, void *rbuf, const int rcounts[],
-                                 const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-                                 MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Neighbor_alltoallv, .kind = PC_NB_ALLTOALLV, .sbuf = sbuf, .scounts = scounts,
-            .sdispls = sdispls, .stype = stype, .rbuf = rbuf, .rcounts = rcounts,
-            .rdispls = rdispls, .rtype = rtype, .comm = comm);
-}
-MPII_WEAK(Neighbor_alltoallv_init)
-
-int PMPI_Neighbor_alltoallw_init(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
-                                 const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-                                 const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
-                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Neighbor_alltoallw, .kind = PC_NB_ALLTOALLW, .sbuf = sbuf, .scounts = scounts,
-            .sdispls_a = sdispls, .stypes = stypes, .rbuf = rbuf, .rcounts = rcounts,
-            .rdispls_a = rdispls, .rtypes = rtypes, .comm = comm);
-}
-MPII_WEAK(Neighbor_alltoallw_init)

@@ -349,30 +349,6 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 }
 MPII_WEAK(Comm_split)
 
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
-{
-    COMM_GET(comm, c, "MPI_Comm_split_type");
-    if (!newcomm)
-        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_split_type", "newcomm is NULL");
-    if (c->inter)
-        return mpii_err_comm(c, MPI_ERR_COMM, "MPI_Comm_split_type",
-                             "not supported on an intercommunicator");
-    if (info != MPI_INFO_NULL && !mpii_info(info))
-        return mpii_err_comm(c, MPI_ERR_INFO, "MPI_Comm_split_type", "invalid info");
-    int color;
-    if (split_type == MPI_UNDEFINED)
-        color = RMP_UNDEFINED;
-    else if (split_type == MPI_COMM_TYPE_SHARED || split_type == MPI_COMM_TYPE_HW_UNGUIDED ||
-             split_type == MPI_COMM_TYPE_HW_GUIDED)
-        /* the node is the only shared-memory domain rmp knows of */
-        color = rmp_node_id();
-    else
-        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_split_type", "unknown split type %d",
-                             split_type);
-    return comm_split(c, color, key, newcomm, "MPI_Comm_split_type");
-}
-MPII_WEAK(Comm_split_type)
-
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     COMM_GET(comm, c, "MPI_Comm_create");

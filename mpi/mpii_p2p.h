@@ -144,6 +144,11 @@ mpii_req_t *mpii_req_new_poll(mpii_comm_t *c, int (*poll)(mpii_req_t *r),
 void mpii_req_free(mpii_req_t *r);
 /* MPI_Start of a persistent collective: runs its nonblocking collective (coll_persist.c). */
 int mpii_pcoll_start(mpii_req_t *r, const char *fn);
+/* A persistent collective of another module: each MPI_Start calls launch(ctx) for the
+ * nonblocking request of one round; ctx_free(ctx) when the request is freed (also here
+ * when this fails). */
+int mpii_pcoll_custom(mpii_comm_t *c, int (*launch)(void *ctx, MPI_Request *q), void *ctx,
+                      void (*ctx_free)(void *ctx), MPI_Request *request, const char *fn);
 /* Move r towards completion without blocking; 1 when it is done. */
 int mpii_req_test(mpii_req_t *r);
 /* Block until r is done (RMP_TIMEOUT and peer failures end it with an error). */
