@@ -524,11 +524,17 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
 }
 MPII_WEAK(Type_create_hindexed_block_c)
 
+/* A struct of no blocks may come with NULL arrays: an empty type list still says "struct"
+ * to dc_index_gen (NULL would mean one oldtype, checked as MPI_DATATYPE_NULL). */
+static const MPI_Datatype dc_no_types[1] = {MPI_DATATYPE_NULL};
+
 int PMPI_Type_create_struct(int count, const int bl[], const MPI_Aint disp[],
                             const MPI_Datatype types[], MPI_Datatype *newtype)
 {
     if (count > 0 && !types)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Type_create_struct", "types is NULL");
+    if (count == 0)
+        types = dc_no_types;
     return dc_index_int(count, bl, 0, NULL, disp, MPI_DATATYPE_NULL, types,
                         MPI_COMBINER_STRUCT, newtype, "MPI_Type_create_struct");
 }
@@ -540,6 +546,8 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count bl[], const MPI_C
     if (count > 0 && (!types || !bl))
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Type_create_struct_c",
                              "NULL array argument");
+    if (count == 0)
+        types = dc_no_types;
     return dc_index_gen(count, bl, 0, (const MPI_Aint *)disp, 0, MPI_DATATYPE_NULL, types,
                         MPI_COMBINER_STRUCT, newtype, "MPI_Type_create_struct_c");
 }
