@@ -269,24 +269,40 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
 }
 MPII_WEAK(Type_get_contents_c)
 
-/* The predefined C type of a typeclass and a size in bytes (fixed-width integers, the C
- * floating types and their complex pairs); MPI_ERR_ARG when none matches. */
+/* The sized Fortran type of a typeclass and a size in bytes (INTEGERn, REALn, COMPLEXn,
+ * LOGICALn, as MPICH and Open MPI answer), or, when the application said its Fortran
+ * compiler lacks it (MPI_Abi_set_fortran_info), the C type of that size. */
 static MPI_Datatype match_size(int typeclass, int size)
 {
+    MPI_Datatype f = MPI_DATATYPE_NULL, c = MPI_DATATYPE_NULL;
     switch (typeclass) {
     case MPI_TYPECLASS_INTEGER:
-        return size == 1 ? MPI_INT8_T : size == 2 ? MPI_INT16_T : size == 4 ? MPI_INT32_T
-               : size == 8 ? MPI_INT64_T : MPI_DATATYPE_NULL;
+        f = size == 1 ? MPI_INTEGER1 : size == 2 ? MPI_INTEGER2 : size == 4 ? MPI_INTEGER4
+            : size == 8 ? MPI_INTEGER8 : size == 16 ? MPI_INTEGER16 : MPI_DATATYPE_NULL;
+        c = size == 1 ? MPI_INT8_T : size == 2 ? MPI_INT16_T : size == 4 ? MPI_INT32_T
+            : size == 8 ? MPI_INT64_T : MPI_DATATYPE_NULL;
+        break;
     case MPI_TYPECLASS_REAL:
-        return size == (int)sizeof(float) ? MPI_FLOAT : size == (int)sizeof(double) ? MPI_DOUBLE
-               : size == (int)sizeof(long double) ? MPI_LONG_DOUBLE : MPI_DATATYPE_NULL;
+        f = size == 2 ? MPI_REAL2 : size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8
+            : size == 16 ? MPI_REAL16 : MPI_DATATYPE_NULL;
+        c = size == (int)sizeof(float) ? MPI_FLOAT : size == (int)sizeof(double) ? MPI_DOUBLE
+            : size == (int)sizeof(long double) ? MPI_LONG_DOUBLE : MPI_DATATYPE_NULL;
+        break;
     case MPI_TYPECLASS_COMPLEX:
-        return size == 2 * (int)sizeof(float) ? MPI_C_FLOAT_COMPLEX
-               : size == 2 * (int)sizeof(double) ? MPI_C_DOUBLE_COMPLEX
-               : size == 2 * (int)sizeof(long double) ? MPI_C_LONG_DOUBLE_COMPLEX
-                                                      : MPI_DATATYPE_NULL;
-    default: return MPI_DATATYPE_NULL;
+        f = size == 4 ? MPI_COMPLEX4 : size == 8 ? MPI_COMPLEX8 : size == 16 ? MPI_COMPLEX16
+            : size == 32 ? MPI_COMPLEX32 : MPI_DATATYPE_NULL;
+        c = size == 2 * (int)sizeof(float) ? MPI_C_FLOAT_COMPLEX
+            : size == 2 * (int)sizeof(double) ? MPI_C_DOUBLE_COMPLEX
+            : size == 2 * (int)sizeof(long double) ? MPI_C_LONG_DOUBLE_COMPLEX
+                                                   : MPI_DATATYPE_NULL;
+        break;
+    case MPIX_TYPECLASS_LOGICAL:
+        f = size == 1 ? MPI_LOGICAL1 : size == 2 ? MPI_LOGICAL2 : size == 4 ? MPI_LOGICAL4
+            : size == 8 ? MPI_LOGICAL8 : size == 16 ? MPI_LOGICAL16 : MPI_DATATYPE_NULL;
+        break;
+    default: break;
     }
+    return f != MPI_DATATYPE_NULL && mpii_dtype(f) ? f : c;
 }
 
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)

@@ -31,6 +31,13 @@ enum mpii_basic {
     MPII_B_FLOAT_INT, MPII_B_DOUBLE_INT, MPII_B_LONG_INT, MPII_B_2INT, MPII_B_SHORT_INT,
     MPII_B_LONG_DOUBLE_INT,
     MPII_B_PACKED,      /* MPI_PACKED: bytes, no arithmetic */
+    MPII_B_FLOAT16,     /* REAL2: IEEE half, reduced by rmp (RMP_FLOAT16) */
+    /* Kinds only Fortran types have; op_fortran.c reduces them (rmp has no kernel). */
+    MPII_B_INT128,      /* INTEGER16 */
+    MPII_B_FLOAT128,    /* REAL16: IEEE quad (gfortran's REAL(16), not x87 long double) */
+    MPII_B_COMPLEX_HALF, MPII_B_COMPLEX128, /* COMPLEX4, COMPLEX32 */
+    MPII_B_FLOG1, MPII_B_FLOG2, MPII_B_FLOG4, MPII_B_FLOG8, MPII_B_FLOG16, /* LOGICALn */
+    MPII_B_2FLOAT, MPII_B_2DOUBLE, MPII_B_2INT64, /* {value; index} of one type */
     MPII_B_COUNT        /* not a kind */
 };
 
@@ -116,6 +123,20 @@ extern mpii_pool_t mpii_dtype_pool;
 
 /* Fill the predefined table (MPI_Init; idempotent). */
 void mpii_dtype_init(void);
+/* The predefined object of handle h (dtype.c, for dtype_fortran.c): one run of size
+ * bytes made of `size / esize` basic elements. */
+void mpii_dtype_run(mpii_dl_t *r, MPI_Aint off, size_t len, size_t esize, MPI_Aint extent);
+void mpii_dtype_predef_obj(mpii_dtype_t *d, MPI_Datatype h, const char *name, size_t size,
+                           MPI_Aint extent, int align, int basic, int rmp, const mpii_dl_t *dl);
+/* The Fortran types (dtype_fortran.c), at their configured sizes (MPI_Abi_set_fortran_info). */
+void mpii_dtype_fortran_init(void);
+/* The Fortran LOGICAL values of a size (1, 2, 4, 8, 16 bytes): *t and *f point at size
+ * bytes each (MPI_Abi_set_fortran_booleans; default 1 and 0). */
+void mpii_fortran_booleans(size_t size, const unsigned char **t, const unsigned char **f);
+/* A predefined op on a Fortran-only kind (>= MPII_B_INT128): the rmp op reducing elements
+ * of *es bytes; MPI_ERR_OP when op is not defined on the kind (or this compiler has no such
+ * type), MPI_ERR_NO_MEM (op_fortran.c). */
+int mpii_fortran_red(int basic, rmp_op_t op, rmp_op_t *rop, size_t *es);
 /* Bytes of one element of a basic kind. */
 size_t mpii_basic_size(int basic);
 /* The handle of a type object (predefined: its constant). */
