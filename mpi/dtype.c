@@ -158,6 +158,10 @@ void mpii_dtype_init(void)
     for (size_t i = 0; i < NBASIC; i++, k++) {
         const dtype_spec_t *s = &dtype_basic_specs[i];
         mpii_dtype_run(&dtype_dls[k], 0, s->size, s->size, (MPI_Aint)s->size);
+        dtype_dls[k].u.run.xconv = s->h == MPI_LONG            ? MPII_X_LONG
+                                   : s->h == MPI_UNSIGNED_LONG ? MPII_X_ULONG
+                                   : s->h == MPI_WCHAR         ? MPII_X_WCHAR
+                                                               : mpii_dtype_xconv(s->basic);
         mpii_dtype_predef_obj(&dtype_objs[k], s->h, s->name, s->size, (MPI_Aint)s->size, s->align,
                          s->basic, s->rmp, &dtype_dls[k]);
     }
@@ -171,6 +175,9 @@ void mpii_dtype_init(void)
             dl->nbasic = 2;
         } else {
             mpii_dtype_run(&pair_runs[i][0], 0, s->vsize, s->vsize, (MPI_Aint)s->vsize);
+            pair_runs[i][0].u.run.xconv = s->basic == MPII_B_LONG_DOUBLE_INT ? MPII_X_LDBL
+                                          : s->basic == MPII_B_LONG_INT      ? MPII_X_LONG
+                                                                             : MPII_X_SWAP;
             mpii_dtype_run(&pair_runs[i][1], 0, s->isize, s->isize, (MPI_Aint)s->isize);
             pair_child[i][0] = &pair_runs[i][0];
             pair_child[i][1] = &pair_runs[i][1];
@@ -195,6 +202,19 @@ void mpii_dtype_init(void)
         dtype_objs[k].true_extent = (MPI_Aint)(s->ioff + s->isize);
     }
     mpii_dtype_fortran_init();
+}
+
+int mpii_dtype_xconv(int basic)
+{
+    switch (basic) {
+    case MPII_B_FLOAT_COMPLEX: case MPII_B_DOUBLE_COMPLEX: case MPII_B_COMPLEX_HALF:
+    case MPII_B_COMPLEX128:
+        return MPII_X_CPLX;
+    case MPII_B_LONG_DOUBLE: case MPII_B_LONG_DOUBLE_COMPLEX:
+        return MPII_X_LDBL;
+    default:
+        return MPII_X_SWAP;
+    }
 }
 
 size_t mpii_basic_size(int basic)

@@ -153,6 +153,7 @@ void mpii_dtype_fortran_init(void)
         /* A complex is one element for MPI_Get_elements, a pair two. */
         size_t esize = s->cls == F_PAIR ? (size_t)vs : (size_t)size;
         mpii_dtype_run(&fort_dls[i], 0, (size_t)size, esize, size);
+        fort_dls[i].u.run.xconv = s->cls == F_CPLX ? MPII_X_CPLX : MPII_X_SWAP;
         mpii_dtype_predef_obj(&fort_objs[i], s->h, s->name, (size_t)size, size,
                               vs > 16 ? 16 : vs, basic, fort_rmp(basic), &fort_dls[i]);
         if (fort_absent[i])

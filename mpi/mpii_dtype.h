@@ -46,6 +46,12 @@ enum mpii_basic {
  * elements when the node is repeated. */
 enum { MPII_DL_RUN = 1, MPII_DL_VEC, MPII_DL_IDX };
 
+/* How a run's elements convert to external32 (pack_external.c): big-endian, element by
+ * element (SWAP), each half of a complex (CPLX), x87 long doubles to IEEE quad and back
+ * (LDBL: one per 16 bytes, a complex one is two), and the types external32 makes
+ * narrower: long and unsigned long to 4 bytes, wchar_t to 2. */
+enum { MPII_X_SWAP = 0, MPII_X_CPLX, MPII_X_LDBL, MPII_X_LONG, MPII_X_ULONG, MPII_X_WCHAR };
+
 typedef struct mpii_dl {
     uint8_t kind;
     size_t size;      /* packed bytes of one element */
@@ -56,6 +62,7 @@ typedef struct mpii_dl {
             MPI_Aint off;
             size_t len;
             size_t esize; /* bytes of one basic element of the run; 0: mixed */
+            uint8_t xconv; /* its external32 form (pack_external.c): MPII_X_* */
         } run;
         struct { /* count blocks at i*stride, each blocklen children at j*child->extent */
             MPI_Count count, blocklen;
@@ -137,6 +144,8 @@ void mpii_fortran_booleans(size_t size, const unsigned char **t, const unsigned 
  * of *es bytes; MPI_ERR_OP when op is not defined on the kind (or this compiler has no such
  * type), MPI_ERR_NO_MEM (op_fortran.c). */
 int mpii_fortran_red(int basic, rmp_op_t op, rmp_op_t *rop, size_t *es);
+/* The external32 conversion of a basic kind's elements (MPII_X_*). */
+int mpii_dtype_xconv(int basic);
 /* Bytes of one element of a basic kind. */
 size_t mpii_basic_size(int basic);
 /* The handle of a type object (predefined: its constant). */
