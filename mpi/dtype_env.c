@@ -125,6 +125,26 @@ void mpii_dtype_env_subarray(mpii_dtype_t *d, const char *fn, int ndims, const M
     env_type(e, old);
 }
 
+void mpii_dtype_env_darray(mpii_dtype_t *d, const char *fn, int size, int rank, int ndims,
+                           const MPI_Count *gsizes, const int *distribs, const int *dargs,
+                           const int *psizes, int order, MPI_Datatype old)
+{
+    mpii_dtype_env_t *e = env_new(d, fn, 4 * (MPI_Count)ndims + 4, 0, 1);
+    if (!e)
+        return;
+    e->ints[e->ni++] = size;
+    e->ints[e->ni++] = rank;
+    e->ints[e->ni++] = ndims;
+    for (int i = 0; i < ndims; i++)
+        e->ints[e->ni++] = gsizes[i];
+    const int *arrays[3] = {distribs, dargs, psizes};
+    for (int a = 0; a < 3; a++)
+        for (int i = 0; i < ndims; i++)
+            e->ints[e->ni++] = arrays[a][i];
+    e->ints[e->ni++] = order;
+    env_type(e, old);
+}
+
 /* ---- the queries ---- */
 
 /* The record of a derived type, or NULL with the error reported in *err. */
@@ -142,11 +162,24 @@ static const mpii_dtype_env_t *env_of(MPI_Datatype h, const mpii_dtype_t **dp, c
     return d && !d->predefined ? d->env : NULL;
 }
 
-/* How a large-count record splits: integers that stay integers (a subarray's ndims and
- * order), the rest of the integers and every address as large counts. */
+/* How a large-count record splits: whether integer i stays an integer (a subarray's ndims
+ * and order; a darray's all but its global sizes) or is reported as a large count, as
+ * every address is. */
+static int env_int_stays(const mpii_dtype_t *d, const mpii_dtype_env_t *e, int i)
+{
+    if (d->combiner == MPI_COMBINER_SUBARRAY)
+        return i == 0 || i == e->ni - 1;
+    if (d->combiner == MPI_COMBINER_DARRAY)
+        return !(i >= 3 && i < 3 + (int)e->ints[2]);
+    return 0;
+}
+
 static int env_large_ints(const mpii_dtype_t *d, const mpii_dtype_env_t *e)
 {
-    return d->combiner == MPI_COMBINER_SUBARRAY && e->ni >= 2 ? 2 : 0;
+    int n = 0;
+    for (int i = 0; i < e->ni; i++)
+        n += env_int_stays(d, e, i);
+    return n;
 }
 
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *ni, MPI_Count *na,
@@ -222,14 +255,14 @@ static int env_contents(MPI_Datatype datatype, MPI_Count max_i, MPI_Count max_a,
     if ((keep && !ints) || (na && !addrs) || (nc && !larges) || (e->nt && !types))
         return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL array argument");
     if (e->large) {
-        /* subarray: ndims first and order last stay integers */
-        if (keep) {
-            ints[0] = (int)e->ints[0];
-            ints[1] = (int)e->ints[e->ni - 1];
-        }
         MPI_Count k = 0;
-        for (int i = keep ? 1 : 0; i < e->ni - (keep ? 1 : 0); i++)
-            larges[k++] = e->ints[i];
+        int j = 0;
+        for (int i = 0; i < e->ni; i++) {
+            if (env_int_stays(d, e, i))
+                ints[j++] = (int)e->ints[i];
+            else
+                larges[k++] = e->ints[i];
+        }
         for (int i = 0; i < e->na; i++)
             larges[k++] = e->addrs[i];
     } else {
