@@ -125,6 +125,15 @@ void mpii_dtype_env_subarray(mpii_dtype_t *d, const char *fn, int ndims, const M
     env_type(e, old);
 }
 
+void mpii_dtype_env_ints(mpii_dtype_t *d, const char *fn, int ni, const MPI_Count *ints)
+{
+    mpii_dtype_env_t *e = env_new(d, fn, ni, 0, 0);
+    if (!e)
+        return;
+    for (int i = 0; i < ni; i++)
+        e->ints[e->ni++] = ints[i];
+}
+
 void mpii_dtype_env_darray(mpii_dtype_t *d, const char *fn, int size, int rank, int ndims,
                            const MPI_Count *gsizes, const int *distribs, const int *dargs,
                            const int *psizes, int order, MPI_Datatype old)
@@ -159,7 +168,7 @@ static const mpii_dtype_env_t *env_of(MPI_Datatype h, const mpii_dtype_t **dp, c
     else if (!d->predefined && !d->env)
         *err = mpii_err_comm(NULL, MPI_ERR_NO_MEM, fn,
                              "the type's arguments were not recorded (out of memory)");
-    return d && !d->predefined ? d->env : NULL;
+    return d ? d->env : NULL; /* a named type has none, an f90 type its (p, r) */
 }
 
 /* How a large-count record splits: whether integer i stays an integer (a subarray's ndims

@@ -163,6 +163,8 @@ void mpii_dtype_env_index(mpii_dtype_t *d, const char *fn, MPI_Count count,
 void mpii_dtype_env_subarray(mpii_dtype_t *d, const char *fn, int ndims, const MPI_Count *sizes,
                              const MPI_Count *subsizes, const MPI_Count *starts, int order,
                              MPI_Datatype old);
+/* Integers only, no datatypes (the MPI_Type_create_f90_* types). */
+void mpii_dtype_env_ints(mpii_dtype_t *d, const char *fn, int ni, const MPI_Count *ints);
 void mpii_dtype_env_darray(mpii_dtype_t *d, const char *fn, int size, int rank, int ndims,
                            const MPI_Count *gsizes, const int *distribs, const int *dargs,
                            const int *psizes, int order, MPI_Datatype old);

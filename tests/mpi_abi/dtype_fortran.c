@@ -267,6 +267,79 @@ static void check_match_and_errors(void)
     CHECK(ec == MPI_ERR_OP, "MAX on COMPLEX16: class %d", ec);
 }
 
+/* MPI_Type_create_f90_*: the kind SELECTED_*_KIND would pick, (p, r) in the contents,
+ * one handle per (p, r), usable in communication; MPI_Type_get_value_index. */
+static void check_f90(void)
+{
+    struct { int comb, p, r, size; } c[] = {
+        {MPI_COMBINER_F90_INTEGER, 0, 3, 2},   {MPI_COMBINER_F90_INTEGER, 0, 9, 4},
+        {MPI_COMBINER_F90_INTEGER, 0, 10, 8},  {MPI_COMBINER_F90_INTEGER, 0, 30, 16},
+        {MPI_COMBINER_F90_REAL, 3, 10, 4},     {MPI_COMBINER_F90_REAL, 7, MPI_UNDEFINED, 8},
+        {MPI_COMBINER_F90_REAL, MPI_UNDEFINED, 400, 16},
+        {MPI_COMBINER_F90_COMPLEX, 6, 37, 8},  {MPI_COMBINER_F90_COMPLEX, 15, 300, 16},
+    };
+    for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+        MPI_Datatype t, t2;
+        int s, ni, na, nd, comb, ints[2] = {-9, -9};
+        if (c[k].comb == MPI_COMBINER_F90_INTEGER) {
+            CHECK_OK(MPI_Type_create_f90_integer(c[k].r, &t));
+            CHECK_OK(MPI_Type_create_f90_integer(c[k].r, &t2));
+        } else if (c[k].comb == MPI_COMBINER_F90_REAL) {
+            CHECK_OK(MPI_Type_create_f90_real(c[k].p, c[k].r, &t));
+            CHECK_OK(MPI_Type_create_f90_real(c[k].p, c[k].r, &t2));
+        } else {
+            CHECK_OK(MPI_Type_create_f90_complex(c[k].p, c[k].r, &t));
+            CHECK_OK(MPI_Type_create_f90_complex(c[k].p, c[k].r, &t2));
+        }
+        CHECK(t == t2, "case %zu: two handles for one (p, r)", k);
+        CHECK(MPI_Type_size(t, &s) == MPI_SUCCESS && s == c[k].size, "case %zu: size %d", k,
+              s);
+        CHECK_OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+        int want_ni = c[k].comb == MPI_COMBINER_F90_INTEGER ? 1 : 2;
+        CHECK(comb == c[k].comb && ni == want_ni && na == 0 && nd == 0,
+              "case %zu: envelope %d %d %d %d", k, comb, ni, na, nd);
+        CHECK_OK(MPI_Type_get_contents(t, 2, 0, 0, ints, NULL, NULL));
+        CHECK(want_ni == 1 ? ints[0] == c[k].r : ints[0] == c[k].p && ints[1] == c[k].r,
+              "case %zu: contents %d %d", k, ints[0], ints[1]);
+        CHECK(MPI_Type_free(&t) != MPI_SUCCESS, "an f90 type was freed");
+    }
+    MPI_Datatype ti, tr, tc;
+    CHECK_OK(MPI_Type_create_f90_integer(12, &ti));
+    int64_t i8 = ((int64_t)1 << 50) + rank, o8;
+    CHECK_OK(MPI_Allreduce(&i8, &o8, 1, ti, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(o8 == ((int64_t)size << 50) + (int64_t)size * (size - 1) / 2, "f90 integer sum");
+    CHECK_OK(MPI_Type_create_f90_complex(15, MPI_UNDEFINED, &tc));
+    double cz[2] = {1, rank}, cq[2];
+    CHECK_OK(MPI_Allreduce(cz, cq, 1, tc, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(cq[0] == size && cq[1] == size * (size - 1) / 2, "f90 complex sum");
+    CHECK_OK(MPI_Type_create_f90_real(6, MPI_UNDEFINED, &tr));
+    float f = 2.5f;
+    if (rank == 0)
+        CHECK_OK(MPI_Send(&f, 1, tr, 1, 99, MPI_COMM_WORLD));
+    else if (rank == 1) {
+        float g = 0;
+        CHECK_OK(MPI_Recv(&g, 1, tr, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(g == 2.5f, "f90 real send");
+    }
+    int ec;
+    MPI_Datatype t;
+    MPI_Error_class(MPI_Type_create_f90_integer(39, &t), &ec);
+    CHECK(ec == MPI_ERR_ARG, "integer range 39: class %d", ec);
+    MPI_Error_class(MPI_Type_create_f90_real(34, MPI_UNDEFINED, &t), &ec);
+    CHECK(ec == MPI_ERR_ARG, "real precision 34: class %d", ec);
+    MPI_Error_class(MPI_Type_create_f90_complex(MPI_UNDEFINED, MPI_UNDEFINED, &t), &ec);
+    CHECK(ec == MPI_ERR_ARG, "complex of nothing: class %d", ec);
+
+    CHECK_OK(MPI_Type_get_value_index(MPI_INT, MPI_INT, &t));
+    CHECK(t == MPI_2INT, "value_index int int");
+    CHECK_OK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &t));
+    CHECK(t == MPI_DOUBLE_INT, "value_index double int");
+    CHECK_OK(MPI_Type_get_value_index(MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, &t));
+    CHECK(t == MPI_2DOUBLE_PRECISION, "value_index 2double_precision");
+    CHECK_OK(MPI_Type_get_value_index(MPI_INT, MPI_DOUBLE, &t));
+    CHECK(t == MPI_DATATYPE_NULL, "value_index int double");
+}
+
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
@@ -280,6 +353,7 @@ int main(int argc, char **argv)
     check_booleans();
     check_info();
     check_match_and_errors();
+    check_f90();
     MPI_Finalize();
     if (rank == 0)
         printf("dtype_fortran: ok\n");
