@@ -91,11 +91,11 @@ void mpii_dtype_env_index(mpii_dtype_t *d, const char *fn, MPI_Count count,
     if (!e)
         return;
     e->ints[e->ni++] = count;
-    if (bl)
+    if (c == MPI_COMBINER_INDEXED_BLOCK || c == MPI_COMBINER_HINDEXED_BLOCK)
+        e->ints[e->ni++] = bl1;
+    else if (bl) /* NULL with count 0 */
         for (MPI_Count k = 0; k < count; k++)
             e->ints[e->ni++] = bl[k];
-    else
-        e->ints[e->ni++] = bl1;
     for (MPI_Count k = 0; k < count; k++) {
         if (in_addrs)
             e->addrs[e->na++] = disp[k];

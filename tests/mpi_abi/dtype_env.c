@@ -139,6 +139,40 @@ int main(int argc, char **argv)
     MPI_Error_class(rc, &ec);
     CHECK(ec == MPI_ERR_ARG, "match_size of an unknown class: class %d", ec);
 
+    /* A struct of no blocks with NULL arrays (MPICH struct_zero_count): an empty type
+     * whose envelope has the count alone. */
+    {
+        MPI_Datatype z;
+        int zs, zni, zna, znd, zc;
+        MPI_Aint zlb, zext;
+        CHECK_OK(MPI_Type_create_struct(0, NULL, NULL, NULL, &z));
+        CHECK_OK(MPI_Type_size(z, &zs));
+        CHECK_OK(MPI_Type_get_extent(z, &zlb, &zext));
+        CHECK(zs == 0 && zext == 0, "empty struct: size %d extent %ld", zs, (long)zext);
+        CHECK_OK(MPI_Type_get_envelope(z, &zni, &zna, &znd, &zc));
+        CHECK(zc == MPI_COMBINER_STRUCT && zni == 1 && zna == 0 && znd == 0,
+              "empty struct envelope %d %d %d %d", zc, zni, zna, znd);
+        CHECK_OK(MPI_Type_free(&z));
+    }
+    /* MPI_Pack and MPI_Unpack from MPI_BOTTOM with absolute addresses (MPICH
+     * struct_pack_mpi_bottom). */
+    {
+        int a = 7;
+        MPI_Aint addr;
+        int one = 1, pos = 0;
+        char pk[8];
+        MPI_Datatype st, it = MPI_INT;
+        CHECK_OK(MPI_Get_address(&a, &addr));
+        CHECK_OK(MPI_Type_create_struct(1, &one, &addr, &it, &st));
+        CHECK_OK(MPI_Type_commit(&st));
+        CHECK_OK(MPI_Pack(MPI_BOTTOM, 1, st, pk, sizeof(pk), &pos, MPI_COMM_WORLD));
+        CHECK(pos == 4 && !memcmp(pk, &a, 4), "pack from MPI_BOTTOM");
+        a = 0;
+        pos = 0;
+        CHECK_OK(MPI_Unpack(pk, sizeof(pk), &pos, MPI_BOTTOM, 1, st, MPI_COMM_WORLD));
+        CHECK(pos == 4 && a == 7, "unpack to MPI_BOTTOM: %d", a);
+        CHECK_OK(MPI_Type_free(&st));
+    }
     CHECK_OK(MPI_Finalize());
     return 0;
 }
