@@ -154,8 +154,10 @@ void mpii_dtype_fortran_init(void)
         size_t esize = s->cls == F_PAIR ? (size_t)vs : (size_t)size;
         mpii_dtype_run(&fort_dls[i], 0, (size_t)size, esize, size);
         fort_dls[i].u.run.xconv = s->cls == F_CPLX ? MPII_X_CPLX : MPII_X_SWAP;
+        /* Aligned as one part (a complex's half, a pair's member), as the compiler would. */
+        int part = s->cls == F_CPLX && !s->twice ? size / 2 : vs;
         mpii_dtype_predef_obj(&fort_objs[i], s->h, s->name, (size_t)size, size,
-                              vs > 16 ? 16 : vs, basic, fort_rmp(basic), &fort_dls[i]);
+                              part > 16 ? 16 : part, basic, fort_rmp(basic), &fort_dls[i]);
         if (fort_absent[i])
             mpii_dtype_predef[(uintptr_t)s->h - MPII_DTYPE_BASE] = NULL;
     }
