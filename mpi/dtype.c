@@ -25,6 +25,8 @@ typedef struct dtype_spec {
 } dtype_spec_t;
 
 #define B(h, type, basic, rmp) {h, #h, sizeof(type), _Alignof(type), basic, rmp}
+/* A handle with a synonym is named by the standard's first name (MPICH and Open MPI too). */
+#define BN(h, name, type, basic, rmp) {h, name, sizeof(type), _Alignof(type), basic, rmp}
 
 static const dtype_spec_t dtype_basic_specs[] = {
     B(MPI_CHAR, char, MPII_B_CHAR, -1),
@@ -39,7 +41,7 @@ static const dtype_spec_t dtype_basic_specs[] = {
     B(MPI_UNSIGNED, unsigned, MPII_B_UINT32, RMP_UINT32),
     B(MPI_LONG, long, MPII_B_INT64, RMP_INT64),
     B(MPI_UNSIGNED_LONG, unsigned long, MPII_B_UINT64, RMP_UINT64),
-    B(MPI_LONG_LONG, long long, MPII_B_INT64, RMP_INT64),
+    BN(MPI_LONG_LONG, "MPI_LONG_LONG_INT", long long, MPII_B_INT64, RMP_INT64),
     B(MPI_UNSIGNED_LONG_LONG, unsigned long long, MPII_B_UINT64, RMP_UINT64),
     B(MPI_FLOAT, float, MPII_B_FLOAT, RMP_FLOAT),
     B(MPI_DOUBLE, double, MPII_B_DOUBLE, RMP_DOUBLE),
@@ -57,7 +59,7 @@ static const dtype_spec_t dtype_basic_specs[] = {
     B(MPI_OFFSET, MPI_Offset, MPII_B_INT64, RMP_INT64),
     B(MPI_C_BOOL, _Bool, MPII_B_BOOL, -1),
     B(MPI_CXX_BOOL, _Bool, MPII_B_BOOL, -1),
-    B(MPI_C_FLOAT_COMPLEX, float _Complex, MPII_B_FLOAT_COMPLEX, -1),
+    BN(MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", float _Complex, MPII_B_FLOAT_COMPLEX, -1),
     B(MPI_CXX_FLOAT_COMPLEX, float _Complex, MPII_B_FLOAT_COMPLEX, -1),
     B(MPI_C_DOUBLE_COMPLEX, double _Complex, MPII_B_DOUBLE_COMPLEX, -1),
     B(MPI_CXX_DOUBLE_COMPLEX, double _Complex, MPII_B_DOUBLE_COMPLEX, -1),
@@ -65,6 +67,7 @@ static const dtype_spec_t dtype_basic_specs[] = {
     B(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, MPII_B_LONG_DOUBLE_COMPLEX, -1),
 };
 #undef B
+#undef BN
 
 /* The pair types are the C structs {value; int}; 2INT has no gap. The Fortran
  * types are in dtype_fortran.c (their sizes are the Fortran compiler's). */

@@ -139,6 +139,15 @@ int main(int argc, char **argv)
     MPI_Error_class(rc, &ec);
     CHECK(ec == MPI_ERR_ARG, "match_size of an unknown class: class %d", ec);
 
+    /* Synonyms are named by the standard's first name. */
+    {
+        char nm[MPI_MAX_OBJECT_NAME];
+        int nl;
+        CHECK_OK(MPI_Type_get_name(MPI_LONG_LONG, nm, &nl));
+        CHECK(!strcmp(nm, "MPI_LONG_LONG_INT"), "MPI_LONG_LONG named %s", nm);
+        CHECK_OK(MPI_Type_get_name(MPI_C_COMPLEX, nm, &nl));
+        CHECK(!strcmp(nm, "MPI_C_COMPLEX"), "MPI_C_COMPLEX named %s", nm);
+    }
     /* A struct of no blocks with NULL arrays (MPICH struct_zero_count): an empty type
      * whose envelope has the count alone. */
     {
