@@ -25,6 +25,8 @@ typedef struct dtype_spec {
 } dtype_spec_t;
 
 #define B(h, type, basic, rmp) {h, #h, sizeof(type), _Alignof(type), basic, rmp}
+/* A handle with a synonym is named by the standard's first name (MPICH and Open MPI too). */
+#define BN(h, name, type, basic, rmp) {h, name, sizeof(type), _Alignof(type), basic, rmp}
 
 static const dtype_spec_t dtype_basic_specs[] = {
     B(MPI_CHAR, char, MPII_B_CHAR, -1),
@@ -39,7 +41,7 @@ static const dtype_spec_t dtype_basic_specs[] = {
     B(MPI_UNSIGNED, unsigned, MPII_B_UINT32, RMP_UINT32),
     B(MPI_LONG, long, MPII_B_INT64, RMP_INT64),
     B(MPI_UNSIGNED_LONG, unsigned long, MPII_B_UINT64, RMP_UINT64),
-    B(MPI_LONG_LONG, long long, MPII_B_INT64, RMP_INT64),
+    BN(MPI_LONG_LONG, "MPI_LONG_LONG_INT", long long, MPII_B_INT64, RMP_INT64),
     B(MPI_UNSIGNED_LONG_LONG, unsigned long long, MPII_B_UINT64, RMP_UINT64),
     B(MPI_FLOAT, float, MPII_B_FLOAT, RMP_FLOAT),
     B(MPI_DOUBLE, double, MPII_B_DOUBLE, RMP_DOUBLE),
@@ -57,37 +59,18 @@ static const dtype_spec_t dtype_basic_specs[] = {
     B(MPI_OFFSET, MPI_Offset, MPII_B_INT64, RMP_INT64),
     B(MPI_C_BOOL, _Bool, MPII_B_BOOL, -1),
     B(MPI_CXX_BOOL, _Bool, MPII_B_BOOL, -1),
-    B(MPI_C_FLOAT_COMPLEX, float _Complex, MPII_B_FLOAT_COMPLEX, -1),
+    BN(MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", float _Complex, MPII_B_FLOAT_COMPLEX, -1),
     B(MPI_CXX_FLOAT_COMPLEX, float _Complex, MPII_B_FLOAT_COMPLEX, -1),
     B(MPI_C_DOUBLE_COMPLEX, double _Complex, MPII_B_DOUBLE_COMPLEX, -1),
     B(MPI_CXX_DOUBLE_COMPLEX, double _Complex, MPII_B_DOUBLE_COMPLEX, -1),
     B(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex, MPII_B_LONG_DOUBLE_COMPLEX, -1),
     B(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, MPII_B_LONG_DOUBLE_COMPLEX, -1),
-    /* Fortran types: their C equivalents (no Fortran compiler is involved). */
-    B(MPI_INTEGER, int32_t, MPII_B_INT32, RMP_INT32),
-    B(MPI_REAL, float, MPII_B_FLOAT, RMP_FLOAT),
-    B(MPI_DOUBLE_PRECISION, double, MPII_B_DOUBLE, RMP_DOUBLE),
-    B(MPI_COMPLEX, float _Complex, MPII_B_FLOAT_COMPLEX, -1),
-    B(MPI_DOUBLE_COMPLEX, double _Complex, MPII_B_DOUBLE_COMPLEX, -1),
-    B(MPI_LOGICAL, int32_t, MPII_B_NONE, -1),
-    B(MPI_CHARACTER, char, MPII_B_CHAR, -1),
-    B(MPI_INTEGER1, int8_t, MPII_B_INT8, RMP_INT8),
-    B(MPI_INTEGER2, int16_t, MPII_B_INT16, RMP_INT16),
-    B(MPI_INTEGER4, int32_t, MPII_B_INT32, RMP_INT32),
-    B(MPI_INTEGER8, int64_t, MPII_B_INT64, RMP_INT64),
-    B(MPI_REAL4, float, MPII_B_FLOAT, RMP_FLOAT),
-    B(MPI_REAL8, double, MPII_B_DOUBLE, RMP_DOUBLE),
-    B(MPI_COMPLEX8, float _Complex, MPII_B_FLOAT_COMPLEX, -1),
-    B(MPI_COMPLEX16, double _Complex, MPII_B_DOUBLE_COMPLEX, -1),
-    B(MPI_LOGICAL1, int8_t, MPII_B_NONE, -1),
-    B(MPI_LOGICAL2, int16_t, MPII_B_NONE, -1),
-    B(MPI_LOGICAL4, int32_t, MPII_B_NONE, -1),
-    B(MPI_LOGICAL8, int64_t, MPII_B_NONE, -1),
 };
 #undef B
+#undef BN
 
-/* The pair types are the C structs {value; int}; 2INT and the Fortran pairs
- * have no gap. */
+/* The pair types are the C structs {value; int}; 2INT has no gap. The Fortran
+ * types are in dtype_fortran.c (their sizes are the Fortran compiler's). */
 struct pair_float_int { float v; int i; };
 struct pair_double_int { double v; int i; };
 struct pair_long_int { long v; int i; };
@@ -109,8 +92,6 @@ typedef struct dtype_pair_spec {
     {h, #h, sizeof(vt), offsetof(st, i), sizeof(it), sizeof(st), _Alignof(st), basic}
 
 struct pair_int_int { int v; int i; };
-struct pair_f_f { float v; float i; };
-struct pair_d_d { double v; double i; };
 
 static const dtype_pair_spec_t dtype_pair_specs[] = {
     P(MPI_FLOAT_INT, struct pair_float_int, float, int, MPII_B_FLOAT_INT),
@@ -119,9 +100,6 @@ static const dtype_pair_spec_t dtype_pair_specs[] = {
     P(MPI_2INT, struct pair_int_int, int, int, MPII_B_2INT),
     P(MPI_SHORT_INT, struct pair_short_int, short, int, MPII_B_SHORT_INT),
     P(MPI_LONG_DOUBLE_INT, struct pair_ldouble_int, long double, int, MPII_B_LONG_DOUBLE_INT),
-    P(MPI_2REAL, struct pair_f_f, float, float, MPII_B_NONE),
-    P(MPI_2DOUBLE_PRECISION, struct pair_d_d, double, double, MPII_B_NONE),
-    P(MPI_2INTEGER, struct pair_int_int, int, int, MPII_B_NONE),
 };
 #undef P
 
@@ -137,7 +115,7 @@ static MPI_Count pair_bl[NPAIR][2];
 static MPI_Aint pair_disp[NPAIR][2];
 static size_t pair_psum[NPAIR][3];
 
-static void dtype_run(mpii_dl_t *r, MPI_Aint off, size_t len, size_t esize, MPI_Aint extent)
+void mpii_dtype_run(mpii_dl_t *r, MPI_Aint off, size_t len, size_t esize, MPI_Aint extent)
 {
     r->kind = MPII_DL_RUN;
     r->size = len;
@@ -148,7 +126,7 @@ static void dtype_run(mpii_dl_t *r, MPI_Aint off, size_t len, size_t esize, MPI_
     r->u.run.esize = esize;
 }
 
-static void dtype_predef_obj(mpii_dtype_t *d, MPI_Datatype h, const char *name, size_t size,
+void mpii_dtype_predef_obj(mpii_dtype_t *d, MPI_Datatype h, const char *name, size_t size,
                              MPI_Aint extent, int align, int basic, int rmp, const mpii_dl_t *dl)
 {
     memset(d, 0, sizeof(*d));
@@ -182,8 +160,12 @@ void mpii_dtype_init(void)
     size_t k = 0;
     for (size_t i = 0; i < NBASIC; i++, k++) {
         const dtype_spec_t *s = &dtype_basic_specs[i];
-        dtype_run(&dtype_dls[k], 0, s->size, s->size, (MPI_Aint)s->size);
-        dtype_predef_obj(&dtype_objs[k], s->h, s->name, s->size, (MPI_Aint)s->size, s->align,
+        mpii_dtype_run(&dtype_dls[k], 0, s->size, s->size, (MPI_Aint)s->size);
+        dtype_dls[k].u.run.xconv = s->h == MPI_LONG            ? MPII_X_LONG
+                                   : s->h == MPI_UNSIGNED_LONG ? MPII_X_ULONG
+                                   : s->h == MPI_WCHAR         ? MPII_X_WCHAR
+                                                               : mpii_dtype_xconv(s->basic);
+        mpii_dtype_predef_obj(&dtype_objs[k], s->h, s->name, s->size, (MPI_Aint)s->size, s->align,
                          s->basic, s->rmp, &dtype_dls[k]);
     }
     for (size_t i = 0; i < NPAIR; i++, k++) {
@@ -192,11 +174,14 @@ void mpii_dtype_init(void)
         size_t size = s->vsize + s->isize;
         if (s->ioff == s->vsize && s->vsize == s->isize) {
             /* No gap, one element size: a plain run. */
-            dtype_run(dl, 0, size, s->vsize, (MPI_Aint)s->extent);
+            mpii_dtype_run(dl, 0, size, s->vsize, (MPI_Aint)s->extent);
             dl->nbasic = 2;
         } else {
-            dtype_run(&pair_runs[i][0], 0, s->vsize, s->vsize, (MPI_Aint)s->vsize);
-            dtype_run(&pair_runs[i][1], 0, s->isize, s->isize, (MPI_Aint)s->isize);
+            mpii_dtype_run(&pair_runs[i][0], 0, s->vsize, s->vsize, (MPI_Aint)s->vsize);
+            pair_runs[i][0].u.run.xconv = s->basic == MPII_B_LONG_DOUBLE_INT ? MPII_X_LDBL
+                                          : s->basic == MPII_B_LONG_INT      ? MPII_X_LONG
+                                                                             : MPII_X_SWAP;
+            mpii_dtype_run(&pair_runs[i][1], 0, s->isize, s->isize, (MPI_Aint)s->isize);
             pair_child[i][0] = &pair_runs[i][0];
             pair_child[i][1] = &pair_runs[i][1];
             pair_bl[i][0] = pair_bl[i][1] = 1;
@@ -215,9 +200,23 @@ void mpii_dtype_init(void)
             dl->u.idx.child = pair_child[i];
             dl->u.idx.psum = pair_psum[i];
         }
-        dtype_predef_obj(&dtype_objs[k], s->h, s->name, size, (MPI_Aint)s->extent, s->align,
+        mpii_dtype_predef_obj(&dtype_objs[k], s->h, s->name, size, (MPI_Aint)s->extent, s->align,
                          s->basic, -1, dl);
         dtype_objs[k].true_extent = (MPI_Aint)(s->ioff + s->isize);
+    }
+    mpii_dtype_fortran_init();
+}
+
+int mpii_dtype_xconv(int basic)
+{
+    switch (basic) {
+    case MPII_B_FLOAT_COMPLEX: case MPII_B_DOUBLE_COMPLEX: case MPII_B_COMPLEX_HALF:
+    case MPII_B_COMPLEX128:
+        return MPII_X_CPLX;
+    case MPII_B_LONG_DOUBLE: case MPII_B_LONG_DOUBLE_COMPLEX:
+        return MPII_X_LDBL;
+    default:
+        return MPII_X_SWAP;
     }
 }
 
@@ -227,8 +226,19 @@ size_t mpii_basic_size(int basic)
     case MPII_B_INT8: case MPII_B_UINT8: case MPII_B_BOOL: case MPII_B_CHAR: case MPII_B_BYTE:
     case MPII_B_PACKED:
         return 1;
-    case MPII_B_INT16: case MPII_B_UINT16:
+    case MPII_B_INT16: case MPII_B_UINT16: case MPII_B_FLOAT16: case MPII_B_FLOG2:
         return 2;
+    case MPII_B_FLOG1:
+        return 1;
+    case MPII_B_COMPLEX_HALF: case MPII_B_FLOG4:
+        return 4;
+    case MPII_B_FLOG8: case MPII_B_2FLOAT:
+        return 8;
+    case MPII_B_INT128: case MPII_B_FLOAT128: case MPII_B_FLOG16: case MPII_B_2DOUBLE:
+    case MPII_B_2INT64:
+        return 16;
+    case MPII_B_COMPLEX128:
+        return 32;
     case MPII_B_INT32: case MPII_B_UINT32: case MPII_B_FLOAT:
         return 4;
     case MPII_B_INT64: case MPII_B_UINT64: case MPII_B_DOUBLE: case MPII_B_FLOAT_COMPLEX:

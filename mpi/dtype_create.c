@@ -107,8 +107,10 @@ static int dc_vector(MPI_Count count, MPI_Count blocklen, MPI_Aint stride, mpii_
         size_t blen = (size_t)blocklen * od->size;
         if (count == 1 || stride == (MPI_Aint)blen) {
             dc_run(top, od->u.run.off, (size_t)count * blen, od->u.run.esize, d->extent);
+            top->u.run.xconv = od->u.run.xconv;
         } else {
             dc_run(&d->own[1], od->u.run.off, blen, od->u.run.esize, (MPI_Aint)blen);
+            d->own[1].u.run.xconv = od->u.run.xconv;
             top->kind = MPII_DL_VEC;
             top->u.vec.count = count;
             top->u.vec.blocklen = 1;
@@ -190,12 +192,14 @@ static int dc_indexed(MPI_Count n, const MPI_Count *bl, const MPI_Aint *disp,
             mpii_dl_t *prev = m > 0 ? &d->own[m] : NULL;
             if (prev && ibl[m - 1] == 1 && prev->kind == MPII_DL_RUN &&
                 idisp[m - 1] + prev->u.run.off + (MPI_Aint)prev->u.run.len == off &&
-                prev->u.run.esize == td->u.run.esize) {
+                prev->u.run.esize == td->u.run.esize &&
+                prev->u.run.xconv == td->u.run.xconv) {
                 dc_run(prev, prev->u.run.off, prev->u.run.len + len, td->u.run.esize,
                        (MPI_Aint)(prev->u.run.len + len));
                 continue;
             }
             dc_run(&d->own[m + 1], td->u.run.off, len, td->u.run.esize, (MPI_Aint)len);
+            d->own[m + 1].u.run.xconv = td->u.run.xconv;
             ibl[m] = 1;
             idisp[m] = disp[k];
             ichild[m] = &d->own[m + 1];
@@ -220,7 +224,9 @@ static int dc_indexed(MPI_Count n, const MPI_Count *bl, const MPI_Aint *disp,
         free(arrays);
     } else if (m == 1 && ibl[0] == 1 && ichild[0]->kind == MPII_DL_RUN) {
         const mpii_dl_t *r = ichild[0];
+        uint8_t xconv = r->u.run.xconv;
         dc_run(top, idisp[0] + r->u.run.off, r->u.run.len, r->u.run.esize, d->extent);
+        top->u.run.xconv = xconv;
         free(arrays);
     } else {
         psum[0] = 0;
@@ -524,11 +530,17 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
 }
 MPII_WEAK(Type_create_hindexed_block_c)
 
+/* A struct of no blocks may come with NULL arrays: an empty type list still says "struct"
+ * to dc_index_gen (NULL would mean one oldtype, checked as MPI_DATATYPE_NULL). */
+static const MPI_Datatype dc_no_types[1] = {MPI_DATATYPE_NULL};
+
 int PMPI_Type_create_struct(int count, const int bl[], const MPI_Aint disp[],
                             const MPI_Datatype types[], MPI_Datatype *newtype)
 {
     if (count > 0 && !types)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Type_create_struct", "types is NULL");
+    if (count == 0)
+        types = dc_no_types;
     return dc_index_int(count, bl, 0, NULL, disp, MPI_DATATYPE_NULL, types,
                         MPI_COMBINER_STRUCT, newtype, "MPI_Type_create_struct");
 }
@@ -540,6 +552,8 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count bl[], const MPI_C
     if (count > 0 && (!types || !bl))
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Type_create_struct_c",
                              "NULL array argument");
+    if (count == 0)
+        types = dc_no_types;
     return dc_index_gen(count, bl, 0, (const MPI_Aint *)disp, 0, MPI_DATATYPE_NULL, types,
                         MPI_COMBINER_STRUCT, newtype, "MPI_Type_create_struct_c");
 }

@@ -91,11 +91,11 @@ void mpii_dtype_env_index(mpii_dtype_t *d, const char *fn, MPI_Count count,
     if (!e)
         return;
     e->ints[e->ni++] = count;
-    if (bl)
+    if (c == MPI_COMBINER_INDEXED_BLOCK || c == MPI_COMBINER_HINDEXED_BLOCK)
+        e->ints[e->ni++] = bl1;
+    else if (bl) /* NULL with count 0 */
         for (MPI_Count k = 0; k < count; k++)
             e->ints[e->ni++] = bl[k];
-    else
-        e->ints[e->ni++] = bl1;
     for (MPI_Count k = 0; k < count; k++) {
         if (in_addrs)
             e->addrs[e->na++] = disp[k];
@@ -125,6 +125,35 @@ void mpii_dtype_env_subarray(mpii_dtype_t *d, const char *fn, int ndims, const M
     env_type(e, old);
 }
 
+void mpii_dtype_env_ints(mpii_dtype_t *d, const char *fn, int ni, const MPI_Count *ints)
+{
+    mpii_dtype_env_t *e = env_new(d, fn, ni, 0, 0);
+    if (!e)
+        return;
+    for (int i = 0; i < ni; i++)
+        e->ints[e->ni++] = ints[i];
+}
+
+void mpii_dtype_env_darray(mpii_dtype_t *d, const char *fn, int size, int rank, int ndims,
+                           const MPI_Count *gsizes, const int *distribs, const int *dargs,
+                           const int *psizes, int order, MPI_Datatype old)
+{
+    mpii_dtype_env_t *e = env_new(d, fn, 4 * (MPI_Count)ndims + 4, 0, 1);
+    if (!e)
+        return;
+    e->ints[e->ni++] = size;
+    e->ints[e->ni++] = rank;
+    e->ints[e->ni++] = ndims;
+    for (int i = 0; i < ndims; i++)
+        e->ints[e->ni++] = gsizes[i];
+    const int *arrays[3] = {distribs, dargs, psizes};
+    for (int a = 0; a < 3; a++)
+        for (int i = 0; i < ndims; i++)
+            e->ints[e->ni++] = arrays[a][i];
+    e->ints[e->ni++] = order;
+    env_type(e, old);
+}
+
 /* ---- the queries ---- */
 
 /* The record of a derived type, or NULL with the error reported in *err. */
@@ -139,14 +168,27 @@ static const mpii_dtype_env_t *env_of(MPI_Datatype h, const mpii_dtype_t **dp, c
     else if (!d->predefined && !d->env)
         *err = mpii_err_comm(NULL, MPI_ERR_NO_MEM, fn,
                              "the type's arguments were not recorded (out of memory)");
-    return d && !d->predefined ? d->env : NULL;
+    return d ? d->env : NULL; /* a named type has none, an f90 type its (p, r) */
 }
 
-/* How a large-count record splits: integers that stay integers (a subarray's ndims and
- * order), the rest of the integers and every address as large counts. */
+/* How a large-count record splits: whether integer i stays an integer (a subarray's ndims
+ * and order; a darray's all but its global sizes) or is reported as a large count, as
+ * every address is. */
+static int env_int_stays(const mpii_dtype_t *d, const mpii_dtype_env_t *e, int i)
+{
+    if (d->combiner == MPI_COMBINER_SUBARRAY)
+        return i == 0 || i == e->ni - 1;
+    if (d->combiner == MPI_COMBINER_DARRAY)
+        return !(i >= 3 && i < 3 + (int)e->ints[2]);
+    return 0;
+}
+
 static int env_large_ints(const mpii_dtype_t *d, const mpii_dtype_env_t *e)
 {
-    return d->combiner == MPI_COMBINER_SUBARRAY && e->ni >= 2 ? 2 : 0;
+    int n = 0;
+    for (int i = 0; i < e->ni; i++)
+        n += env_int_stays(d, e, i);
+    return n;
 }
 
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *ni, MPI_Count *na,
@@ -222,14 +264,14 @@ static int env_contents(MPI_Datatype datatype, MPI_Count max_i, MPI_Count max_a,
     if ((keep && !ints) || (na && !addrs) || (nc && !larges) || (e->nt && !types))
         return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL array argument");
     if (e->large) {
-        /* subarray: ndims first and order last stay integers */
-        if (keep) {
-            ints[0] = (int)e->ints[0];
-            ints[1] = (int)e->ints[e->ni - 1];
-        }
         MPI_Count k = 0;
-        for (int i = keep ? 1 : 0; i < e->ni - (keep ? 1 : 0); i++)
-            larges[k++] = e->ints[i];
+        int j = 0;
+        for (int i = 0; i < e->ni; i++) {
+            if (env_int_stays(d, e, i))
+                ints[j++] = (int)e->ints[i];
+            else
+                larges[k++] = e->ints[i];
+        }
         for (int i = 0; i < e->na; i++)
             larges[k++] = e->addrs[i];
     } else {
@@ -269,24 +311,40 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
 }
 MPII_WEAK(Type_get_contents_c)
 
-/* The predefined C type of a typeclass and a size in bytes (fixed-width integers, the C
- * floating types and their complex pairs); MPI_ERR_ARG when none matches. */
+/* The sized Fortran type of a typeclass and a size in bytes (INTEGERn, REALn, COMPLEXn,
+ * LOGICALn, as MPICH and Open MPI answer), or, when the application said its Fortran
+ * compiler lacks it (MPI_Abi_set_fortran_info), the C type of that size. */
 static MPI_Datatype match_size(int typeclass, int size)
 {
+    MPI_Datatype f = MPI_DATATYPE_NULL, c = MPI_DATATYPE_NULL;
     switch (typeclass) {
     case MPI_TYPECLASS_INTEGER:
-        return size == 1 ? MPI_INT8_T : size == 2 ? MPI_INT16_T : size == 4 ? MPI_INT32_T
-               : size == 8 ? MPI_INT64_T : MPI_DATATYPE_NULL;
+        f = size == 1 ? MPI_INTEGER1 : size == 2 ? MPI_INTEGER2 : size == 4 ? MPI_INTEGER4
+            : size == 8 ? MPI_INTEGER8 : size == 16 ? MPI_INTEGER16 : MPI_DATATYPE_NULL;
+        c = size == 1 ? MPI_INT8_T : size == 2 ? MPI_INT16_T : size == 4 ? MPI_INT32_T
+            : size == 8 ? MPI_INT64_T : MPI_DATATYPE_NULL;
+        break;
     case MPI_TYPECLASS_REAL:
-        return size == (int)sizeof(float) ? MPI_FLOAT : size == (int)sizeof(double) ? MPI_DOUBLE
-               : size == (int)sizeof(long double) ? MPI_LONG_DOUBLE : MPI_DATATYPE_NULL;
+        f = size == 2 ? MPI_REAL2 : size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8
+            : size == 16 ? MPI_REAL16 : MPI_DATATYPE_NULL;
+        c = size == (int)sizeof(float) ? MPI_FLOAT : size == (int)sizeof(double) ? MPI_DOUBLE
+            : size == (int)sizeof(long double) ? MPI_LONG_DOUBLE : MPI_DATATYPE_NULL;
+        break;
     case MPI_TYPECLASS_COMPLEX:
-        return size == 2 * (int)sizeof(float) ? MPI_C_FLOAT_COMPLEX
-               : size == 2 * (int)sizeof(double) ? MPI_C_DOUBLE_COMPLEX
-               : size == 2 * (int)sizeof(long double) ? MPI_C_LONG_DOUBLE_COMPLEX
-                                                      : MPI_DATATYPE_NULL;
-    default: return MPI_DATATYPE_NULL;
+        f = size == 4 ? MPI_COMPLEX4 : size == 8 ? MPI_COMPLEX8 : size == 16 ? MPI_COMPLEX16
+            : size == 32 ? MPI_COMPLEX32 : MPI_DATATYPE_NULL;
+        c = size == 2 * (int)sizeof(float) ? MPI_C_FLOAT_COMPLEX
+            : size == 2 * (int)sizeof(double) ? MPI_C_DOUBLE_COMPLEX
+            : size == 2 * (int)sizeof(long double) ? MPI_C_LONG_DOUBLE_COMPLEX
+                                                   : MPI_DATATYPE_NULL;
+        break;
+    case MPIX_TYPECLASS_LOGICAL:
+        f = size == 1 ? MPI_LOGICAL1 : size == 2 ? MPI_LOGICAL2 : size == 4 ? MPI_LOGICAL4
+            : size == 8 ? MPI_LOGICAL8 : size == 16 ? MPI_LOGICAL16 : MPI_DATATYPE_NULL;
+        break;
+    default: break;
     }
+    return f != MPI_DATATYPE_NULL && mpii_dtype(f) ? f : c;
 }
 
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)

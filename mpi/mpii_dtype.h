@@ -31,6 +31,13 @@ enum mpii_basic {
     MPII_B_FLOAT_INT, MPII_B_DOUBLE_INT, MPII_B_LONG_INT, MPII_B_2INT, MPII_B_SHORT_INT,
     MPII_B_LONG_DOUBLE_INT,
     MPII_B_PACKED,      /* MPI_PACKED: bytes, no arithmetic */
+    MPII_B_FLOAT16,     /* REAL2: IEEE half, reduced by rmp (RMP_FLOAT16) */
+    /* Kinds only Fortran types have; op_fortran.c reduces them (rmp has no kernel). */
+    MPII_B_INT128,      /* INTEGER16 */
+    MPII_B_FLOAT128,    /* REAL16: IEEE quad (gfortran's REAL(16), not x87 long double) */
+    MPII_B_COMPLEX_HALF, MPII_B_COMPLEX128, /* COMPLEX4, COMPLEX32 */
+    MPII_B_FLOG1, MPII_B_FLOG2, MPII_B_FLOG4, MPII_B_FLOG8, MPII_B_FLOG16, /* LOGICALn */
+    MPII_B_2FLOAT, MPII_B_2DOUBLE, MPII_B_2INT64, /* {value; index} of one type */
     MPII_B_COUNT        /* not a kind */
 };
 
@@ -38,6 +45,12 @@ enum mpii_basic {
  * type the node describes; `extent` is the distance between consecutive
  * elements when the node is repeated. */
 enum { MPII_DL_RUN = 1, MPII_DL_VEC, MPII_DL_IDX };
+
+/* How a run's elements convert to external32 (pack_external.c): big-endian, element by
+ * element (SWAP), each half of a complex (CPLX), x87 long doubles to IEEE quad and back
+ * (LDBL: one per 16 bytes, a complex one is two), and the types external32 makes
+ * narrower: long and unsigned long to 4 bytes, wchar_t to 2. */
+enum { MPII_X_SWAP = 0, MPII_X_CPLX, MPII_X_LDBL, MPII_X_LONG, MPII_X_ULONG, MPII_X_WCHAR };
 
 typedef struct mpii_dl {
     uint8_t kind;
@@ -49,6 +62,7 @@ typedef struct mpii_dl {
             MPI_Aint off;
             size_t len;
             size_t esize; /* bytes of one basic element of the run; 0: mixed */
+            uint8_t xconv; /* its external32 form (pack_external.c): MPII_X_* */
         } run;
         struct { /* count blocks at i*stride, each blocklen children at j*child->extent */
             MPI_Count count, blocklen;
@@ -116,6 +130,22 @@ extern mpii_pool_t mpii_dtype_pool;
 
 /* Fill the predefined table (MPI_Init; idempotent). */
 void mpii_dtype_init(void);
+/* The predefined object of handle h (dtype.c, for dtype_fortran.c): one run of size
+ * bytes made of `size / esize` basic elements. */
+void mpii_dtype_run(mpii_dl_t *r, MPI_Aint off, size_t len, size_t esize, MPI_Aint extent);
+void mpii_dtype_predef_obj(mpii_dtype_t *d, MPI_Datatype h, const char *name, size_t size,
+                           MPI_Aint extent, int align, int basic, int rmp, const mpii_dl_t *dl);
+/* The Fortran types (dtype_fortran.c), at their configured sizes (MPI_Abi_set_fortran_info). */
+void mpii_dtype_fortran_init(void);
+/* The Fortran LOGICAL values of a size (1, 2, 4, 8, 16 bytes): *t and *f point at size
+ * bytes each (MPI_Abi_set_fortran_booleans; default 1 and 0). */
+void mpii_fortran_booleans(size_t size, const unsigned char **t, const unsigned char **f);
+/* A predefined op on a Fortran-only kind (>= MPII_B_INT128): the rmp op reducing elements
+ * of *es bytes; MPI_ERR_OP when op is not defined on the kind (or this compiler has no such
+ * type), MPI_ERR_NO_MEM (op_fortran.c). */
+int mpii_fortran_red(int basic, rmp_op_t op, rmp_op_t *rop, size_t *es);
+/* The external32 conversion of a basic kind's elements (MPII_X_*). */
+int mpii_dtype_xconv(int basic);
 /* Bytes of one element of a basic kind. */
 size_t mpii_basic_size(int basic);
 /* The handle of a type object (predefined: its constant). */
@@ -133,6 +163,11 @@ void mpii_dtype_env_index(mpii_dtype_t *d, const char *fn, MPI_Count count,
 void mpii_dtype_env_subarray(mpii_dtype_t *d, const char *fn, int ndims, const MPI_Count *sizes,
                              const MPI_Count *subsizes, const MPI_Count *starts, int order,
                              MPI_Datatype old);
+/* Integers only, no datatypes (the MPI_Type_create_f90_* types). */
+void mpii_dtype_env_ints(mpii_dtype_t *d, const char *fn, int ni, const MPI_Count *ints);
+void mpii_dtype_env_darray(mpii_dtype_t *d, const char *fn, int size, int rank, int ndims,
+                           const MPI_Count *gsizes, const int *distribs, const int *dargs,
+                           const int *psizes, int order, MPI_Datatype old);
 void mpii_dtype_env_free(mpii_dtype_t *d);
 
 /* Attributes of derived types (attr_obj.c): copied by MPI_Type_dup, deleted (their

@@ -60,7 +60,7 @@ static int op_basic_rmp(int basic, rmp_op_t op)
         [MPII_B_FLOAT_INT] = RMP_FLOAT_INT, [MPII_B_DOUBLE_INT] = RMP_DOUBLE_INT,
         [MPII_B_LONG_INT] = RMP_LONG_INT,   [MPII_B_2INT] = RMP_2INT,
         [MPII_B_SHORT_INT] = RMP_SHORT_INT, [MPII_B_LONG_DOUBLE_INT] = RMP_LONG_DOUBLE_INT,
-        [MPII_B_PACKED] = -1,
+        [MPII_B_PACKED] = -1, [MPII_B_FLOAT16] = RMP_FLOAT16,
     };
     if (basic < 0 || basic >= MPII_B_COUNT)
         return -1;
@@ -70,7 +70,7 @@ static int op_basic_rmp(int basic, rmp_op_t op)
     if (basic == MPII_B_BYTE && !bitwise)
         return -1;
     if (logical && (basic == MPII_B_FLOAT || basic == MPII_B_DOUBLE ||
-                    basic == MPII_B_LONG_DOUBLE))
+                    basic == MPII_B_LONG_DOUBLE || basic == MPII_B_FLOAT16))
         return -1;
     int dt = map[basic];
     if (basic != MPII_B_INT8 && basic != MPII_B_CHAR && dt == 0)
@@ -160,6 +160,21 @@ int mpii_red_resolve(mpii_op_t *o, mpii_dtype_t *d, MPI_Datatype dh, MPI_Count c
         return MPI_SUCCESS;
     }
     size_t es;
+    if (MPII_UNLIKELY(d->basic >= MPII_B_INT128)) {
+        /* Fortran-only kinds: op_fortran.c's kernels as rmp user ops on elements of es. */
+        rmp_op_t rop;
+        int rc = mpii_fortran_red(d->basic, o->rop, &rop, &es);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (d->size % es)
+            return MPI_ERR_TYPE;
+        r->dt = RMP_OPAQUE(es);
+        r->op = rop;
+        r->count = (size_t)count * (d->size / es);
+        r->shift = d->true_lb;
+        r->packed = !d->contig;
+        return MPI_SUCCESS;
+    }
     int dt = op_basic_known(d->basic, o->rop, &es);
     if (dt < 0)
         return MPI_ERR_OP;

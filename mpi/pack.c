@@ -230,7 +230,8 @@ static int pack_do(const void *inbuf, MPI_Count incount, MPI_Datatype dt, void *
         return mpii_err_comm(c, MPI_ERR_TRUNCATE, fn,
                              "%zu bytes to pack, %lld left in the buffer", need,
                              (long long)(outsize - *position));
-    if (need && (!inbuf || !outbuf))
+    /* inbuf may be MPI_BOTTOM (NULL) with absolute displacements; the packed side may not. */
+    if (need && !outbuf)
         return mpii_err_comm(c, MPI_ERR_BUFFER, fn, "NULL buffer");
     mpii_dtype_pack(d, inbuf, incount, 0, (char *)outbuf + *position, need);
     *position += (MPI_Count)need;
@@ -250,7 +251,8 @@ static int unpack_do(const void *inbuf, MPI_Count insize, MPI_Count *position, v
         return mpii_err_comm(c, MPI_ERR_TRUNCATE, fn,
                              "%zu bytes to unpack, %lld left in the buffer", need,
                              (long long)(insize - *position));
-    if (need && (!inbuf || !outbuf))
+    /* outbuf may be MPI_BOTTOM (NULL) with absolute displacements; the packed side may not. */
+    if (need && !inbuf)
         return mpii_err_comm(c, MPI_ERR_BUFFER, fn, "NULL buffer");
     mpii_dtype_unpack(d, outbuf, outcount, 0, (const char *)inbuf + *position, need);
     *position += (MPI_Count)need;

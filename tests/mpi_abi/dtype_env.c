@@ -119,11 +119,12 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Type_free(&v));
     CHECK_OK(MPI_Type_free(&inner));
     printf("dtype_env: ok\n");
-    /* Type_match_size: the predefined type of a class and size, MPI_ERR_ARG for none */
+    /* Type_match_size: the sized Fortran type of a class and size (the function serves
+     * MPI_SIZEOF; MPICH and Open MPI answer the same), MPI_ERR_ARG for none */
     struct { int cls, size; MPI_Datatype want; } m[] = {
-        {MPI_TYPECLASS_INTEGER, 1, MPI_INT8_T}, {MPI_TYPECLASS_INTEGER, 8, MPI_INT64_T},
-        {MPI_TYPECLASS_REAL, 4, MPI_FLOAT}, {MPI_TYPECLASS_REAL, 8, MPI_DOUBLE},
-        {MPI_TYPECLASS_COMPLEX, 16, MPI_C_DOUBLE_COMPLEX}};
+        {MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1}, {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
+        {MPI_TYPECLASS_REAL, 4, MPI_REAL4}, {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
+        {MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16}};
     for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
         int sz = 0;
         CHECK_OK(MPI_Type_match_size(m[k].cls, m[k].size, &t));
@@ -138,6 +139,49 @@ int main(int argc, char **argv)
     MPI_Error_class(rc, &ec);
     CHECK(ec == MPI_ERR_ARG, "match_size of an unknown class: class %d", ec);
 
+    /* Synonyms are named by the standard's first name. */
+    {
+        char nm[MPI_MAX_OBJECT_NAME];
+        int nl;
+        CHECK_OK(MPI_Type_get_name(MPI_LONG_LONG, nm, &nl));
+        CHECK(!strcmp(nm, "MPI_LONG_LONG_INT"), "MPI_LONG_LONG named %s", nm);
+        CHECK_OK(MPI_Type_get_name(MPI_C_COMPLEX, nm, &nl));
+        CHECK(!strcmp(nm, "MPI_C_COMPLEX"), "MPI_C_COMPLEX named %s", nm);
+    }
+    /* A struct of no blocks with NULL arrays (MPICH struct_zero_count): an empty type
+     * whose envelope has the count alone. */
+    {
+        MPI_Datatype z;
+        int zs, zni, zna, znd, zc;
+        MPI_Aint zlb, zext;
+        CHECK_OK(MPI_Type_create_struct(0, NULL, NULL, NULL, &z));
+        CHECK_OK(MPI_Type_size(z, &zs));
+        CHECK_OK(MPI_Type_get_extent(z, &zlb, &zext));
+        CHECK(zs == 0 && zext == 0, "empty struct: size %d extent %ld", zs, (long)zext);
+        CHECK_OK(MPI_Type_get_envelope(z, &zni, &zna, &znd, &zc));
+        CHECK(zc == MPI_COMBINER_STRUCT && zni == 1 && zna == 0 && znd == 0,
+              "empty struct envelope %d %d %d %d", zc, zni, zna, znd);
+        CHECK_OK(MPI_Type_free(&z));
+    }
+    /* MPI_Pack and MPI_Unpack from MPI_BOTTOM with absolute addresses (MPICH
+     * struct_pack_mpi_bottom). */
+    {
+        int a = 7;
+        MPI_Aint addr;
+        int one = 1, pos = 0;
+        char pk[8];
+        MPI_Datatype st, it = MPI_INT;
+        CHECK_OK(MPI_Get_address(&a, &addr));
+        CHECK_OK(MPI_Type_create_struct(1, &one, &addr, &it, &st));
+        CHECK_OK(MPI_Type_commit(&st));
+        CHECK_OK(MPI_Pack(MPI_BOTTOM, 1, st, pk, sizeof(pk), &pos, MPI_COMM_WORLD));
+        CHECK(pos == 4 && !memcmp(pk, &a, 4), "pack from MPI_BOTTOM");
+        a = 0;
+        pos = 0;
+        CHECK_OK(MPI_Unpack(pk, sizeof(pk), &pos, MPI_BOTTOM, 1, st, MPI_COMM_WORLD));
+        CHECK(pos == 4 && a == 7, "unpack to MPI_BOTTOM: %d", a);
+        CHECK_OK(MPI_Type_free(&st));
+    }
     CHECK_OK(MPI_Finalize());
     return 0;
 }
