@@ -197,6 +197,8 @@ int mpii_bsend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
                mpii_comm_t *c, const char *fn);
 /* Wait for buffered sends still in flight and forget the buffer (Finalize). */
 void mpii_bsend_fini(void);
+/* Wait for the messages of c's own buffer and free it (communicator destruction). */
+void mpii_bsend_comm_free(mpii_comm_t *c);
 /* Release what buffered sends and freed requests hold (Finalize). */
 void mpii_p2p_fini(void);
 /* Progress requests freed while running. */
