@@ -148,6 +148,10 @@ int mpii_pcoll_start(mpii_req_t *r, const char *fn);
 int mpii_req_test(mpii_req_t *r);
 /* Block until r is done (RMP_TIMEOUT and peer failures end it with an error). */
 int mpii_req_wait(mpii_req_t *r);
+/* A complete generalized request's status and error from its query_fn (greq.c). */
+int mpii_greq_query(mpii_req_t *r);
+/* Call its free_fn (once): the error it returned. */
+int mpii_greq_free_fn(mpii_req_t *r);
 /* Status of an rmp completion, in MPI terms. */
 void mpii_req_take_rmp_status(mpii_req_t *r, const rmp_status_t *st, int rc);
 
