@@ -635,7 +635,8 @@ int PMPI_Cancel(MPI_Request *request)
         return req_bad("MPI_Cancel", *request);
     if (r->kind == MPII_REQ_GREQ) { /* told whether Grequest_complete was called */
         int rc = r->cancel_fn ? r->cancel_fn(r->extra_state, r->done) : MPI_SUCCESS;
-        return rc == MPI_SUCCESS ? rc : mpii_err_comm(r->comm, rc, "MPI_Cancel", "cancel_fn failed");
+        return rc == MPI_SUCCESS ? rc
+                                 : mpii_err_comm(r->comm, rc, "MPI_Cancel", "cancel_fn failed");
     }
     if (r->done)
         return MPI_SUCCESS;
