@@ -39,6 +39,7 @@ int mpii_comm_wrap(rmp_comm_t rc, const mpii_comm_t *parent, mpii_comm_t **out)
 void mpii_comm_destroy(mpii_comm_t *c)
 {
     mpii_bsend_comm_free(c);
+    mpii_part_comm_free(c);
     if (c->coll_priv && c->coll_priv_free)
         c->coll_priv_free(c->coll_priv);
     mpii_topo_free(c->topo);

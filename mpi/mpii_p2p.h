@@ -46,7 +46,8 @@ enum {
     MPII_REQ_GREQ,    /* generalized request: done when MPI_Grequest_complete is called */
     MPII_REQ_PSEND,   /* persistent send / receive: start() makes an rmp request */
     MPII_REQ_PRECV,
-    MPII_REQ_PCOLL    /* persistent collective (coll_persist.c) */
+    MPII_REQ_PCOLL,   /* persistent collective (coll_persist.c) */
+    MPII_REQ_PART     /* partitioned send or receive (part.c) */
 };
 
 enum { MPII_MODE_STD = 0, MPII_MODE_SYNC, MPII_MODE_READY, MPII_MODE_BUFFERED };
@@ -203,6 +204,10 @@ int mpii_bsend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
 void mpii_bsend_fini(void);
 /* Wait for the messages of c's own buffer and free it (communicator destruction). */
 void mpii_bsend_comm_free(mpii_comm_t *c);
+/* Free c's private communicators of partitioned communication (part_pair.c). */
+void mpii_part_comm_free(mpii_comm_t *c);
+/* MPI_Start of a partitioned request (part.c). */
+int mpii_part_start(mpii_req_t *r, const char *fn);
 /* Release what buffered sends and freed requests hold (Finalize). */
 void mpii_p2p_fini(void);
 /* Progress requests freed while running. */
