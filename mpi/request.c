@@ -54,13 +54,11 @@ static int req_err(mpii_comm_t *c, int err, const char *fn)
                                                  : "the request failed");
 }
 
+/* The standard's empty status: any source and tag, MPI_SUCCESS, count 0. */
 static void req_null_status(MPI_Status *st)
 {
-    if (st != MPI_STATUS_IGNORE) {
-        int err = st->MPI_ERROR;
+    if (st != MPI_STATUS_IGNORE)
         mpii_status_empty(st);
-        st->MPI_ERROR = err;
-    }
 }
 
 /* ---- handles that are rmp requests ---- */
