@@ -115,7 +115,7 @@ typedef struct mpii_comm {
     void *coll_priv;     /* owned by the collectives module (mpi-c) */
     void (*coll_priv_free)(void *);
     struct mpii_bsbuf *bsbuf; /* MPI_Comm_attach_buffer's (bsend.c), NULL before */
-    void *part_priv;          /* partitioned communication's peers (part_pair.c) */
+    uint64_t part_id;         /* the same on all members (part_match.c) */
     char name[MPI_MAX_OBJECT_NAME];
 } mpii_comm_t;
 

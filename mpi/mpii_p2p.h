@@ -204,8 +204,11 @@ int mpii_bsend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
 void mpii_bsend_fini(void);
 /* Wait for the messages of c's own buffer and free it (communicator destruction). */
 void mpii_bsend_comm_free(mpii_comm_t *c);
-/* Free c's private communicators of partitioned communication (part_pair.c). */
-void mpii_part_comm_free(mpii_comm_t *c);
+/* Partitioned communication's private communicator (Init, Finalize) and the id of
+ * a new communicator (part_match.c). */
+void mpii_part_init(void);
+void mpii_part_fini(void);
+void mpii_part_comm_new(mpii_comm_t *c);
 /* MPI_Start of a partitioned request (part.c). */
 int mpii_part_start(mpii_req_t *r, const char *fn);
 /* Release what buffered sends and freed requests hold (Finalize). */

@@ -1,31 +1,47 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Partitioned communication (part.c, part_pair.c). Its messages travel on two
- * private rmp communicators per pair of processes of an MPI communicator, made at
- * the pair's first partitioned init (rmp_comm_create_group of the two: a handshake,
- * so that first init blocks until the peer makes its own first partitioned init
- * with this process on that communicator), so they never meet user traffic:
- * - ctl: the sender's hello (partitions, bytes, reply tag), tagged with the user's
- *   tag: rmp's matching pairs the k-th Psend_init with the k-th Precv_init of
- *   that source and tag, as MPI does;
- * - data: the receiver's reply (the tags of its partitions' messages) and one
- *   message per send partition, on tags the receiving process allocates. */
+/* Partitioned communication (part.c, part_match.c). Its messages travel on one
+ * private rmp communicator over all processes (a dup of world made at MPI_Init), so
+ * they never meet user traffic, and no init blocks:
+ * - tag 0: the sender's hello (its communicator's id, the user's tag, partitions,
+ *   bytes, reply tag), taken by one wildcard receive per process; hellos are matched
+ *   to Precv_inits by (source, communicator, tag) in arrival order, which is the
+ *   senders' init order (rmp does not overtake), as MPI matches partitioned inits;
+ * - other tags, allocated by the receiving process: the receiver's reply (the tags
+ *   of its messages) and one message per send partition.
+ * A communicator's id is the same on all its members without communication: its
+ * members' world ranks hashed, with how many communicators of those members this
+ * process made before (members make them in the same order: each creation is a
+ * blocking collective among them). */
 #ifndef MPII_PART_H
 #define MPII_PART_H
 
 #include "mpii.h"
 
-typedef struct mpii_part_pair {
-    struct mpii_part_pair *next;
-    int peer;             /* rank in the MPI communicator */
-    int prank;            /* the peer's rank in ctl and data */
-    rmp_comm_t ctl, data;
-    int next_tag;         /* the next data tag this process receives from peer */
-} mpii_part_pair_t;
+/* A hello: what a Psend_init tells its receiver. */
+typedef struct mpii_part_hello {
+    uint64_t comm_id;
+    int64_t tag, parts, bytes, reply_tag;
+} mpii_part_hello_t;
 
-/* The pair of c's ranks (this process, peer), made on first use; NULL and *rc (an rmp
- * status) when it could not be made. */
-mpii_part_pair_t *mpii_part_pair(mpii_comm_t *c, int peer, int *rc);
-/* n consecutive tags of the pair's data communicator for messages to this process. */
-int mpii_part_tags(mpii_part_pair_t *p, int n);
+/* A Precv_init waiting for its hello (part.c's request). */
+typedef struct mpii_part_wait {
+    struct mpii_part_wait *next;
+    uint64_t comm_id;
+    int src, tag; /* world rank, user tag */
+    int matched;
+    mpii_part_hello_t hello;
+} mpii_part_wait_t;
+
+/* The private communicator; RMP_COMM_NULL when it could not be made. */
+extern rmp_comm_t mpii_part_comm;
+/* n consecutive tags for messages to this process. */
+int mpii_part_tags(int n);
+/* Receive the hellos that arrived, hand them to waiting receives. */
+void mpii_part_progress(void);
+/* Wait for a hello (w->matched once handed); unlist a waiting one. */
+void mpii_part_wait_add(mpii_part_wait_t *w);
+void mpii_part_wait_remove(mpii_part_wait_t *w);
+/* c's id (see above). */
+uint64_t mpii_part_id(const mpii_comm_t *c);
 
 #endif

@@ -8,8 +8,8 @@
  * receiver posts one receive per send partition at Start, into its buffer at that
  * partition's byte offset, so partition counts may differ on the two sides (the
  * totals are equal); receive partition j has arrived once every message overlapping
- * its bytes has. Non-contiguous datatypes go through a packed copy. Private
- * communicators and the handshake: mpii_part.h. */
+ * its bytes has. Non-contiguous datatypes go through a packed copy. The private
+ * communicator and the handshake: mpii_part.h. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,10 +25,11 @@ typedef struct part {
     char *buf;
     size_t total;     /* bytes of all partitions */
     int peer, tag;    /* for the receive status */
-    mpii_part_pair_t *pair; /* NULL: MPI_PROC_NULL */
-    int64_t hello[3]; /* the sender's partitions, bytes, reply tag */
+    int wpeer;        /* the peer's world rank; -1: MPI_PROC_NULL */
+    mpii_part_wait_t wait; /* receiver: the hello (wait.hello once matched) */
+    mpii_part_hello_t hello; /* sender: what it says */
     int64_t cts;      /* the receiver's first data tag */
-    rmp_request_t hs_rr, cts_rr; /* hello send/receive; reply receive/send */
+    rmp_request_t hs_rr, cts_rr; /* sender: hello send, reply receive; receiver: reply */
     int matched;      /* both sides know the data tags */
     int posted;       /* receiver: this round's receives are posted */
     int nmsg;         /* messages per round: the send partitions */
@@ -90,9 +91,9 @@ static void part_post(part_t *p, int k)
         if (p->tmp)
             mpii_dtype_pack(p->d, p->buf, p->count * p->nparts, (size_t)k * p->mbytes,
                             part_at(p, k), len);
-        rc = rmp_isend(part_at(p, k), len, p->pair->prank, tag, p->pair->data, &p->rr[k]);
+        rc = rmp_isend(part_at(p, k), len, p->wpeer, tag, mpii_part_comm, &p->rr[k]);
     } else {
-        rc = rmp_irecv(part_at(p, k), len, p->pair->prank, tag, p->pair->data, &p->rr[k]);
+        rc = rmp_irecv(part_at(p, k), len, p->wpeer, tag, mpii_part_comm, &p->rr[k]);
     }
     p->st[k] = PM_POSTED;
     if (rc != RMP_SUCCESS) {
@@ -105,16 +106,17 @@ static void part_post(part_t *p, int k)
 /* The receiver got the hello: its messages' layout, tags, and the reply. */
 static void part_matched_recv(part_t *p)
 {
-    int n = (int)p->hello[0];
-    if ((size_t)p->hello[1] != p->total)
+    const mpii_part_hello_t *h = &p->wait.hello;
+    int n = (int)h->parts;
+    if ((size_t)h->bytes != p->total)
         part_fail(p, MPI_ERR_TRUNCATE); /* the standard wants equal totals */
     int rc = part_msgs_alloc(p, n);
     if (rc == RMP_SUCCESS)
-        p->mbytes = n > 0 ? (size_t)p->hello[1] / (size_t)n : 0;
-    p->cts = mpii_part_tags(p->pair, n);
+        p->mbytes = n > 0 ? (size_t)h->bytes / (size_t)n : 0;
+    p->cts = mpii_part_tags(n);
     if (rc == RMP_SUCCESS)
-        rc = rmp_isend(&p->cts, sizeof(p->cts), p->pair->prank, (int)p->hello[2],
-                       p->pair->data, &p->cts_rr);
+        rc = rmp_isend(&p->cts, sizeof(p->cts), p->wpeer, (int)h->reply_tag, mpii_part_comm,
+                       &p->cts_rr);
     if (rc != RMP_SUCCESS) {
         part_fail(p, rc);
         p->nmsg = 0; /* nothing will arrive: the round ends with the error */
@@ -133,9 +135,11 @@ static void part_handshake(part_t *p)
             p->cts_rr = RMP_REQUEST_NULL;
             p->matched = 1;
         }
-    } else if (p->hs_rr && (rmp_test(&p->hs_rr, &done, NULL) != RMP_SUCCESS || done)) {
-        p->hs_rr = RMP_REQUEST_NULL;
-        part_matched_recv(p);
+    } else {
+        if (!p->wait.matched)
+            mpii_part_progress();
+        if (p->wait.matched)
+            part_matched_recv(p);
     }
 }
 
@@ -153,6 +157,8 @@ static int part_progress(mpii_req_t *r, int lo, int hi)
     }
     if (hi >= p->nmsg)
         hi = p->nmsg - 1;
+    if (lo <= hi)
+        rmp_progress(); /* once: the tests below only look (thousands of messages) */
     for (int k = lo; k <= hi; k++) {
         if (p->st[k] == PM_READY)
             part_post(p, k);
@@ -160,7 +166,11 @@ static int part_progress(mpii_req_t *r, int lo, int hi)
             continue;
         int done = 0;
         rmp_status_t s;
-        int rc = rmp_test(&p->rr[k], &done, &s);
+        int rc = rmp_request_get_status(p->rr[k], &done, NULL);
+        if (rc == RMP_SUCCESS && !done)
+            continue;
+        if (rc == RMP_SUCCESS)
+            rc = rmp_test(&p->rr[k], &done, &s); /* complete: frees it */
         if (rc != RMP_SUCCESS)
             part_fail(p, rc);
         else if (!done)
@@ -198,10 +208,12 @@ static void part_release(mpii_req_t *r)
     if (!p)
         return;
     int cancelled = 0;
-    rmp_request_t *pend = p->send ? &p->cts_rr : &p->hs_rr; /* receives */
-    if (*pend && rmp_cancel(pend, &cancelled) == RMP_SUCCESS && !cancelled)
-        rmp_wait(pend, NULL);
-    rmp_request_t *out = p->send ? &p->hs_rr : &p->cts_rr; /* sends */
+    if (!p->send && p->wpeer >= 0 && !p->wait.matched)
+        mpii_part_wait_remove(&p->wait);
+    if (p->send && p->cts_rr && rmp_cancel(&p->cts_rr, &cancelled) == RMP_SUCCESS &&
+        !cancelled)
+        rmp_wait(&p->cts_rr, NULL);
+    rmp_request_t *out = p->send ? &p->hs_rr : &p->cts_rr; /* small sends: complete soon */
     if (*out)
         rmp_wait(out, NULL);
     for (int k = 0; k < p->nmsg; k++)
@@ -254,27 +266,29 @@ static int part_init(const void *buf, int partitions, MPI_Count count, MPI_Datat
     r->ctx = p;
     r->release = part_release;
     r->poll = part_poll;
-    if (peer != MPI_PROC_NULL) {
+    p->wpeer = peer == MPI_PROC_NULL ? -1 : mpii_comm_world_rank(c, peer);
+    if (p->wpeer >= 0) {
         rc = d->contig || p->total == 0 ? RMP_SUCCESS : RMP_ERR_NOMEM;
         if (rc != RMP_SUCCESS && (p->tmp = malloc(p->total)))
             rc = RMP_SUCCESS;
-        if (rc == RMP_SUCCESS)
-            p->pair = mpii_part_pair(c, peer, &rc); /* a handshake the first time */
+        if (rc == RMP_SUCCESS && !mpii_part_comm)
+            rc = RMP_ERR_STATE;
         if (rc == RMP_SUCCESS && send) {
             rc = part_msgs_alloc(p, partitions);
             p->mbytes = p->total / (size_t)partitions;
-            p->hello[0] = partitions;
-            p->hello[1] = (int64_t)p->total;
-            p->hello[2] = mpii_part_tags(p->pair, 1);
+            p->hello = (mpii_part_hello_t){mpii_part_id(c), tag, partitions,
+                                           (int64_t)p->total, mpii_part_tags(1)};
             if (rc == RMP_SUCCESS)
-                rc = rmp_irecv(&p->cts, sizeof(p->cts), p->pair->prank, (int)p->hello[2],
-                               p->pair->data, &p->cts_rr);
+                rc = rmp_irecv(&p->cts, sizeof(p->cts), p->wpeer, (int)p->hello.reply_tag,
+                               mpii_part_comm, &p->cts_rr);
             if (rc == RMP_SUCCESS)
-                rc = rmp_isend(p->hello, sizeof(p->hello), p->pair->prank, tag, p->pair->ctl,
+                rc = rmp_isend(&p->hello, sizeof(p->hello), p->wpeer, 0, mpii_part_comm,
                                &p->hs_rr);
         } else if (rc == RMP_SUCCESS) {
-            rc = rmp_irecv(p->hello, sizeof(p->hello), p->pair->prank, tag, p->pair->ctl,
-                           &p->hs_rr);
+            p->wait.comm_id = mpii_part_id(c);
+            p->wait.src = p->wpeer;
+            p->wait.tag = tag;
+            mpii_part_wait_add(&p->wait); /* matched at once if its hello came */
         }
         if (rc != RMP_SUCCESS) {
             mpii_req_free(r);
@@ -290,7 +304,7 @@ int mpii_part_start(mpii_req_t *r, const char *fn)
     part_t *p = r->ctx;
     (void)fn;
     r->err = MPI_SUCCESS;
-    if (!p->pair) { /* MPI_PROC_NULL: complete at once */
+    if (p->wpeer < 0) { /* MPI_PROC_NULL: complete at once */
         r->kind = MPII_REQ_DONE;
         r->done = 1;
         r->active = 1;
@@ -374,7 +388,7 @@ static int part_ready(MPI_Request h, int n, int lo, const int *list, const char 
         if (k < 0 || k >= p->nparts)
             return mpii_err_comm(r->comm, MPI_ERR_ARG, fn, "partition %d of %d", k, p->nparts);
     }
-    if (!p->pair)
+    if (p->wpeer < 0)
         return MPI_SUCCESS;
     PART_LOCK(p);
     for (int i = 0; i < n; i++) {
@@ -425,7 +439,7 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
     if (!flag || partition < 0 || partition >= p->nparts)
         return mpii_err_comm(r->comm, MPI_ERR_ARG, "MPI_Parrived",
                              "partition %d of %d, or flag NULL", partition, p->nparts);
-    if (!r->active || !p->pair || r->done) { /* inactive: true (MPI 4.1) */
+    if (!r->active || p->wpeer < 0 || r->done) { /* inactive: true (MPI 4.1) */
         *flag = 1;
         return MPI_SUCCESS;
     }

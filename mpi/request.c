@@ -666,6 +666,5 @@ void mpii_p2p_fini(void)
         mpii_req_orphans = r->next;
         mpii_req_free(r);
     }
-    mpii_part_comm_free(&mpii_comm_world);
-    mpii_part_comm_free(&mpii_comm_self);
+    mpii_part_fini();
 }

@@ -4,7 +4,8 @@
  * range/list, Parrived polled per receive partition (never true before its data is
  * there), restarts with new data, a non-contiguous datatype, user point-to-point
  * traffic with wildcards on the same communicator at the same time (never confused),
- * two requests with the same tag matched in init order, MPI_PROC_NULL, errors. */
+ * two requests with the same tag matched in init order, the same tag on two
+ * communicators inited in opposite orders, MPI_PROC_NULL, errors. */
 #include <string.h>
 
 #include "check.h"
@@ -195,6 +196,41 @@ static void noncontig(void)
     CHECK_OK(MPI_Type_free(&rv));
 }
 
+/* Same tag on two duplicates of world, inited in opposite orders on the two sides:
+ * each matches its own communicator's (no init blocks on the peer). */
+static void cross_comm(void)
+{
+    MPI_Comm d[2];
+    int buf[2][8];
+    MPI_Request r[2];
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d[0]));
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d[1]));
+    for (int i = 0; i < 8; i++) {
+        buf[0][i] = sender ? 100 + i : -1;
+        buf[1][i] = sender ? 200 + i : -1;
+    }
+    if (sender) {
+        CHECK_OK(MPI_Psend_init(buf[1], 2, 4, MPI_INT, peer, 0, d[1], MPI_INFO_NULL, &r[1]));
+        CHECK_OK(MPI_Psend_init(buf[0], 1, 8, MPI_INT, peer, 0, d[0], MPI_INFO_NULL, &r[0]));
+        CHECK_OK(MPI_Startall(2, r));
+        CHECK_OK(MPI_Pready_range(0, 1, r[1]));
+        CHECK_OK(MPI_Pready(0, r[0]));
+    } else {
+        CHECK_OK(MPI_Precv_init(buf[0], 4, 2, MPI_INT, peer, 0, d[0], MPI_INFO_NULL, &r[0]));
+        CHECK_OK(MPI_Precv_init(buf[1], 8, 1, MPI_INT, peer, 0, d[1], MPI_INFO_NULL, &r[1]));
+        CHECK_OK(MPI_Startall(2, r));
+    }
+    CHECK_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    if (!sender)
+        for (int i = 0; i < 8; i++)
+            CHECK(buf[0][i] == 100 + i && buf[1][i] == 200 + i, "cross_comm [%d] = %d %d", i,
+                  buf[0][i], buf[1][i]);
+    for (int k = 0; k < 2; k++) {
+        CHECK_OK(MPI_Request_free(&r[k]));
+        CHECK_OK(MPI_Comm_free(&d[k]));
+    }
+}
+
 static void errors(void)
 {
     int buf[4], cls, flag;
@@ -247,6 +283,7 @@ int main(int argc, char **argv)
     not_early();
     with_user_traffic();
     noncontig();
+    cross_comm();
     errors();
     /* Init then free without a start (both sides), then a transfer still matches. */
     MPI_Request r;
