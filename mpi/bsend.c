@@ -1,183 +1,250 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Buffered sends: the message is packed into the attached buffer (or a
  * malloc'd one with MPI_BUFFER_AUTOMATIC) and sent from there; the space is
- * reclaimed once rmp completed the send. Buffer_attach/detach/flush. */
+ * reclaimed once rmp completed the send. Each message takes exactly its bytes +
+ * MPI_BSEND_OVERHEAD of an attached buffer (a buffer sized by the standard's
+ * formula always fits): the overhead holds the segment's header and the
+ * alignment of header and data. Flushes (blocking and not) are here too; the
+ * attach/detach entry points are in bsend_attach.c. */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_bsend.h"
+#include "mpii_inter.h"
 
-typedef struct bs_seg {
-    size_t off, len; /* within the attached buffer (automatic: len only) */
-    void *data;
+struct mpii_bsseg {
+    mpii_bsseg_t *next;
+    size_t off, len; /* the reserved range of the buffer (MPII_BS_AUTO: malloc'd) */
+    uint64_t seq;
     rmp_request_t rr;
-    struct bs_seg *next; /* sorted by offset */
-} bs_seg_t;
+};
 
-static char *bs_buf;
-static size_t bs_size;
-static int bs_automatic;
-static bs_seg_t *bs_segs;
+/* Header + its alignment + the data's 64-byte alignment fit in the overhead. */
+_Static_assert(sizeof(mpii_bsseg_t) + 7 + 63 <= MPI_BSEND_OVERHEAD, "MPI_BSEND_OVERHEAD");
 
-static void bs_drop(bs_seg_t **pp)
+mpii_bsbuf_t mpii_bs_proc;
+
+/* Threads share the buffers; the lock is never held across a wait. */
+static pthread_mutex_t bs_lock = PTHREAD_MUTEX_INITIALIZER;
+#define BS_LOCK()                                                                          \
+    do {                                                                                   \
+        if (mpii_mt)                                                                       \
+            pthread_mutex_lock(&bs_lock);                                                  \
+    } while (0)
+#define BS_UNLOCK()                                                                        \
+    do {                                                                                   \
+        if (mpii_mt)                                                                       \
+            pthread_mutex_unlock(&bs_lock);                                                \
+    } while (0)
+
+static uintptr_t bs_align(uintptr_t p, uintptr_t a)
 {
-    bs_seg_t *s = *pp;
-    *pp = s->next;
-    if (bs_automatic)
-        free(s->data);
-    free(s);
+    return (p + a - 1) & ~(a - 1);
 }
 
-/* Reclaim the space of completed sends; with block, wait for all. */
-static void bs_reap(int block)
+/* Reclaim the space of completed sends (no blocking). Under bs_lock. */
+static void bs_reap(mpii_bsbuf_t *b)
 {
-    bs_seg_t **pp = &bs_segs;
+    mpii_bsseg_t **pp = &b->segs;
     while (*pp) {
+        mpii_bsseg_t *s = *pp;
         int done = 1;
-        if (block)
-            rmp_wait(&(*pp)->rr, NULL); /* an error is the receiver's to see */
-        else if (rmp_test(&(*pp)->rr, &done, NULL) != RMP_SUCCESS)
-            done = 1;
-        if (done)
-            bs_drop(pp);
-        else
-            pp = &(*pp)->next;
+        if (rmp_test(&s->rr, &done, NULL) != RMP_SUCCESS)
+            done = 1; /* an error is the receiver's to see */
+        if (!done) {
+            pp = &s->next;
+            continue;
+        }
+        *pp = s->next;
+        if (b->kind == MPII_BS_AUTO)
+            free(s);
     }
 }
 
-/* A free range of len bytes: where to link it, its offset. */
-static int bs_fit(size_t len, bs_seg_t ***link, size_t *off)
+/* First fit of len bytes: where to link it, its offset. */
+static int bs_fit(mpii_bsbuf_t *b, size_t len, mpii_bsseg_t ***link, size_t *off)
 {
     size_t end = 0;
-    bs_seg_t **pp = &bs_segs;
+    mpii_bsseg_t **pp = &b->segs;
     for (; *pp; pp = &(*pp)->next) {
         if ((*pp)->off - end >= len)
             break;
         end = (*pp)->off + (*pp)->len;
     }
-    if (!*pp && bs_size - end < len)
+    if (!*pp && (b->size < end || b->size - end < len))
         return 0;
     *link = pp;
     *off = end;
     return 1;
 }
 
+/* A segment for bytes of data in b (linked at *link by the caller): NULL with *err. */
+static mpii_bsseg_t *bs_take(mpii_bsbuf_t *b, size_t bytes, mpii_bsseg_t ***link, char **data,
+                             int *err)
+{
+    mpii_bsseg_t *s;
+    if (bytes > SIZE_MAX - MPI_BSEND_OVERHEAD) {
+        *err = MPI_ERR_BUFFER;
+        return NULL;
+    }
+    size_t len = bytes + MPI_BSEND_OVERHEAD, off = 0;
+    if (b->kind == MPII_BS_AUTO) {
+        s = malloc(len);
+        if (!s) {
+            *err = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+        *link = &b->segs;
+    } else {
+        if (b->kind != MPII_BS_USER || !bs_fit(b, len, link, &off)) {
+            *err = MPI_ERR_BUFFER;
+            return NULL;
+        }
+        s = (mpii_bsseg_t *)bs_align((uintptr_t)(b->buf + off), 8);
+    }
+    s->off = off;
+    s->len = len;
+    s->seq = b->seq++;
+    *data = (char *)bs_align((uintptr_t)(s + 1), 64);
+    return s;
+}
+
+/* The buffer a buffered send on c uses: c's own, else the process's. */
+static mpii_bsbuf_t *bs_of(mpii_comm_t *c)
+{
+    return c->bsbuf && c->bsbuf->kind != MPII_BS_NONE ? c->bsbuf : &mpii_bs_proc;
+}
+
 int mpii_bsend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int tag,
                mpii_comm_t *c, const char *fn)
 {
     size_t bytes = (size_t)count * d->size;
-    size_t len = (bytes + 63) & ~(size_t)63;
-    bs_reap(0);
-    bs_seg_t **link = &bs_segs, *s = malloc(sizeof(*s));
-    if (!s)
-        goto err_nomem;
-    s->off = 0;
-    s->len = len;
-    if (bs_automatic) {
-        s->data = malloc(len ? len : 1);
-        if (!s->data) {
-            free(s);
-            goto err_nomem;
+    mpii_bsbuf_t *b = bs_of(c);
+    mpii_bsseg_t **link, *s;
+    char *data;
+    int err = MPI_SUCCESS;
+    BS_LOCK();
+    bs_reap(b);
+    s = bs_take(b, bytes, &link, &data, &err);
+    if (s) {
+        mpii_dtype_pack(d, buf, count, 0, data, bytes);
+        int rc = rmp_isend(data, bytes, c->inter ? mpii_inter_peer(c, dest) : dest, tag, c->rc,
+                           &s->rr);
+        if (rc == RMP_SUCCESS) {
+            s->next = *link;
+            *link = s;
+        } else {
+            if (b->kind == MPII_BS_AUTO)
+                free(s);
+            err = rc;
         }
-    } else if (!bs_buf || !bs_fit(len + MPI_BSEND_OVERHEAD, &link, &s->off)) {
-        free(s);
-        return fn ? mpii_err_comm(c, MPI_ERR_BUFFER, fn,
-                                  "no room for %zu bytes in the attached buffer (%zu bytes%s)",
-                                  bytes, bs_size, bs_buf ? "" : ": none attached")
-                  : MPI_ERR_BUFFER;
-    } else {
-        s->len = len + MPI_BSEND_OVERHEAD;
-        s->data = bs_buf + s->off;
     }
-    mpii_dtype_pack(d, buf, count, 0, s->data, bytes);
-    int rc = rmp_isend(s->data, bytes, c->inter ? mpii_inter_peer(c, dest) : dest, tag, c->rc,
-                       &s->rr);
-    if (rc != RMP_SUCCESS) {
-        if (bs_automatic)
-            free(s->data);
-        free(s);
-        return fn ? mpii_p2p_err(c, rc, fn) : mpii_err_from_rmp(rc);
-    }
-    s->next = *link;
-    *link = s;
-    return MPI_SUCCESS;
-err_nomem:
-    return fn ? mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory") : MPI_ERR_NO_MEM;
+    size_t size = b->size;
+    int kind = b->kind;
+    BS_UNLOCK();
+    if (MPII_LIKELY(err == MPI_SUCCESS) || !fn)
+        return err < 0 ? mpii_err_from_rmp(err) : err;
+    if (err < 0)
+        return mpii_p2p_err(c, err, fn);
+    if (err == MPI_ERR_NO_MEM)
+        return mpii_err_comm(c, err, fn, "out of memory for a buffered message");
+    return mpii_err_comm(c, MPI_ERR_BUFFER, fn,
+                         "no room for %zu bytes (+ MPI_BSEND_OVERHEAD %d) in the attached "
+                         "buffer (%zu bytes%s)",
+                         bytes, MPI_BSEND_OVERHEAD, size,
+                         kind == MPII_BS_NONE ? ": none attached" : "");
 }
 
-static int bs_attach(void *buffer, MPI_Count size, const char *fn)
+/* Is every message of b numbered below upto gone? */
+static int bs_flushed(mpii_bsbuf_t *b, uint64_t upto)
 {
-    if (bs_buf || bs_automatic)
-        return mpii_err_comm(NULL, MPI_ERR_BUFFER, fn, "a buffer is already attached");
-    if (buffer == MPI_BUFFER_AUTOMATIC) {
-        bs_automatic = 1;
-        return MPI_SUCCESS;
-    }
-    if (!buffer || size < 0)
-        return mpii_err_comm(NULL, MPI_ERR_BUFFER, fn, "invalid buffer %p of %lld bytes",
-                             buffer, (long long)size);
-    bs_buf = buffer;
-    bs_size = (size_t)size;
-    return MPI_SUCCESS;
+    BS_LOCK();
+    bs_reap(b);
+    int done = 1;
+    for (mpii_bsseg_t *s = b->segs; s && done; s = s->next)
+        done = s->seq >= upto;
+    BS_UNLOCK();
+    return done;
 }
 
-int PMPI_Buffer_attach(void *buffer, int size)
+static uint64_t bs_seq(mpii_bsbuf_t *b)
 {
-    return bs_attach(buffer, size, "MPI_Buffer_attach");
+    BS_LOCK();
+    uint64_t seq = b->seq;
+    BS_UNLOCK();
+    return seq;
 }
-MPII_WEAK(Buffer_attach)
 
-int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+void mpii_bs_flush(mpii_bsbuf_t *b)
 {
-    return bs_attach(buffer, size, "MPI_Buffer_attach_c");
+    uint64_t upto = bs_seq(b);
+    while (!bs_flushed(b, upto))
+        rmp_progress();
 }
-MPII_WEAK(Buffer_attach_c)
 
-/* Detach waits until every buffered message has left. */
-static int bs_detach(void *buffer_addr, MPI_Count *size, const char *fn)
+/* MPII_REQ_POLL: r->ctx the buffer, r->count the first message not waited for. */
+static int bs_iflush_poll(mpii_req_t *r)
 {
-    if (!buffer_addr || !size)
-        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL argument");
-    bs_reap(1);
-    if (bs_automatic) {
-        *(void **)buffer_addr = MPI_BUFFER_AUTOMATIC;
-        *size = 0;
-    } else {
-        *(void **)buffer_addr = bs_buf;
-        *size = (MPI_Count)bs_size;
-    }
-    bs_buf = NULL;
-    bs_size = 0;
-    bs_automatic = 0;
+    return bs_flushed(r->ctx, (uint64_t)r->count);
+}
+
+int mpii_bs_iflush(mpii_bsbuf_t *b, mpii_comm_t *c, MPI_Request *request)
+{
+    mpii_req_t *r = mpii_req_new_poll(c, bs_iflush_poll, NULL, b);
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    r->count = (MPI_Count)bs_seq(b);
+    *request = (MPI_Request)r;
     return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
+int mpii_bs_attach(mpii_bsbuf_t *b, void *buffer, MPI_Count size)
 {
-    MPI_Count s = 0;
-    int rc = bs_detach(buffer_addr, size ? &s : NULL, "MPI_Buffer_detach");
-    if (rc == MPI_SUCCESS)
-        *size = (int)s;
-    return rc;
+    int err = MPI_SUCCESS;
+    BS_LOCK();
+    if (b->kind != MPII_BS_NONE)
+        err = MPI_ERR_BUFFER;
+    else if (buffer == MPI_BUFFER_AUTOMATIC)
+        b->kind = MPII_BS_AUTO;
+    else if (!buffer || size < 0)
+        err = MPI_ERR_BUFFER;
+    else {
+        b->kind = MPII_BS_USER;
+        b->buf = buffer;
+        b->size = (size_t)size;
+    }
+    BS_UNLOCK();
+    return err;
 }
-MPII_WEAK(Buffer_detach)
 
-int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+void mpii_bs_detach(mpii_bsbuf_t *b, void **buffer, MPI_Count *size)
 {
-    return bs_detach(buffer_addr, size, "MPI_Buffer_detach_c");
+    mpii_bs_flush(b);
+    BS_LOCK();
+    *buffer = b->kind == MPII_BS_AUTO ? MPI_BUFFER_AUTOMATIC : b->buf;
+    *size = b->kind == MPII_BS_USER ? (MPI_Count)b->size : 0;
+    b->kind = MPII_BS_NONE;
+    b->buf = NULL;
+    b->size = 0;
+    BS_UNLOCK();
 }
-MPII_WEAK(Buffer_detach_c)
 
-int PMPI_Buffer_flush(void)
+/* A communicator's buffer goes with it: its messages leave first. */
+void mpii_bsend_comm_free(mpii_comm_t *c)
 {
-    bs_reap(1);
-    return MPI_SUCCESS;
+    if (!c->bsbuf)
+        return;
+    void *buf;
+    MPI_Count size;
+    mpii_bs_detach(c->bsbuf, &buf, &size);
+    free(c->bsbuf);
+    c->bsbuf = NULL;
 }
-MPII_WEAK(Buffer_flush)
 
 void mpii_bsend_fini(void)
 {
-    bs_reap(1);
-    bs_buf = NULL;
-    bs_size = 0;
-    bs_automatic = 0;
+    void *buf;
+    MPI_Count size;
+    mpii_bs_detach(&mpii_bs_proc, &buf, &size);
+    mpii_bsend_comm_free(&mpii_comm_world);
+    mpii_bsend_comm_free(&mpii_comm_self);
 }

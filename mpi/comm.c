@@ -43,6 +43,7 @@ int mpii_comm_wrap(rmp_comm_t rc, const mpii_comm_t *parent, mpii_comm_t **out)
     rmp_comm_set_user(rc, c); /* a request's status names its rmp communicator */
     c->rank = rmp_comm_rank(rc);
     c->size = rmp_comm_size(rc);
+    mpii_part_comm_new(c);
     c->errh = parent->errh;
     mpii_errh_retain(c->errh);
     *out = c;
@@ -51,6 +52,7 @@ int mpii_comm_wrap(rmp_comm_t rc, const mpii_comm_t *parent, mpii_comm_t **out)
 
 void mpii_comm_destroy(mpii_comm_t *c)
 {
+    mpii_bsend_comm_free(c);
     if (c->coll_priv && c->coll_priv_free)
         c->coll_priv_free(c->coll_priv);
     mpii_topo_free(c->topo);

@@ -105,6 +105,7 @@ static int env_init(int *argc, char ***argv, int required, const char *fn)
     env_thread_level = env_levels[provided];
     mpii_mt = env_thread_level == MPI_THREAD_MULTIPLE;
     mpii_state = 1;
+    mpii_part_init();
     rc = mpii_attr_init();
     if (rc == MPI_SUCCESS)
         rc = mpii_info_env_init(argc ? *argc : 0, argv ? *argv : NULL);

@@ -93,12 +93,17 @@ int mpii_err_from_rmp(int st)
     }
 }
 
+/* A removed user code's slot (MPI_Remove_error_code/class): free for the next add. */
+#define ERRH_REMOVED (-2)
+
 static int errh_class_of(int code)
 {
     if (code >= 0 && code < ERRH_NCLASSES)
         return code;
-    if (code > MPI_ERR_LASTCODE && code <= MPI_ERR_LASTCODE + errh_nuser)
-        return errh_user[code - MPI_ERR_LASTCODE - 1].errclass;
+    if (code > MPI_ERR_LASTCODE && code <= MPI_ERR_LASTCODE + errh_nuser) {
+        int cls = errh_user[code - MPI_ERR_LASTCODE - 1].errclass;
+        return cls == ERRH_REMOVED ? -1 : cls;
+    }
     return -1;
 }
 
@@ -142,14 +147,19 @@ static int errh_rank(void)
     return mpii_state == 1 ? mpii_comm_world.rank : -1;
 }
 
-static void errh_die(mpii_comm_t *c, int code, const char *fn, const char *msg)
+static void errh_die(mpii_comm_t *c, int fatal, int code, const char *fn, const char *msg)
 {
+    const char *user = code > MPI_ERR_LASTCODE && errh_class_of(code) >= 0
+                           ? errh_user[code - MPI_ERR_LASTCODE - 1].text
+                           : NULL; /* MPI_Add_error_string's */
     fprintf(stderr, "rmp MPI: %s on rank %d: %s: %s\n", fn, errh_rank(),
-            mpii_err_name(errh_class_of(code) < 0 ? code : errh_class_of(code)), msg);
+            user ? user : mpii_err_name(errh_class_of(code) < 0 ? code : errh_class_of(code)),
+            msg);
     fflush(stderr);
-    /* ERRORS_ABORT aborts the processes of the communicator; rmp aborts the job. */
+    /* ERRORS_ABORT aborts the processes of the communicator (rmp aborts the job),
+     * ERRORS_ARE_FATAL all of them. */
     if (mpii_state == 1)
-        rmp_abort(c && c->rc ? c->rc : mpii_comm_world.rc, code ? code : 1);
+        rmp_abort(!fatal && c && c->rc ? c->rc : mpii_comm_world.rc, code ? code : 1);
     _exit(code ? code : 1);
 }
 
@@ -182,7 +192,7 @@ static int errh_invoke(mpii_errh_t *e, mpii_comm_t *c, void *objh, int code, con
     case MPII_ERRH_FATAL:
     case MPII_ERRH_ABORT:
     default:
-        errh_die(c, code, fn, msg);
+        errh_die(c, e->kind != MPII_ERRH_ABORT, code, fn, msg);
         return code;
     }
 }
@@ -238,7 +248,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     const char *text = NULL;
     if (errorcode >= 0 && errorcode < ERRH_NCLASSES)
         text = errh_class_text[errorcode];
-    else if (errorcode > MPI_ERR_LASTCODE && errorcode <= MPI_ERR_LASTCODE + errh_nuser)
+    else if (errh_class_of(errorcode) >= 0)
         text = errh_user[errorcode - MPI_ERR_LASTCODE - 1].text;
     else
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Error_string", "unknown error code %d",
@@ -261,14 +271,46 @@ static int errh_add(int errclass, int *out, const char *fn)
 {
     if (!out)
         return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "output argument is NULL");
-    errh_user_code_t *n = realloc(errh_user, (size_t)(errh_nuser + 1) * sizeof(*n));
-    if (!n)
-        return mpii_err_comm(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    errh_user = n;
-    int code = MPI_ERR_LASTCODE + ++errh_nuser;
-    errh_user[errh_nuser - 1] = (errh_user_code_t){errclass < 0 ? code : errclass, NULL};
+    int slot = 0; /* the first removed one, else a new one */
+    while (slot < errh_nuser && errh_user[slot].errclass != ERRH_REMOVED)
+        slot++;
+    if (slot == errh_nuser) {
+        errh_user_code_t *n = realloc(errh_user, (size_t)(errh_nuser + 1) * sizeof(*n));
+        if (!n)
+            return mpii_err_comm(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+        errh_user = n;
+        errh_nuser++;
+    }
+    int code = MPI_ERR_LASTCODE + 1 + slot;
+    errh_user[slot] = (errh_user_code_t){errclass < 0 ? code : errclass, NULL};
     *out = code;
     return MPI_SUCCESS;
+}
+
+/* The user code's slot, or NULL after reporting: predefined, unknown, or (want_class
+ * 1) not a class / (0) a class. */
+static errh_user_code_t *errh_user_slot(int code, int want_class, const char *fn)
+{
+    if (code >= 0 && code <= MPI_ERR_LASTCODE) {
+        mpii_err_comm(NULL, MPI_ERR_ARG, fn, "%d is predefined: it cannot be removed", code);
+        return NULL;
+    }
+    int cls = errh_class_of(code);
+    if (cls < 0 || (cls == code) != want_class) {
+        mpii_err_comm(NULL, MPI_ERR_ARG, fn, "%d is not a user-added error %s", code,
+                      want_class ? "class" : "code");
+        return NULL;
+    }
+    return &errh_user[code - MPI_ERR_LASTCODE - 1];
+}
+
+static void errh_remove(errh_user_code_t *u)
+{
+    free(u->text);
+    u->text = NULL;
+    u->errclass = ERRH_REMOVED;
+    while (errh_nuser > 0 && errh_user[errh_nuser - 1].errclass == ERRH_REMOVED)
+        errh_nuser--; /* MPI_LASTUSEDCODE comes down again */
 }
 
 /* The largest code in use: the MPI_LASTUSEDCODE attribute of MPI_COMM_WORLD. */
@@ -294,7 +336,7 @@ MPII_WEAK(Add_error_code)
 
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
-    if (errorcode <= MPI_ERR_LASTCODE || errorcode > MPI_ERR_LASTCODE + errh_nuser)
+    if (errorcode <= MPI_ERR_LASTCODE || errh_class_of(errorcode) < 0)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Add_error_string",
                              "%d is not a user-added error code", errorcode);
     if (!string || strlen(string) >= MPI_MAX_ERROR_STRING)
@@ -308,6 +350,44 @@ int PMPI_Add_error_string(int errorcode, const char *string)
     return MPI_SUCCESS;
 }
 MPII_WEAK(Add_error_string)
+
+int PMPI_Remove_error_class(int errorclass)
+{
+    errh_user_code_t *u = errh_user_slot(errorclass, 1, "MPI_Remove_error_class");
+    if (!u)
+        return MPI_ERR_ARG;
+    for (int i = 0; i < errh_nuser; i++)
+        if (errh_user[i].errclass == errorclass && MPI_ERR_LASTCODE + 1 + i != errorclass)
+            return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Remove_error_class",
+                                 "class %d still has error code %d", errorclass,
+                                 MPI_ERR_LASTCODE + 1 + i);
+    errh_remove(u);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Remove_error_class)
+
+int PMPI_Remove_error_code(int errorcode)
+{
+    errh_user_code_t *u = errh_user_slot(errorcode, 0, "MPI_Remove_error_code");
+    if (!u)
+        return MPI_ERR_ARG;
+    errh_remove(u);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Remove_error_code)
+
+int PMPI_Remove_error_string(int errorcode)
+{
+    int cls = errh_class_of(errorcode);
+    if (errorcode <= MPI_ERR_LASTCODE || cls < 0)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Remove_error_string",
+                             "%d is not a user-added error code or class", errorcode);
+    errh_user_code_t *u = &errh_user[errorcode - MPI_ERR_LASTCODE - 1];
+    free(u->text);
+    u->text = NULL;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Remove_error_string)
 
 /* ---- Error handler objects ---- */
 

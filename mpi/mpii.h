@@ -126,6 +126,8 @@ typedef struct mpii_comm {
     mpii_group_t *group; /* cached by Comm_group, released at free */
     void *coll_priv;     /* owned by the collectives module (mpi-c) */
     void (*coll_priv_free)(void *);
+    struct mpii_bsbuf *bsbuf; /* MPI_Comm_attach_buffer's (bsend.c), NULL before */
+    uint64_t part_id;         /* the same on all members (part_match.c) */
     char name[MPI_MAX_OBJECT_NAME];
 } mpii_comm_t;
 

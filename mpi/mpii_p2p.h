@@ -46,7 +46,8 @@ enum {
     MPII_REQ_GREQ,    /* generalized request: done when MPI_Grequest_complete is called */
     MPII_REQ_PSEND,   /* persistent send / receive: start() makes an rmp request */
     MPII_REQ_PRECV,
-    MPII_REQ_PCOLL    /* persistent collective (coll_persist.c) */
+    MPII_REQ_PCOLL,   /* persistent collective (coll_persist.c) */
+    MPII_REQ_PART     /* partitioned send or receive (part.c) */
 };
 
 enum { MPII_MODE_STD = 0, MPII_MODE_SYNC, MPII_MODE_READY, MPII_MODE_BUFFERED };
@@ -153,6 +154,10 @@ int mpii_pcoll_custom(mpii_comm_t *c, int (*launch)(void *ctx, MPI_Request *q), 
 int mpii_req_test(mpii_req_t *r);
 /* Block until r is done (RMP_TIMEOUT and peer failures end it with an error). */
 int mpii_req_wait(mpii_req_t *r);
+/* A complete generalized request's status and error from its query_fn (greq.c). */
+int mpii_greq_query(mpii_req_t *r);
+/* Call its free_fn (once): the error it returned. */
+int mpii_greq_free_fn(mpii_req_t *r);
 /* Status of an rmp completion, in MPI terms. */
 void mpii_req_take_rmp_status(mpii_req_t *r, const rmp_status_t *st, int rc);
 
@@ -202,6 +207,15 @@ int mpii_bsend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
                mpii_comm_t *c, const char *fn);
 /* Wait for buffered sends still in flight and forget the buffer (Finalize). */
 void mpii_bsend_fini(void);
+/* Wait for the messages of c's own buffer and free it (communicator destruction). */
+void mpii_bsend_comm_free(mpii_comm_t *c);
+/* Partitioned communication's private communicator (Init, Finalize) and the id of
+ * a new communicator (part_match.c). */
+void mpii_part_init(void);
+void mpii_part_fini(void);
+void mpii_part_comm_new(mpii_comm_t *c);
+/* MPI_Start of a partitioned request (part.c). */
+int mpii_part_start(mpii_req_t *r, const char *fn);
 /* Release what buffered sends and freed requests hold (Finalize). */
 void mpii_p2p_fini(void);
 /* Progress requests freed while running. */

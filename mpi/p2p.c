@@ -334,6 +334,11 @@ int mpii_isend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
     if (dest == MPI_PROC_NULL || mode == MPII_MODE_BUFFERED) {
         int rc = dest == MPI_PROC_NULL ? MPI_SUCCESS
                                        : mpii_bsend(buf, count, d, dest, tag, c, NULL);
+        if (rc != MPI_SUCCESS) { /* reported by the caller, nothing was sent */
+            if (!into)
+                mpii_req_free(r);
+            return rc;
+        }
         r->kind = MPII_REQ_DONE;
         r->done = 1;
         r->err = rc;

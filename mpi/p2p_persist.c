@@ -121,6 +121,8 @@ static int persist_start(MPI_Request h, const char *fn)
         return mpii_err_comm(r->comm, MPI_ERR_REQUEST, fn, "the request is already active");
     if (r->persistent == MPII_REQ_PCOLL)
         return mpii_pcoll_start(r, fn);
+    if (r->persistent == MPII_REQ_PART)
+        return mpii_part_start(r, fn);
     int rc = r->recv ? mpii_irecv(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, r, NULL)
                      : mpii_isend(r->buf, r->count, r->dt, r->peer, r->tag, r->comm, r->mode, r,
                                   NULL);

@@ -21,9 +21,16 @@ static void req_status_out(const mpii_req_t *r, MPI_Status *st, int with_error)
 /* r is done: give its status, free it or make it inactive, return its error class. */
 static int req_finish(MPI_Request *h, mpii_req_t *r, MPI_Status *st, int with_error)
 {
+    int ferr = MPI_SUCCESS;
+    if (MPII_UNLIKELY(r->kind == MPII_REQ_GREQ))
+        mpii_greq_query(r);
     int err = r->err;
     req_status_out(r, st, with_error);
-    if (r->persistent) {
+    if (MPII_UNLIKELY(r->kind == MPII_REQ_GREQ)) {
+        ferr = mpii_greq_free_fn(r);
+        mpii_req_free(r);
+        *h = MPI_REQUEST_NULL;
+    } else if (r->persistent) {
         r->kind = MPII_REQ_DONE; /* inactive: completes at once with an empty status */
         r->active = 0;
         r->err = MPI_SUCCESS;
@@ -32,7 +39,7 @@ static int req_finish(MPI_Request *h, mpii_req_t *r, MPI_Status *st, int with_er
         mpii_req_free(r);
         *h = MPI_REQUEST_NULL;
     }
-    return err;
+    return err != MPI_SUCCESS ? err : ferr;
 }
 
 static int req_bad(const char *fn, MPI_Request h)
@@ -47,13 +54,11 @@ static int req_err(mpii_comm_t *c, int err, const char *fn)
                                                  : "the request failed");
 }
 
+/* The standard's empty status: any source and tag, MPI_SUCCESS, count 0. */
 static void req_null_status(MPI_Status *st)
 {
-    if (st != MPI_STATUS_IGNORE) {
-        int err = st->MPI_ERROR;
+    if (st != MPI_STATUS_IGNORE)
         mpii_status_empty(st);
-        st->MPI_ERROR = err;
-    }
 }
 
 /* ---- handles that are rmp requests ---- */
@@ -534,6 +539,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         rmp_progress();
         return MPI_SUCCESS;
     }
+    if (r->kind == MPII_REQ_GREQ)
+        mpii_greq_query(r);
     req_status_out(r, status, 0);
     return MPI_SUCCESS;
 }
@@ -624,12 +631,13 @@ int PMPI_Cancel(MPI_Request *request)
     mpii_req_t *r = mpii_req(*request);
     if (!r)
         return req_bad("MPI_Cancel", *request);
+    if (r->kind == MPII_REQ_GREQ) { /* told whether Grequest_complete was called */
+        int rc = r->cancel_fn ? r->cancel_fn(r->extra_state, r->done) : MPI_SUCCESS;
+        return rc == MPI_SUCCESS ? rc
+                                 : mpii_err_comm(r->comm, rc, "MPI_Cancel", "cancel_fn failed");
+    }
     if (r->done)
         return MPI_SUCCESS;
-    if (r->kind == MPII_REQ_GREQ) {
-        int rc = r->cancel_fn ? r->cancel_fn(r->extra_state, 0) : MPI_SUCCESS;
-        return rc == MPI_SUCCESS ? rc : mpii_err_comm(r->comm, rc, "MPI_Cancel", "cancel_fn failed");
-    }
     if (r->kind != MPII_REQ_RMP || !r->recv)
         return MPI_SUCCESS; /* a send that has started cannot be taken back: not cancelled */
     int cancelled = 0;
@@ -658,4 +666,5 @@ void mpii_p2p_fini(void)
         mpii_req_orphans = r->next;
         mpii_req_free(r);
     }
+    mpii_part_fini();
 }
