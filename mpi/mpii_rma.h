@@ -79,7 +79,30 @@ int mpii_rma_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *r
                  MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
                  const char *fn);
 
-/* Accumulate lock of target (rma.c). */
+/* A validated access (rma.c): the target's byte offset of element 0 (base) and of its
+ * first byte (off = base + true_lb), the packed bytes, the types. */
+typedef struct mpii_rma_acc {
+    mpii_win_t *w;
+    int target;
+    size_t base, off, bytes;
+    mpii_dtype_t *od, *td;
+} mpii_rma_acc_t;
+/* 1: MPI_PROC_NULL (nothing to do), 0: go, else the reported error class (negated). */
+int mpii_rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
+                     MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount,
+                     MPI_Datatype ttype, const char *fn, mpii_rma_acc_t *a);
+/* Report a failed rmp call on w. */
+int mpii_rma_fail(mpii_win_t *w, int rc, const char *fn);
+
+/* Non-contiguous target types (rma_layout.c): one nonblocking rmp transfer per contiguous
+ * block of tcount elements of td at target offset base, to or from the packed stream
+ * packed; complete after a flush of target. The bytes [lo, hi) relative to base that
+ * tcount elements of td span. */
+int mpii_rma_blocks(mpii_win_t *w, int is_put, void *packed, int target, size_t base,
+                    const mpii_dtype_t *td, MPI_Count tcount);
+void mpii_rma_span(const mpii_dtype_t *td, MPI_Count tcount, MPI_Aint *lo, MPI_Aint *hi);
+
+/* Accumulate lock of target (rma_acc.c). */
 int mpii_rma_acc_lock(mpii_win_t *w, int target);
 int mpii_rma_acc_unlock(mpii_win_t *w, int target);
 

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Non-contiguous target datatypes of one-sided operations. rmp's windows move contiguous
+ * bytes, so a target layout is cut into its contiguous blocks (adjacent runs merged) and
+ * each block is one nonblocking rmp transfer to or from the matching bytes of the packed
+ * stream; the caller flushes once when it needs the data moved. */
+#include "mpii.h"
+
+typedef struct lay_blk {
+    mpii_win_t *w;
+    int is_put, target;
+    char *packed;    /* the packed stream (origin data or destination) */
+    size_t base;     /* target offset of the element origin (window bytes) */
+    size_t pos;      /* packed bytes already issued */
+    MPI_Aint off;    /* pending block: offset relative to the element origin */
+    size_t len;      /* and its bytes (0: none) */
+    int rc;
+} lay_blk_t;
+
+static int lay_issue(lay_blk_t *b)
+{
+    if (b->len == 0)
+        return RMP_SUCCESS;
+    size_t off = b->base + (size_t)b->off;
+    char *p = b->packed + b->pos;
+    int rc = b->is_put ? rmp_put_nbi(p, b->len, b->target, off, b->w->data)
+                       : rmp_get_nbi(p, b->len, b->target, off, b->w->data);
+    b->pos += b->len;
+    b->len = 0;
+    return rc;
+}
+
+static int lay_block(lay_blk_t *b, MPI_Aint off, size_t len)
+{
+    if (len == 0)
+        return RMP_SUCCESS;
+    if (b->len && off == b->off + (MPI_Aint)b->len) {
+        b->len += len;
+        return RMP_SUCCESS;
+    }
+    int rc = lay_issue(b);
+    b->off = off;
+    b->len = len;
+    return rc;
+}
+
+/* The blocks of one element of d at base, in packed order. */
+static int lay_walk(const mpii_dl_t *d, MPI_Aint base, lay_blk_t *b)
+{
+    int rc = RMP_SUCCESS;
+    switch (d->kind) {
+    case MPII_DL_RUN:
+        return lay_block(b, base + d->u.run.off, d->u.run.len);
+    case MPII_DL_VEC: {
+        const mpii_dl_t *c = d->u.vec.child;
+        for (MPI_Count i = 0; i < d->u.vec.count && rc == RMP_SUCCESS; i++)
+            for (MPI_Count j = 0; j < d->u.vec.blocklen && rc == RMP_SUCCESS; j++)
+                rc = lay_walk(c, base + i * d->u.vec.stride + j * c->extent, b);
+        return rc;
+    }
+    default: /* MPII_DL_IDX */
+        for (MPI_Count k = 0; k < d->u.idx.n && rc == RMP_SUCCESS; k++) {
+            const mpii_dl_t *c = d->u.idx.child[k];
+            if (c->size == 0)
+                continue;
+            for (MPI_Count j = 0; j < d->u.idx.blocklen[k] && rc == RMP_SUCCESS; j++)
+                rc = lay_walk(c, base + d->u.idx.disp[k] + j * c->extent, b);
+        }
+        return rc;
+    }
+}
+
+int mpii_rma_blocks(mpii_win_t *w, int is_put, void *packed, int target, size_t base,
+                    const mpii_dtype_t *td, MPI_Count tcount)
+{
+    lay_blk_t b = {w, is_put, target, packed, base, 0, 0, 0, RMP_SUCCESS};
+    int rc = RMP_SUCCESS;
+    if (td->contig) { /* one block at the type's true_lb */
+        b.off = td->true_lb;
+        b.len = (size_t)tcount * td->size;
+        return lay_issue(&b);
+    }
+    for (MPI_Count e = 0; e < tcount && rc == RMP_SUCCESS; e++)
+        rc = lay_walk(td->dl, e * td->extent, &b);
+    return rc == RMP_SUCCESS ? lay_issue(&b) : rc;
+}
+
+void mpii_rma_span(const mpii_dtype_t *td, MPI_Count tcount, MPI_Aint *lo, MPI_Aint *hi)
+{
+    MPI_Aint rep = tcount > 0 ? (MPI_Aint)(tcount - 1) * td->extent : 0;
+    *lo = td->true_lb + (rep < 0 ? rep : 0);
+    *hi = td->true_lb + td->true_extent + (rep > 0 ? rep : 0);
+}
