@@ -386,6 +386,11 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     mpii_check_init("MPI_Win_get_name");
     mpii_win_t *w = mpii_win(win);
+    if (win == MPI_WIN_NULL && win_name && resultlen) { /* MPI 4.1: the null handle's name */
+        snprintf(win_name, MPI_MAX_OBJECT_NAME, "MPI_WIN_NULL");
+        *resultlen = (int)strlen(win_name);
+        return MPI_SUCCESS;
+    }
     if (!w || !win_name || !resultlen)
         return MPII_WIN_ERR(w, w ? MPI_ERR_ARG : MPI_ERR_WIN, "MPI_Win_get_name", "%s",
                             w ? "NULL argument" : "invalid window");
