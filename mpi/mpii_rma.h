@@ -32,6 +32,8 @@ typedef struct mpii_win {
     int disp_unit;
     int flavor, model;
     MPI_Aint *sizes;  /* per rank: window bytes (shared_query) */
+    MPI_Aint *shoff;  /* contiguous shared window: rank r's bytes at shoff[r] in rank 0's
+                       * rmp segment (the only one); else NULL */
     int *units;       /* per rank: disp_unit */
     mpii_errh_t *errh;
     unsigned char *locked; /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE (by us) */
@@ -63,6 +65,16 @@ static inline mpii_errh_t *mpii_win_errh(const mpii_win_t *w)
 int mpii_win_attr_get(mpii_win_t *w, int keyval, void *attribute_val, int *flag);
 int mpii_win_attr_delete_all(mpii_win_t *w, const char *fn);
 
+/* The rank of the rmp data window holding target's bytes, and their offset there. */
+static inline int mpii_win_dtarget(const mpii_win_t *w, int target)
+{
+    return w->shoff ? 0 : target;
+}
+static inline size_t mpii_win_doff(const mpii_win_t *w, int target)
+{
+    return w->shoff ? (size_t)w->shoff[target] : 0;
+}
+
 /* Spin until a control word of this rank satisfies pred, driving progress. */
 uint64_t mpii_rma_ctl_load(mpii_win_t *w, int word);
 
@@ -83,7 +95,7 @@ int mpii_rma_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *r
  * first byte (off = base + true_lb), the packed bytes, the types. */
 typedef struct mpii_rma_acc {
     mpii_win_t *w;
-    int target;
+    int target, dtarget; /* MPI target; rank of the data window (mpii_win_dtarget) */
     size_t base, off, bytes;
     mpii_dtype_t *od, *td;
 } mpii_rma_acc_t;

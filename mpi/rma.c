@@ -9,8 +9,8 @@
 #include "mpii.h"
 
 int mpii_rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
-                       MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount,
-                       MPI_Datatype ttype, const char *fn, mpii_rma_acc_t *a)
+                     MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount,
+                     MPI_Datatype ttype, const char *fn, mpii_rma_acc_t *a)
 {
     mpii_check_init(fn);
     mpii_win_t *w = a->w = mpii_win(win);
@@ -22,6 +22,7 @@ int mpii_rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
         return -MPII_WIN_ERR(w, MPI_ERR_RANK, fn, "invalid target rank %d (size %d)", target,
                              w->size);
     a->target = target;
+    a->dtarget = mpii_win_dtarget(w, target);
     a->od = otype == MPI_DATATYPE_NULL && ocount == 0 ? NULL : mpii_dtype(otype);
     a->td = mpii_dtype(ttype);
     if (MPII_UNLIKELY((ocount && !mpii_dtype_ok(a->od)) || !mpii_dtype_ok(a->td)))
@@ -59,6 +60,8 @@ int mpii_rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
                              (long long)w->sizes[target]);
     if (MPII_UNLIKELY(a->bytes && !obuf))
         return -MPII_WIN_ERR(w, MPI_ERR_BUFFER, fn, "origin buffer is NULL");
+    a->base += mpii_win_doff(w, target);
+    a->off += mpii_win_doff(w, target);
     return 0;
 }
 
@@ -79,17 +82,17 @@ int mpii_rma_put(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int tar
         return MPI_SUCCESS;
     if (MPII_LIKELY(a.od->contig && a.td->contig)) {
         const void *p = mpii_coll_at(obuf, a.od->true_lb);
-        rc = blocking ? rmp_put(p, a.bytes, target, a.off, a.w->data)
-                      : rmp_put_nbi(p, a.bytes, target, a.off, a.w->data);
+        rc = blocking ? rmp_put(p, a.bytes, a.dtarget, a.off, a.w->data)
+                      : rmp_put_nbi(p, a.bytes, a.dtarget, a.off, a.w->data);
     } else {
         /* Origin packed when it is not contiguous (that copy must outlive the transfers:
          * flushed here), target cut into its blocks. */
         mpii_view_t v;
         if (mpii_view_in(obuf, ocount, a.od, &v) != MPI_SUCCESS)
             return MPII_WIN_ERR(a.w, MPI_ERR_NO_MEM, fn, "out of memory");
-        rc = mpii_rma_blocks(a.w, 1, v.p, target, a.base, a.td, tcount);
+        rc = mpii_rma_blocks(a.w, 1, v.p, a.dtarget, a.base, a.td, tcount);
         if (rc == RMP_SUCCESS && (blocking || v.tmp))
-            rc = rmp_win_flush(target, a.w->data);
+            rc = rmp_win_flush(a.dtarget, a.w->data);
         mpii_view_done(&v, NULL, 0, a.od);
     }
     return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_rma_fail(a.w, rc, fn);
@@ -107,15 +110,15 @@ int mpii_rma_get(void *obuf, MPI_Count ocount, MPI_Datatype otype, int target, M
         return MPI_SUCCESS;
     if (MPII_LIKELY(a.od->contig && a.td->contig)) {
         void *p = mpii_coll_at(obuf, a.od->true_lb);
-        rc = blocking ? rmp_get(p, a.bytes, target, a.off, a.w->data)
-                      : rmp_get_nbi(p, a.bytes, target, a.off, a.w->data);
+        rc = blocking ? rmp_get(p, a.bytes, a.dtarget, a.off, a.w->data)
+                      : rmp_get_nbi(p, a.bytes, a.dtarget, a.off, a.w->data);
     } else {
         mpii_view_t v;
         if (mpii_view_out(obuf, ocount, a.od, &v) != MPI_SUCCESS)
             return MPII_WIN_ERR(a.w, MPI_ERR_NO_MEM, fn, "out of memory");
-        rc = mpii_rma_blocks(a.w, 0, v.p, target, a.base, a.td, tcount);
+        rc = mpii_rma_blocks(a.w, 0, v.p, a.dtarget, a.base, a.td, tcount);
         if (rc == RMP_SUCCESS && (blocking || v.tmp))
-            rc = rmp_win_flush(target, a.w->data);
+            rc = rmp_win_flush(a.dtarget, a.w->data);
         mpii_view_done(&v, rc == RMP_SUCCESS ? obuf : NULL, ocount, a.od);
     }
     return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_rma_fail(a.w, rc, fn);

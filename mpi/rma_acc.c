@@ -34,9 +34,8 @@ static mpii_dtype_t *acc_pair(const mpii_dtype_t *td)
     if (td->basic < MPII_B_FLOAT_INT || td->basic > MPII_B_LONG_DOUBLE_INT)
         return NULL;
     /* The predefined handles follow the MPII_B_ order. */
-    mpii_dtype_t *pd = mpii_dtype((MPI_Datatype)(uintptr_t)((uintptr_t)MPI_FLOAT_INT +
-                                                             (unsigned)(td->basic - MPII_B_FLOAT_INT)));
-    return pd;
+    uintptr_t h = (uintptr_t)MPI_FLOAT_INT + (unsigned)(td->basic - MPII_B_FLOAT_INT);
+    return mpii_dtype((MPI_Datatype)h);
 }
 
 /* old = in op old on packed streams of bytes; pairs through their C structs (tmp: room for
@@ -57,8 +56,8 @@ static int acc_combine(const char *in, char *old, size_t bytes, const mpii_red_t
 /* Move the target data to (is_put = 0) or from old, complete at the target. */
 static int acc_xfer(mpii_rma_acc_t *a, int is_put, char *old, MPI_Count tcount)
 {
-    int rc = mpii_rma_blocks(a->w, is_put, old, a->target, a->base, a->td, tcount);
-    return rc == RMP_SUCCESS ? rmp_win_flush(a->target, a->w->data) : rc;
+    int rc = mpii_rma_blocks(a->w, is_put, old, a->dtarget, a->base, a->td, tcount);
+    return rc == RMP_SUCCESS ? rmp_win_flush(a->dtarget, a->w->data) : rc;
 }
 
 /* The whole accumulate family: target = origin op target (REPLACE: origin; NO_OP: kept),
