@@ -3,10 +3,13 @@
  * bytes, so a target layout is cut into its contiguous blocks (adjacent runs merged) and
  * each block is one nonblocking rmp transfer to or from the matching bytes of the packed
  * stream; the caller flushes once when it needs the data moved. */
+#include <string.h>
+
 #include "mpii.h"
 
 typedef struct lay_blk {
     mpii_win_t *w;
+    char *direct;    /* the target's window mapped here (rmp_win_shared_ptr), else NULL */
     int is_put, target;
     char *packed;    /* the packed stream (origin data or destination) */
     size_t base;     /* target offset of the element origin (window bytes) */
@@ -22,7 +25,13 @@ static int lay_issue(lay_blk_t *b)
         return RMP_SUCCESS;
     size_t off = b->base + (size_t)b->off;
     char *p = b->packed + b->pos;
-    int rc = b->is_put ? rmp_put_nbi(p, b->len, b->target, off, b->w->data)
+    int rc = RMP_SUCCESS;
+    if (b->direct && b->is_put) /* a load or store, as rmp itself does for mapped targets */
+        memcpy(b->direct + off, p, b->len);
+    else if (b->direct)
+        memcpy(p, b->direct + off, b->len);
+    else
+        rc = b->is_put ? rmp_put_nbi(p, b->len, b->target, off, b->w->data)
                        : rmp_get_nbi(p, b->len, b->target, off, b->w->data);
     b->pos += b->len;
     b->len = 0;
@@ -72,8 +81,14 @@ static int lay_walk(const mpii_dl_t *d, MPI_Aint base, lay_blk_t *b)
 int mpii_rma_blocks(mpii_win_t *w, int is_put, void *packed, int target, size_t base,
                     const mpii_dtype_t *td, MPI_Count tcount)
 {
-    lay_blk_t b = {w, is_put, target, packed, base, 0, 0, 0, RMP_SUCCESS};
+    lay_blk_t b = {w, NULL, is_put, target, packed, base, 0, 0, 0, RMP_SUCCESS};
     int rc = RMP_SUCCESS;
+    void *map = NULL;
+    /* Many small blocks to a window mapped here (allocated or shared, same node; the
+     * range was checked by mpii_rma_prepare): copy them, no rmp call per block. */
+    if (!td->contig && w->flavor != MPI_WIN_FLAVOR_DYNAMIC &&
+        rmp_win_shared_ptr(w->data, target, &map) == RMP_SUCCESS)
+        b.direct = map;
     if (td->contig) { /* one block at the type's true_lb */
         b.off = td->true_lb;
         b.len = (size_t)tcount * td->size;
