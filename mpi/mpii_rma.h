@@ -99,7 +99,9 @@ typedef struct mpii_rma_acc {
     size_t base, off, bytes;
     mpii_dtype_t *od, *td;
 } mpii_rma_acc_t;
-/* 1: MPI_PROC_NULL (nothing to do), 0: go, else the reported error class (negated). */
+/* 1: MPI_PROC_NULL (nothing to do), 0: go, else the reported error class (negated).
+ * obuf MPII_RMA_NO_ORIGIN: no origin data (MPI_NO_OP), else its bytes must be the target's. */
+#define MPII_RMA_NO_ORIGIN ((const void *)1)
 int mpii_rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
                      MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount,
                      MPI_Datatype ttype, const char *fn, mpii_rma_acc_t *a);

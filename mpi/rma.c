@@ -30,10 +30,11 @@ int mpii_rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
     if (MPII_UNLIKELY(ocount < 0 || tcount < 0))
         return -MPII_WIN_ERR(w, MPI_ERR_COUNT, fn, "negative count");
     a->bytes = (size_t)tcount * a->td->size;
-    if (MPII_UNLIKELY(ocount && a->bytes != (size_t)ocount * a->od->size))
+    size_t obytes = ocount ? (size_t)ocount * a->od->size : 0;
+    if (MPII_UNLIKELY(obuf != MPII_RMA_NO_ORIGIN && a->bytes != obytes))
         return -MPII_WIN_ERR(w, MPI_ERR_ARG, fn,
-                             "origin (%zu bytes) and target (%zu bytes) do not match",
-                             (size_t)ocount * a->od->size, a->bytes);
+                             "origin (%zu bytes) and target (%zu bytes) do not match", obytes,
+                             a->bytes);
     if (MPII_UNLIKELY(w->flavor == MPI_WIN_FLAVOR_DYNAMIC)) {
         /* disp is an address at the target (MPI_Get_address); the target checks it
          * against its attached regions. */

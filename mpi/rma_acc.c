@@ -73,7 +73,7 @@ int mpii_rma_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *r
     int no_op = o && op == MPI_NO_OP;
     if (no_op)
         ocount = 0; /* the origin is ignored */
-    int rc = mpii_rma_prepare(win, target, disp, no_op ? (void *)1 : obuf, ocount, otype,
+    int rc = mpii_rma_prepare(win, target, disp, no_op ? MPII_RMA_NO_ORIGIN : obuf, ocount, otype,
                               tcount, ttype, fn, &a);
     if (rc)
         return rc > 0 ? MPI_SUCCESS : -rc;

@@ -317,6 +317,8 @@ static void test_range(twin_t *w)
     CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w->win));
     MPI_Error_class(MPI_Put(v, 2, MPI_INT, 0, 0, 1, t, w->win), &cls);
     CHECK(cls == MPI_ERR_RMA_RANGE, "put past the window: class %d", cls);
+    MPI_Error_class(MPI_Put(v, 0, MPI_INT, 0, 0, 2, MPI_INT, w->win), &cls);
+    CHECK(cls == MPI_ERR_ARG, "put of 0 origin ints to 2 target ints: class %d", cls);
     CHECK_OK(MPI_Win_unlock(0, w->win));
     CHECK_OK(MPI_Win_set_errhandler(w->win, MPI_ERRORS_ARE_FATAL));
     MPI_Type_free(&t);
