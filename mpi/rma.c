@@ -40,7 +40,7 @@ int mpii_rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
          * against its attached regions. */
         a->base = (size_t)disp;
         a->off = a->base + (size_t)a->td->true_lb;
-        if (MPII_UNLIKELY(a->bytes && !obuf))
+        if (MPII_UNLIKELY(a->bytes && !obuf && a->od->true_lb == 0))
             return -MPII_WIN_ERR(w, MPI_ERR_BUFFER, fn, "origin buffer is NULL");
         return 0;
     }
@@ -59,7 +59,8 @@ int mpii_rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
                              (long long)((MPI_Aint)a->base + lo),
                              (long long)((MPI_Aint)a->base + hi), target,
                              (long long)w->sizes[target]);
-    if (MPII_UNLIKELY(a->bytes && !obuf))
+    /* NULL is MPI_BOTTOM: fine with a type of absolute addresses. */
+    if (MPII_UNLIKELY(a->bytes && !obuf && a->od->true_lb == 0))
         return -MPII_WIN_ERR(w, MPI_ERR_BUFFER, fn, "origin buffer is NULL");
     a->base += mpii_win_doff(w, target);
     a->off += mpii_win_doff(w, target);

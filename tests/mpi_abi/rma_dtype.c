@@ -304,6 +304,25 @@ static void test_pairs(twin_t *w)
     MPI_Type_free(&vec);
 }
 
+/* The origin at MPI_BOTTOM, its type of absolute addresses. */
+static void test_bottom(twin_t *w)
+{
+    int to = (rank + 1) % size, from = (rank + size - 1) % size, v[2] = {3000 + rank, 0};
+    int bl = 1, ix0 = 0;
+    MPI_Aint addr;
+    MPI_Datatype t;
+    CHECK_OK(MPI_Get_address(&v[0], &addr));
+    CHECK_OK(MPI_Type_create_hindexed(1, &bl, &addr, MPI_INT, &t));
+    CHECK_OK(MPI_Type_commit(&t));
+    fill(w, HOLE);
+    CHECK_OK(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, w->win));
+    CHECK_OK(MPI_Put(MPI_BOTTOM, 1, t, to, tdisp(w, to), 1, MPI_INT, w->win));
+    CHECK_OK(MPI_Win_unlock(to, w->win));
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_WIN(w, &ix0, 1, HOLE, 3000 + from, "Put from MPI_BOTTOM");
+    MPI_Type_free(&t);
+}
+
 /* An access whose holes reach past the window is refused, not performed. */
 static void test_range(twin_t *w)
 {
@@ -342,6 +361,7 @@ int main(int argc, char **argv)
             MPI_Type_free(&t);
         }
         test_pairs(&w);
+        test_bottom(&w);
         test_range(&w);
         twin_close(&w);
     }
