@@ -3,6 +3,7 @@
  * bytes, so a target layout is cut into its contiguous blocks (adjacent runs merged) and
  * each block is one nonblocking rmp transfer to or from the matching bytes of the packed
  * stream; the caller flushes once when it needs the data moved. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpii.h"
@@ -78,6 +79,27 @@ static int lay_walk(const mpii_dl_t *d, MPI_Aint base, lay_blk_t *b)
     }
 }
 
+/* A dense layout read in one transfer of the bytes it spans (holes included: reading
+ * them is harmless) and packed here, rather than one transfer per block (a transposing
+ * vector of single ints: a million). Complete on return. RMP_ERR_NOT_SUPPORTED: too
+ * sparse, or no memory for it; the caller goes block by block. */
+static int lay_get_span(mpii_win_t *w, void *packed, int target, size_t base,
+                        const mpii_dtype_t *td, MPI_Count tcount)
+{
+    MPI_Aint lo, hi;
+    mpii_rma_span(td, tcount, &lo, &hi);
+    size_t span = (size_t)(hi - lo), bytes = (size_t)tcount * td->size;
+    char *img;
+    if (span > 2 * bytes + 65536 || !(img = malloc(span)))
+        return RMP_ERR_NOT_SUPPORTED;
+    int rc = rmp_get(img, span, target, base + (size_t)lo, w->data);
+    if (rc == RMP_SUCCESS) /* the image holds byte lo of the element origin at img[0] */
+        mpii_dtype_pack(td, (const void *)((uintptr_t)img - (uintptr_t)lo), tcount, 0,
+                        packed, bytes);
+    free(img);
+    return rc;
+}
+
 int mpii_rma_blocks(mpii_win_t *w, int is_put, void *packed, int target, size_t base,
                     const mpii_dtype_t *td, MPI_Count tcount)
 {
@@ -89,6 +111,10 @@ int mpii_rma_blocks(mpii_win_t *w, int is_put, void *packed, int target, size_t 
     if (!td->contig && w->flavor != MPI_WIN_FLAVOR_DYNAMIC &&
         rmp_win_shared_ptr(w->data, target, &map) == RMP_SUCCESS)
         b.direct = map;
+    if (!is_put && !b.direct && !td->contig && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        if ((rc = lay_get_span(w, packed, target, base, td, tcount)) != RMP_ERR_NOT_SUPPORTED)
+            return rc;
+    rc = RMP_SUCCESS;
     if (td->contig) { /* one block at the type's true_lb */
         b.off = td->true_lb;
         b.len = (size_t)tcount * td->size;
