@@ -40,6 +40,13 @@ static attr_keyval_t *attr_key(int keyval)
     return i >= 0 && i < attr_nkeys && attr_keys[i].live ? &attr_keys[i] : NULL;
 }
 
+/* A keyval that still exists: live, or freed by the user but still set somewhere. */
+static attr_keyval_t *attr_key_any(int keyval)
+{
+    int i = keyval - ATTR_FIRST_KEYVAL;
+    return i >= 0 && i < attr_nkeys && attr_keys[i].refs > 0 ? &attr_keys[i] : NULL;
+}
+
 static void attr_key_release(int keyval)
 {
     attr_keys[keyval - ATTR_FIRST_KEYVAL].refs--;
@@ -82,13 +89,17 @@ MPII_WEAK(Comm_create_keyval)
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
     mpii_check_init("MPI_Comm_free_keyval");
-    attr_keyval_t *k = comm_keyval ? attr_key(*comm_keyval) : NULL;
+    attr_keyval_t *k = comm_keyval ? attr_key_any(*comm_keyval) : NULL;
     if (!k)
         return mpii_err_comm(NULL, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval",
                              "invalid or predefined keyval %d", comm_keyval ? *comm_keyval : 0);
-    /* attributes already set keep their callbacks until deleted */
-    k->live = 0;
-    k->refs--;
+    /* Attributes already set keep their callbacks until deleted. Freeing it again while
+     * they do (from their delete callbacks, or through a copy of the handle) is accepted,
+     * as MPICH does: the keyval still exists. */
+    if (k->live) {
+        k->live = 0;
+        k->refs--;
+    }
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -102,18 +113,23 @@ static mpii_attr_t **attr_find(mpii_comm_t *c, int keyval)
     return p;
 }
 
-/* Run the delete callback of one attribute and unlink it. */
+/* Unlink one attribute and run its delete callback. Unlinked first: the callback may
+ * delete other attributes of the same communicator, p's node among them. A failing
+ * callback leaves the attribute set (back at the head of the list). */
 static int attr_delete_one(mpii_comm_t *c, mpii_attr_t **p, const char *fn)
 {
     mpii_attr_t *a = *p;
     attr_keyval_t *k = &attr_keys[a->keyval - ATTR_FIRST_KEYVAL];
+    *p = a->next;
     if (k->delete_fn) {
         int rc = k->delete_fn(mpii_comm_handle(c), a->keyval, a->value, k->extra_state);
-        if (rc != MPI_SUCCESS)
+        if (rc != MPI_SUCCESS) {
+            a->next = c->attrs;
+            c->attrs = a;
             return mpii_err_comm(c, rc, fn, "the delete callback of keyval %d returned %d",
                                  a->keyval, rc);
+        }
     }
-    *p = a->next;
     attr_key_release(a->keyval);
     free(a);
     return MPI_SUCCESS;

@@ -18,6 +18,7 @@ enum { OBJ_TYPE = 1, OBJ_WIN = 2 };
 typedef struct obj_keyval {
     int kind;
     int live; /* freed by the user: no new attribute may use it */
+    int refs; /* attributes still set with it, plus one while live; 0: gone */
     union {
         MPI_Type_copy_attr_function *type;
         MPI_Win_copy_attr_function *win;
@@ -37,11 +38,12 @@ static const char *obj_kind_name(int kind)
     return kind == OBJ_TYPE ? "datatype" : "window";
 }
 
+/* any_state: also a keyval freed by the user but still set somewhere. */
 static obj_keyval_t *obj_key(int keyval, int kind, int any_state)
 {
     int i = keyval - OBJ_FIRST_KEYVAL;
     return i >= 0 && i < obj_nkeys && obj_keys[i].kind == kind &&
-                   (any_state || obj_keys[i].live)
+                   (any_state ? obj_keys[i].refs > 0 : obj_keys[i].live)
                ? &obj_keys[i]
                : NULL;
 }
@@ -66,6 +68,7 @@ static int obj_create_keyval(int kind, obj_keyval_t k, int *keyval, const char *
         obj_keys = n;
         k.kind = kind;
         k.live = 1;
+        k.refs = 1;
         obj_keys[obj_nkeys] = k;
         *keyval = OBJ_FIRST_KEYVAL + obj_nkeys++;
     }
@@ -76,11 +79,16 @@ static int obj_create_keyval(int kind, obj_keyval_t k, int *keyval, const char *
 static int obj_free_keyval(int kind, int *keyval, const char *fn)
 {
     mpii_check_init(fn);
-    obj_keyval_t *k = keyval ? obj_key(*keyval, kind, 0) : NULL;
+    obj_keyval_t *k = keyval ? obj_key(*keyval, kind, 1) : NULL;
     if (!k)
         return mpii_err_comm(NULL, MPI_ERR_KEYVAL, fn, "invalid %s keyval %d",
                              obj_kind_name(kind), keyval ? *keyval : 0);
-    k->live = 0; /* attributes already set keep their callbacks until deleted */
+    /* Attributes already set keep their callbacks until deleted; freeing it again while
+     * they do is accepted (attr.c). */
+    if (k->live) {
+        k->live = 0;
+        k->refs--;
+    }
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -92,19 +100,27 @@ static mpii_attr_t **obj_find(mpii_attr_t **head, int keyval)
     return head;
 }
 
-/* Run the delete callback of *p (on object h of kind) and unlink it. */
-static int obj_delete_one(int kind, void *h, mpii_attr_t **p, const char *fn)
+/* Unlink *p (of object h of kind, list head) and run its delete callback. Unlinked first:
+ * the callback may delete other attributes of h, p's node among them. A failing callback
+ * leaves the attribute set (back at the head of the list). */
+static int obj_delete_one(int kind, void *h, mpii_attr_t **head, mpii_attr_t **p,
+                          const char *fn)
 {
     mpii_attr_t *a = *p;
     obj_keyval_t *k = obj_key(a->keyval, kind, 1);
     int rc = MPI_SUCCESS;
+    *p = a->next;
     if (k && kind == OBJ_TYPE && k->del.type)
-        rc = k->del.type((MPI_Datatype)h, a->keyval, a->value, k->extra_state);
+        rc = k->del.type(mpii_dtype_handle(h), a->keyval, a->value, k->extra_state);
     else if (k && kind == OBJ_WIN && k->del.win)
         rc = k->del.win(mpii_win_handle(h), a->keyval, a->value, k->extra_state);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        a->next = *head;
+        *head = a;
         return obj_err(kind, h, rc, fn, "the delete callback failed", a->keyval);
-    *p = a->next;
+    }
+    if (k)
+        k->refs--;
     free(a);
     return MPI_SUCCESS;
 }
@@ -115,7 +131,7 @@ static int obj_set(int kind, void *h, mpii_attr_t **head, int keyval, void *val,
         return obj_err(kind, h, MPI_ERR_KEYVAL, fn, "invalid keyval", keyval);
     mpii_attr_t **p = obj_find(head, keyval);
     if (*p) {
-        int err = obj_delete_one(kind, h, p, fn);
+        int err = obj_delete_one(kind, h, head, p, fn);
         if (err != MPI_SUCCESS)
             return err;
     }
@@ -124,6 +140,7 @@ static int obj_set(int kind, void *h, mpii_attr_t **head, int keyval, void *val,
         return obj_err(kind, h, MPI_ERR_NO_MEM, fn, "out of memory", keyval);
     *a = (mpii_attr_t){*head, keyval, val};
     *head = a;
+    obj_key(keyval, kind, 0)->refs++;
     return MPI_SUCCESS;
 }
 
@@ -146,7 +163,7 @@ static int obj_delete(int kind, void *h, mpii_attr_t **head, int keyval, const c
     mpii_attr_t **p = obj_find(head, keyval);
     if (!*p)
         return obj_err(kind, h, MPI_ERR_KEYVAL, fn, "not set on this object", keyval);
-    return obj_delete_one(kind, h, p, fn);
+    return obj_delete_one(kind, h, head, p, fn);
 }
 
 /* ---- datatypes ---- */
@@ -169,16 +186,14 @@ int PMPI_Type_free_keyval(int *keyval)
 }
 MPII_WEAK(Type_free_keyval)
 
-/* A datatype that can carry attributes: a derived one (the named ones are shared). */
+/* A datatype, predefined ones included (their objects are this process's own). */
 static mpii_dtype_t *obj_dtype(MPI_Datatype h, const char *fn, int *err)
 {
     mpii_check_init(fn);
     mpii_dtype_t *d = mpii_dtype(h);
     *err = !d ? mpii_err_comm(NULL, MPI_ERR_TYPE, fn, "invalid datatype handle %p", (void *)h)
-         : d->predefined ? mpii_err_comm(NULL, MPI_ERR_TYPE, fn,
-                                         "attributes on a predefined datatype are not supported")
-                         : MPI_SUCCESS;
-    return *err == MPI_SUCCESS ? d : NULL;
+              : MPI_SUCCESS;
+    return d;
 }
 
 int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void *attribute_val)
@@ -197,8 +212,7 @@ int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void *attribute_val, int *
     mpii_dtype_t *d = mpii_dtype(type);
     if (!d)
         return mpii_err_comm(NULL, MPI_ERR_TYPE, fn, "invalid datatype handle %p", (void *)type);
-    return obj_get(OBJ_TYPE, d, d->predefined ? NULL : d->attrs, keyval, attribute_val, flag,
-                   fn);
+    return obj_get(OBJ_TYPE, d, d->attrs, keyval, attribute_val, flag, fn);
 }
 MPII_WEAK(Type_get_attr)
 
@@ -220,7 +234,7 @@ int mpii_type_attr_copy_all(mpii_dtype_t *old, mpii_dtype_t *d, const char *fn)
             out = a->value;
             flag = 1;
         } else if (k && k->copy.type != MPI_TYPE_NULL_COPY_FN) {
-            int rc = k->copy.type((MPI_Datatype)old, a->keyval, k->extra_state, a->value, &out,
+            int rc = k->copy.type(mpii_dtype_handle(old), a->keyval, k->extra_state, a->value, &out,
                                   &flag);
             if (rc != MPI_SUCCESS)
                 return mpii_err_comm(NULL, rc, fn, "the copy callback of keyval %d failed",
@@ -233,6 +247,7 @@ int mpii_type_attr_copy_all(mpii_dtype_t *old, mpii_dtype_t *d, const char *fn)
             return mpii_err_comm(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
         *n = (mpii_attr_t){d->attrs, a->keyval, out};
         d->attrs = n;
+        k->refs++;
     }
     return MPI_SUCCESS;
 }
@@ -240,7 +255,7 @@ int mpii_type_attr_copy_all(mpii_dtype_t *old, mpii_dtype_t *d, const char *fn)
 int mpii_type_attr_delete_all(mpii_dtype_t *d, const char *fn)
 {
     while (d->attrs) {
-        int err = obj_delete_one(OBJ_TYPE, d, &d->attrs, fn);
+        int err = obj_delete_one(OBJ_TYPE, d, &d->attrs, &d->attrs, fn);
         if (err != MPI_SUCCESS)
             return err;
     }
@@ -297,7 +312,7 @@ MPII_WEAK(Win_delete_attr)
 int mpii_win_attr_delete_all(mpii_win_t *w, const char *fn)
 {
     while (w->attrs) {
-        int err = obj_delete_one(OBJ_WIN, w, &w->attrs, fn);
+        int err = obj_delete_one(OBJ_WIN, w, &w->attrs, &w->attrs, fn);
         if (err != MPI_SUCCESS)
             return err;
     }

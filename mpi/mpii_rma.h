@@ -32,6 +32,8 @@ typedef struct mpii_win {
     int disp_unit;
     int flavor, model;
     MPI_Aint *sizes;  /* per rank: window bytes (shared_query) */
+    MPI_Aint *shoff;  /* contiguous shared window: rank r's bytes at shoff[r] in rank 0's
+                       * rmp segment (the only one); else NULL */
     int *units;       /* per rank: disp_unit */
     mpii_errh_t *errh;
     unsigned char *locked; /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE (by us) */
@@ -63,6 +65,16 @@ static inline mpii_errh_t *mpii_win_errh(const mpii_win_t *w)
 int mpii_win_attr_get(mpii_win_t *w, int keyval, void *attribute_val, int *flag);
 int mpii_win_attr_delete_all(mpii_win_t *w, const char *fn);
 
+/* The rank of the rmp data window holding target's bytes, and their offset there. */
+static inline int mpii_win_dtarget(const mpii_win_t *w, int target)
+{
+    return w->shoff ? 0 : target;
+}
+static inline size_t mpii_win_doff(const mpii_win_t *w, int target)
+{
+    return w->shoff ? (size_t)w->shoff[target] : 0;
+}
+
 /* Spin until a control word of this rank satisfies pred, driving progress. */
 uint64_t mpii_rma_ctl_load(mpii_win_t *w, int word);
 
@@ -79,7 +91,32 @@ int mpii_rma_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *r
                  MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
                  const char *fn);
 
-/* Accumulate lock of target (rma.c). */
+/* A validated access (rma.c): the target's byte offset of element 0 (base) and of its
+ * first byte (off = base + true_lb), the packed bytes, the types. */
+typedef struct mpii_rma_acc {
+    mpii_win_t *w;
+    int target, dtarget; /* MPI target; rank of the data window (mpii_win_dtarget) */
+    size_t base, off, bytes;
+    mpii_dtype_t *od, *td;
+} mpii_rma_acc_t;
+/* 1: MPI_PROC_NULL (nothing to do), 0: go, else the reported error class (negated).
+ * obuf MPII_RMA_NO_ORIGIN: no origin data (MPI_NO_OP), else its bytes must be the target's. */
+#define MPII_RMA_NO_ORIGIN ((const void *)1)
+int mpii_rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
+                     MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount,
+                     MPI_Datatype ttype, const char *fn, mpii_rma_acc_t *a);
+/* Report a failed rmp call on w. */
+int mpii_rma_fail(mpii_win_t *w, int rc, const char *fn);
+
+/* Non-contiguous target types (rma_layout.c): one nonblocking rmp transfer per contiguous
+ * block of tcount elements of td at target offset base, to or from the packed stream
+ * packed; complete after a flush of target. The bytes [lo, hi) relative to base that
+ * tcount elements of td span. */
+int mpii_rma_blocks(mpii_win_t *w, int is_put, void *packed, int target, size_t base,
+                    const mpii_dtype_t *td, MPI_Count tcount);
+void mpii_rma_span(const mpii_dtype_t *td, MPI_Count tcount, MPI_Aint *lo, MPI_Aint *hi);
+
+/* Accumulate lock of target (rma_acc.c). */
 int mpii_rma_acc_lock(mpii_win_t *w, int target);
 int mpii_rma_acc_unlock(mpii_win_t *w, int target);
 

@@ -23,6 +23,7 @@ static void win_destroy(mpii_win_t *w)
         rmp_comm_free(&w->rc);
     mpii_errh_release(w->errh);
     free(w->sizes);
+    free(w->shoff);
     free(w->units);
     free(w->world);
     free(w->locked);
@@ -32,6 +33,44 @@ static void win_destroy(mpii_win_t *w)
 
 /* flavor: MPI_WIN_FLAVOR_CREATE (base given), _ALLOCATE / _SHARED (base returned),
  * _DYNAMIC (no memory: regions attached later; displacements are addresses). */
+/* A shared window in one block, rank after rank (MPI's default for Win_allocate_shared):
+ * rank 0 allocates it all, each rank's part starts where the previous one's ends. */
+static int win_shared_contig(mpii_win_t *w, MPI_Aint size, void **base)
+{
+    int64_t me = size, *all = calloc((size_t)w->size, sizeof(*all));
+    w->shoff = calloc((size_t)w->size + 1, sizeof(*w->shoff));
+    int rc = all && w->shoff ? RMP_SUCCESS : RMP_ERR_NOMEM;
+    /* Every rank reaches each collective, whatever failed locally. */
+    int rc2 = rmp_allgather(&me, all ? all : &me, all ? sizeof(me) : 0, RMP_UINT8, w->rc);
+    rc = rc != RMP_SUCCESS ? rc : rc2;
+    for (int i = 0; rc == RMP_SUCCESS && i < w->size; i++)
+        w->shoff[i + 1] = w->shoff[i] + (MPI_Aint)all[i];
+    free(all);
+    size_t total = rc == RMP_SUCCESS && w->rank == 0 ? (size_t)w->shoff[w->size] : 0;
+    void *mine = NULL, *p0 = NULL;
+    rc2 = rmp_win_allocate(total, w->rc, &mine, &w->data);
+    rc = rc != RMP_SUCCESS ? rc : rc2;
+    if (rc == RMP_SUCCESS && rmp_win_shared_ptr(w->data, 0, &p0) == RMP_SUCCESS)
+        *base = (char *)p0 + w->shoff[w->rank];
+    else
+        *base = NULL; /* not on one node: win_shared reports it */
+    return rc;
+}
+
+/* alloc_shared_noncontig = true in info. */
+static int win_noncontig(MPI_Info info)
+{
+    char v[8];
+    int len = sizeof(v), flag = 0;
+    if (info == MPI_INFO_NULL ||
+        PMPI_Info_get_string(info, "alloc_shared_noncontig", &len, v, &flag) != MPI_SUCCESS)
+        return 0;
+    return flag && strcmp(v, "true") == 0;
+}
+
+/* Win_allocate_shared's default layout (win_make's flavor argument only). */
+#define WIN_SHARED_CONTIG (-1)
+
 static int win_make(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm, int flavor,
                     void *baseptr, MPI_Win *win, const char *fn)
 {
@@ -55,7 +94,7 @@ static int win_make(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm, int
     int n = c->size, rc = rmp_comm_dup(c->rc, &w->rc);
     w->rank = c->rank;
     w->size = n;
-    w->flavor = flavor;
+    w->flavor = flavor == WIN_SHARED_CONTIG ? MPI_WIN_FLAVOR_SHARED : flavor;
     w->model = MPI_WIN_UNIFIED;
     w->disp_unit = disp_unit;
     w->win_size = size;
@@ -74,6 +113,8 @@ static int win_make(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm, int
         rc = rmp_win_create(base, (size_t)size, w->rc, &w->data);
     else if (rc == RMP_SUCCESS && flavor == MPI_WIN_FLAVOR_DYNAMIC)
         rc = rmp_win_create_dynamic(w->rc, &w->data);
+    else if (rc == RMP_SUCCESS && flavor == WIN_SHARED_CONTIG)
+        rc = win_shared_contig(w, size, &base);
     else if (rc == RMP_SUCCESS)
         rc = rmp_win_allocate((size_t)size, w->rc, &base, &w->data);
     void *ctl = NULL;
@@ -193,19 +234,21 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 }
 MPII_WEAK(Win_allocate_c)
 
-/* Each rank's segment is mapped by the others on its node (not one contiguous block:
- * Win_shared_query gives each rank's address). Ranks on several nodes: MPI_ERR_RMA_SHARED. */
-static int win_shared(MPI_Aint size, int disp_unit, MPI_Comm comm, void *baseptr, MPI_Win *win,
-                      const char *fn)
+/* One block for all ranks, or with alloc_shared_noncontig each rank's own segment, mapped
+ * by the others on its node. Ranks on several nodes: MPI_ERR_RMA_SHARED. */
+static int win_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                      MPI_Win *win, const char *fn)
 {
-    int rc = win_make(NULL, size, disp_unit, comm, MPI_WIN_FLAVOR_SHARED, baseptr, win, fn);
+    int rc = win_make(NULL, size, disp_unit, comm,
+                      win_noncontig(info) ? MPI_WIN_FLAVOR_SHARED : WIN_SHARED_CONTIG, baseptr,
+                      win, fn);
     if (rc != MPI_SUCCESS)
         return rc;
     mpii_win_t *w = (mpii_win_t *)*win;
     int ok = 1, all = 0;
     for (int i = 0; i < w->size; i++) {
         void *p;
-        ok &= rmp_win_shared_ptr(w->data, i, &p) == RMP_SUCCESS;
+        ok &= rmp_win_shared_ptr(w->data, mpii_win_dtarget(w, i), &p) == RMP_SUCCESS;
     }
     rc = rmp_allreduce(&ok, &all, 1, RMP_INT32, RMP_MIN, w->rc);
     if (rc == RMP_SUCCESS && all)
@@ -219,17 +262,15 @@ static int win_shared(MPI_Aint size, int disp_unit, MPI_Comm comm, void *baseptr
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
 {
-    (void)info;
-    return win_shared(size, disp_unit, comm, baseptr, win, "MPI_Win_allocate_shared");
+    return win_shared(size, disp_unit, info, comm, baseptr, win, "MPI_Win_allocate_shared");
 }
 MPII_WEAK(Win_allocate_shared)
 
 int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                                void *baseptr, MPI_Win *win)
 {
-    (void)info;
-    return win_shared(size, disp_unit > 0x7fffffff ? -1 : (int)disp_unit, comm, baseptr, win,
-                      "MPI_Win_allocate_shared_c");
+    return win_shared(size, disp_unit > 0x7fffffff ? -1 : (int)disp_unit, info, comm, baseptr,
+                      win, "MPI_Win_allocate_shared_c");
 }
 MPII_WEAK(Win_allocate_shared_c)
 
@@ -240,8 +281,10 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     mpii_win_t *w = mpii_win(win);
     if (!w)
         return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
-        return MPII_WIN_ERR(w, MPI_ERR_RMA_FLAVOR, fn, "not a shared-memory window");
+    /* MPI 4: any flavor but dynamic; a rank whose memory this process cannot load from
+     * (another node, a created window) answers size 0 and NULL. */
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return MPII_WIN_ERR(w, MPI_ERR_RMA_FLAVOR, fn, "a dynamic window has no segments");
     if (rank == MPI_PROC_NULL) /* the lowest rank with a non-empty segment */
         for (rank = 0; rank < w->size - 1 && w->sizes[rank] == 0; rank++)
             ;
@@ -250,8 +293,12 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     if (!size || !disp_unit || !baseptr)
         return MPII_WIN_ERR(w, MPI_ERR_ARG, fn, "an output argument is NULL");
     void *p = NULL;
-    rmp_win_shared_ptr(w->data, rank, &p);
-    *size = w->sizes[rank];
+    if (w->sizes[rank] > 0 &&
+        rmp_win_shared_ptr(w->data, mpii_win_dtarget(w, rank), &p) == RMP_SUCCESS && p)
+        p = (char *)p + mpii_win_doff(w, rank);
+    else
+        p = NULL;
+    *size = p ? w->sizes[rank] : 0;
     *disp_unit = w->units[rank];
     memcpy(baseptr, &p, sizeof(p));
     return MPI_SUCCESS;
@@ -386,6 +433,11 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     mpii_check_init("MPI_Win_get_name");
     mpii_win_t *w = mpii_win(win);
+    if (win == MPI_WIN_NULL && win_name && resultlen) { /* MPI 4.1: the null handle's name */
+        snprintf(win_name, MPI_MAX_OBJECT_NAME, "MPI_WIN_NULL");
+        *resultlen = (int)strlen(win_name);
+        return MPI_SUCCESS;
+    }
     if (!w || !win_name || !resultlen)
         return MPII_WIN_ERR(w, w ? MPI_ERR_ARG : MPI_ERR_WIN, "MPI_Win_get_name", "%s",
                             w ? "NULL argument" : "invalid window");

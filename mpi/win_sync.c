@@ -75,7 +75,7 @@ static int lock_take(mpii_win_t *w, int type, int target)
 static int lock_drop(mpii_win_t *w, int type, int target)
 {
     uint64_t old;
-    int rc = rmp_win_flush(target, w->data);
+    int rc = rmp_win_flush(mpii_win_dtarget(w, target), w->data);
     int rrc = rmp_atomic_fetch_add(type == MPI_LOCK_EXCLUSIVE ? (uint64_t)-MPII_LOCK_EXCL
                                                               : (uint64_t)-1,
                                    &old, target, SYNC_OFF(MPII_CTL_LOCK), w->ctl);
@@ -171,7 +171,7 @@ static int flush_one(MPI_Win win, int rank, const char *fn)
         return MPI_SUCCESS;
     if (rank < 0 || rank >= w->size)
         return MPII_WIN_ERR(w, MPI_ERR_RANK, fn, "invalid rank %d (size %d)", rank, w->size);
-    return sync_fail(w, rmp_win_flush(rank, w->data), fn);
+    return sync_fail(w, rmp_win_flush(mpii_win_dtarget(w, rank), w->data), fn);
 }
 
 static int flush_all(MPI_Win win, const char *fn)
@@ -305,7 +305,7 @@ int PMPI_Win_complete(MPI_Win win)
     int rc = RMP_SUCCESS;
     uint64_t old;
     for (int i = 0; i < w->nstart && rc == RMP_SUCCESS; i++) {
-        rc = rmp_win_flush(w->start_grp[i], w->data);
+        rc = rmp_win_flush(mpii_win_dtarget(w, w->start_grp[i]), w->data);
         if (rc == RMP_SUCCESS)
             rc = rmp_atomic_fetch_add(1, &old, w->start_grp[i], SYNC_OFF(MPII_CTL_COMPLETE),
                                       w->ctl);

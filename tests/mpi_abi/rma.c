@@ -240,8 +240,15 @@ static void test_shared(void)
         CHECK_OK(MPI_Win_shared_query(win, r, &sz, &unit, &p));
         CHECK(sz == 4 * sizeof(int) && unit == sizeof(int), "shared_query size/unit");
         CHECK(p[3] == r * 10 + 3, "load from rank %d's segment: %d", r, p[3]);
+        /* MPI's default layout: one block, rank after rank */
+        CHECK(p == mine + 4 * (r - nr), "rank %d's segment is not contiguous with mine", r);
     }
     CHECK_OK(MPI_Win_unlock_all(win));
+    /* a put to rank r lands in its part of the block */
+    CHECK_OK(MPI_Win_fence(0, win));
+    CHECK_OK(MPI_Put(&(int){-nr}, 1, MPI_INT, (nr + 1) % ns, 1, 1, MPI_INT, win));
+    CHECK_OK(MPI_Win_fence(0, win));
+    CHECK(mine[1] == -((nr + ns - 1) % ns) && mine[0] == nr * 10, "put into the shared block");
     /* window hints: accepted, none in use */
     MPI_Info info, used;
     int nkeys = -1;
@@ -253,6 +260,29 @@ static void test_shared(void)
     CHECK(nkeys == 0, "Win_get_info: %d hints in use", nkeys);
     MPI_Info_free(&used);
     MPI_Info_free(&info);
+    CHECK_OK(MPI_Win_free(&win));
+    /* alloc_shared_noncontig: one segment each, still loadable; empty segments are NULL */
+    CHECK_OK(MPI_Info_create(&info));
+    CHECK_OK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+    CHECK_OK(MPI_Win_allocate_shared(nr % 2 ? 0 : 2 * sizeof(int), sizeof(int), info, node,
+                                     &mine, &win));
+    MPI_Info_free(&info);
+    for (int r = 0; r < ns; r++) {
+        MPI_Aint sz;
+        int unit, *p;
+        CHECK_OK(MPI_Win_shared_query(win, r, &sz, &unit, &p));
+        CHECK(r % 2 ? sz == 0 && p == NULL : sz == 2 * sizeof(int) && p != NULL,
+              "noncontig shared_query of rank %d: size %ld", r, (long)sz);
+    }
+    CHECK_OK(MPI_Win_free(&win));
+    /* MPI 4: shared_query on an allocated window; mine is mine */
+    CHECK_OK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, node, &mine, &win));
+    {
+        MPI_Aint sz;
+        int unit, *p;
+        CHECK_OK(MPI_Win_shared_query(win, nr, &sz, &unit, &p));
+        CHECK(p == mine && sz == 4 * sizeof(int), "shared_query of an allocated window");
+    }
     CHECK_OK(MPI_Win_free(&win));
     /* the large-count forms */
     MPI_Aint unit_c = 0, sz_c = 0;
