@@ -48,7 +48,7 @@ SUBST.update({d: "#" for d in ("iodir", "f77dir", "f90dir", "f08dir", "cxxdir", 
 # Keys a testlist line may carry (runtests' list), besides arg=, env=, mpiexecarg=.
 KNOWN_KEYS = {"resultTest", "init", "timeLimit", "xfail", "lock", "mem", "strict",
               "mpiversion", "hasgpu"}
-CATEGORIES = {"mpich-only", "ranks", "suite-bug"}
+CATEGORIES = {"mpich-only", "resources", "suite-bug"}
 
 
 class Test:
@@ -330,11 +330,12 @@ def run_test(impl, t, exe, limit, logdir, k):
         timed_out = True
         os.killpg(p.pid, signal.SIGKILL)
         raw, _ = p.communicate()
+    finally:  # leftover ranks of a launcher that gave up, or meson's SIGTERM
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     dt = time.monotonic() - t0
-    try:  # leftover ranks of a launcher that gave up
-        os.killpg(p.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     out = raw.decode(errors="replace")
     rc = p.returncode
     if impl.name == "rmp" and rc == 124:
@@ -393,6 +394,8 @@ def main():
     ap.add_argument("filters", nargs="*")
     args = ap.parse_args()
     ci = os.environ.get("CI") == "true"
+    # meson's timeout sends SIGTERM: end as an exception so the running test's ranks are killed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     full = os.environ.get("RMP_MPICH_FULL") == "1"
 
     tarball = find_tarball(args.tarball)
@@ -458,7 +461,7 @@ def main():
     byfolder = {}
     for k, t in enumerate(torun):
         key = (t.folder, t.name)
-        cap = f" (listed {t.np})" if t.run_np != t.np else ""
+        cap = f" (run at {t.run_np})" if t.run_np != t.np else ""
         if key in cerr:
             status, dt, why, out = "FAIL", 0.0, "did not compile", cerr[key]
             log = os.path.join(logdir, f"{t.folder.replace('/', '_')}__{t.name}__compile.log")
