@@ -400,6 +400,7 @@ def main():
                     "(default 60; 30 under CI=true)")
     ap.add_argument("--max-timeout", type=int, help="cap on a testlist timeLimit (default 300; 60 under "
                     "CI=true); tests whose timeLimit is above 300 s run only with RMP_MPICH_FULL=1")
+    ap.add_argument("--parallel", type=int, default=1, help="tests run at once (default 1)")
     ap.add_argument("--list", action="store_true", help="print the tests and exclusions, run nothing")
     ap.add_argument("--quiet-failures", action="store_true", help="no output excerpt under a failing test")
     ap.add_argument("filters", nargs="*")
@@ -474,16 +475,21 @@ def main():
 
     npass = nfail = 0
     byfolder = {}
-    for t in torun:
+
+    def one(t):
         key = (t.folder, t.name)
-        cap = f" (run at {t.run_np})" if t.run_np != t.np else ""
         if key in cerr:
-            status, dt, why, out = "FAIL", 0.0, "did not compile", cerr[key]
             log = os.path.join(logdir, f"{t.folder.replace('/', '_')}__{t.name}__compile.log")
-            open(log, "w").write(out)
-        else:
-            limit = t.time_limit(args.timeout) if full else min(t.time_limit(args.timeout), args.max_timeout)
-            status, dt, why, out, log = run_test(impl, t, exes[key], limit, logdir)
+            open(log, "w").write(cerr[key])
+            return "FAIL", 0.0, "did not compile", cerr[key], log
+        limit = t.time_limit(args.timeout) if full else min(t.time_limit(args.timeout), args.max_timeout)
+        return run_test(impl, t, exes[key], limit, logdir)
+    # --parallel > 1 shares the cores between jobs: for quick looks, not for the record.
+    pool = concurrent.futures.ThreadPoolExecutor(args.parallel)
+    futures = [pool.submit(one, t) for t in torun]
+    for t, fut in zip(torun, futures):
+        cap = f" (run at {t.run_np})" if t.run_np != t.np else ""
+        status, dt, why, out, log = fut.result()
         ok = status == "PASS"
         npass += ok
         nfail += not ok
