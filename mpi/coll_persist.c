@@ -129,7 +129,7 @@ static int pc_init(const pc_args_t *a, MPI_Request *request, const char *fn)
     int rc = mpii_coll_comm(a->comm, fn, &c);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (c->inter && (a->kind == PC_SCAN || a->kind == PC_EXSCAN || a->kind >= PC_NB_ALLGATHER))
+    if (c->inter && (a->kind == PC_SCAN || a->kind == PC_EXSCAN || a->kind == PC_CUSTOM))
         return mpii_ic_unsupported(c, fn);
     if (!request)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "request is NULL");
