@@ -313,16 +313,21 @@ static unsigned char *rma_local(rmp_win_t win, int target, size_t offset, size_t
 
 /* A rank spinning on directly mapped memory (a lock, a flag) must still
  * serve the operations others emulate through it: progress now and then.
- * work: the operation moved or changed data (not a failed compare-and-swap),
- * which the engine never sees as an event: without saying so, a rank doing
- * nothing but direct one-sided work looked idle and, with more ranks than
- * cores, slept up to 0.5 ms every 16 operations. */
+ * work: an atomic changed the word (an add of non-zero, a compare-and-swap that
+ * swapped: a lock taken or released), which the engine never sees as an event:
+ * without saying so, a rank doing nothing but direct one-sided atomics (MPI
+ * accumulates take a lock word) looked idle and, with more ranks than cores,
+ * slept up to 0.5 ms every 16 operations. Plain gets and puts stay idle: a
+ * rank may be polling a flag with them. */
 static inline void rma_direct_progress(int work)
 {
     static __thread unsigned n __attribute__((tls_model("initial-exec")));
+    static __thread int worked __attribute__((tls_model("initial-exec")));
+    worked |= work; /* any of the 16 since the last progress */
     if ((++n & 15) == 0) {
-        if (work && RMPI_UNLIKELY(rmpi_ctx.idle || rmpi_ctx.sleep_ns))
+        if (worked && RMPI_UNLIKELY(rmpi_ctx.idle || rmpi_ctx.sleep_ns))
             rmpi_progress_active();
+        worked = 0;
         rmpi_progress();
     }
     rmpi_health_tick();
@@ -404,7 +409,7 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
         return rc;
     unsigned char *d = rma_local(win, target, offset, bytes);
     if (d) {
-        rma_direct_progress(1);
+        rma_direct_progress(0); /* as before: a rank may be polling a flag */
         if (is_put)
             memcpy(d, buf, bytes);
         else
@@ -535,13 +540,14 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
     unsigned char *d = rma_local(win, target, offset, 8);
     if (d) {
         uint64_t *p = (uint64_t *)d;
-        int work = 1;
+        int work = operand != 0; /* fetch-and-add of 0 is a read (a rank polling) */
         if (op_code == RMPI_RMA_FADD) {
             *old = __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
         } else {
             uint64_t expected = compare;
             work = __atomic_compare_exchange_n(p, &expected, operand, 0, __ATOMIC_SEQ_CST,
-                                               __ATOMIC_SEQ_CST);
+                                               __ATOMIC_SEQ_CST) &&
+                   compare != operand;
             *old = expected;
         }
         rma_direct_progress(work);

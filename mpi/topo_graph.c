@@ -23,11 +23,11 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     TOPO_COMM(comm_old, c, fn);
     if (comm_graph) /* defined even when the call fails */
         *comm_graph = MPI_COMM_NULL;
-    if (!comm_graph || nnodes < 0 || (nnodes > 0 && (!index || (index[nnodes - 1] > 0 && !edges))))
-        return mpii_err_comm(c, MPI_ERR_ARG, fn, "invalid nnodes %d or NULL array", nnodes);
     if (nnodes > c->size)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "%d nodes in a communicator of %d ranks",
                              nnodes, c->size);
+    if (!comm_graph || nnodes < 0 || (nnodes > 0 && (!index || (index[nnodes - 1] > 0 && !edges))))
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "invalid nnodes %d or NULL array", nnodes);
     for (int i = 0; i < nnodes; i++)
         if (index[i] < (i > 0 ? index[i - 1] : 0))
             return mpii_err_comm(c, MPI_ERR_ARG, fn,
