@@ -23,6 +23,7 @@ typedef struct ic_run {
      * in tmp, fold computes acc = x[0] op (x[1] op (... op x[nr-1])). */
     int fold;
     MPI_Op op;
+    mpii_op_t *held;
     MPI_Datatype dt;
     MPI_Count count;
     char *acc, *tmp, *tmp_mem, *acc_mem;
@@ -41,6 +42,7 @@ static void ic_run_free(ic_run_t *x)
             PMPI_Cancel(&x->reqs[i]);
             PMPI_Request_free(&x->reqs[i]);
         }
+    mpii_op_release(x->held);
     free(x->reqs);
     free(x->tmp_mem);
     free(x->acc_mem);
@@ -86,6 +88,10 @@ static int ic_fold_recv(ic_run_t *x, char *acc, MPI_Count count, MPI_Datatype dt
     mpii_inter_t *in = x->c->inter;
     int nr = in->rsize, err = MPI_SUCCESS;
     x->fold = 1;
+    if (!x->held) { /* kept alive until the request is freed (MPI_Op_free may come first) */
+        x->held = mpii_op(op);
+        mpii_op_retain(x->held);
+    }
     x->op = op;
     x->dt = dt;
     x->count = count;

@@ -47,7 +47,15 @@ struct mpii_op {
     MPI_User_function *fn;
     MPI_User_function_c *fn_c;
     mpii_op_dt_t *per_dt;
+    int refs;  /* nonblocking reductions in flight that use it (user ops) */
+    int freed; /* MPI_Op_free was called while refs > 0: freed by the last release */
 };
+
+/* A nonblocking reduction keeps a user op alive until its request is freed: MPI_Op_free
+ * only marks it (the standard lets pending operations complete). NULL-safe; predefined
+ * ops are not counted. */
+void mpii_op_retain(mpii_op_t *o);
+void mpii_op_release(mpii_op_t *o);
 
 /* NULL for MPI_OP_NULL, a freed or a garbage handle. */
 mpii_op_t *mpii_op(MPI_Op h);

@@ -9,6 +9,7 @@ typedef struct nbc_ctx {
     void *rbuf;          /* unpack rv here at completion */
     MPI_Count rnum;
     mpii_dtype_t *rd;
+    mpii_op_t *op;       /* a user op, kept until the request is freed */
     size_t *arr;         /* byte counts/displacements handed to rmp (copied by it) */
 } nbc_ctx_t;
 
@@ -32,6 +33,7 @@ static void nbc_release(mpii_req_t *r)
     free(x->arr);
     if (x->rd)
         mpii_dtype_release(x->rd);
+    mpii_op_release(x->op);
     free(x);
     r->ctx = NULL;
 }
@@ -56,6 +58,8 @@ static int nbc_finish(mpii_comm_t *c, int rc, rmp_request_t rr, nbc_ctx_t *x, MP
     }
     if (x && x->rd) /* unpacked into at completion: the caller may free the type before */
         mpii_dtype_retain(x->rd);
+    if (x && x->op) /* so may it the op (MPI_Op_free) */
+        mpii_op_retain(x->op);
     mpii_req_t *r = mpii_req_new_rmp(c, rr, nbc_fin);
     if (!r) {
         rmp_wait(&rr, NULL);
@@ -170,6 +174,7 @@ static int nr_run(nr_kind_t kind, const void *sbuf, void *rbuf, MPI_Count count,
     nbc_ctx_t *x = nbc_new();
     if (!x)
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    x->op = mpii_op(op);
     const void *s = sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_coll_at(sbuf, r.shift);
     void *out = is_root ? mpii_coll_at(rbuf, r.shift) : NULL;
     if (r.packed && count > 0) {
@@ -307,6 +312,7 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_
         free(x);
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
     }
+    x->op = mpii_op(op);
     for (int i = 0; i < c->size; i++) {
         if (rcounts[i] < 0) {
             nbc_finish(c, RMP_ERR_ARG, rr, x, req, fn);

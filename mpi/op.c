@@ -8,15 +8,15 @@
 
 static mpii_pool_t op_pool = MPII_POOL_INIT(mpii_op_t);
 
-#define OP_PREDEF(code, r) {MPII_MAGIC_OP, 1, 1, 0, r, NULL, NULL, NULL}
+#define OP_PREDEF(code, r) {MPII_MAGIC_OP, 1, 1, 0, r, NULL, NULL, NULL, 0, 0}
 static mpii_op_t op_sum = OP_PREDEF(0x21, RMP_SUM), op_min = OP_PREDEF(0x22, RMP_MIN),
                  op_max = OP_PREDEF(0x23, RMP_MAX), op_prod = OP_PREDEF(0x24, RMP_PROD),
                  op_band = OP_PREDEF(0x28, RMP_BAND), op_bor = OP_PREDEF(0x29, RMP_BOR),
                  op_bxor = OP_PREDEF(0x2a, RMP_BXOR), op_land = OP_PREDEF(0x30, RMP_LAND),
                  op_lor = OP_PREDEF(0x31, RMP_LOR), op_lxor = OP_PREDEF(0x32, RMP_LXOR),
                  op_minloc = OP_PREDEF(0x38, RMP_MINLOC), op_maxloc = OP_PREDEF(0x39, RMP_MAXLOC),
-                 op_replace = {MPII_MAGIC_OP, 1, 1, 1, RMP_OP_COUNT, NULL, NULL, NULL},
-                 op_noop = {MPII_MAGIC_OP, 1, 1, 1, RMP_OP_COUNT, NULL, NULL, NULL};
+                 op_replace = {MPII_MAGIC_OP, 1, 1, 1, RMP_OP_COUNT, NULL, NULL, NULL, 0, 0},
+                 op_noop = {MPII_MAGIC_OP, 1, 1, 1, RMP_OP_COUNT, NULL, NULL, NULL, 0, 0};
 
 static mpii_op_t *const op_predef[0x40] = {
     [0x21] = &op_sum,    [0x22] = &op_min,    [0x23] = &op_max,        [0x24] = &op_prod,
@@ -230,6 +230,26 @@ int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 }
 MPII_WEAK(Op_create_c)
 
+static void op_destroy(mpii_op_t *o)
+{
+    for (mpii_op_dt_t *e = o->per_dt, *next; e; e = next) {
+        next = e->next;
+        rmp_op_free(&e->rop);
+        free(e);
+    }
+    o->per_dt = NULL;
+    o->refs = o->freed = 0;
+    mpii_obj_free(&op_pool, o);
+}
+
+/* Destroy a freed op once: Op_free and the last release may both see refs 0. */
+static void op_claim_destroy(mpii_op_t *o)
+{
+    int one = 1;
+    if (__atomic_compare_exchange_n(&o->freed, &one, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        op_destroy(o);
+}
+
 int PMPI_Op_free(MPI_Op *op)
 {
     mpii_check_init("MPI_Op_free");
@@ -237,16 +257,30 @@ int PMPI_Op_free(MPI_Op *op)
     if (!o || o->predefined)
         return mpii_err_comm(NULL, MPI_ERR_OP, "MPI_Op_free", "%s",
                              o ? "a predefined op cannot be freed" : "invalid op");
-    for (mpii_op_dt_t *e = o->per_dt, *next; e; e = next) {
-        next = e->next;
-        rmp_op_free(&e->rop);
-        free(e);
-    }
-    mpii_obj_free(&op_pool, o);
     *op = MPI_OP_NULL;
+    if (__atomic_load_n(&o->refs, __ATOMIC_ACQUIRE) == 0) {
+        op_destroy(o);
+        return MPI_SUCCESS;
+    }
+    /* the requests still hold the handle; the last one's release frees it */
+    __atomic_store_n(&o->freed, 1, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&o->refs, __ATOMIC_ACQUIRE) == 0)
+        op_claim_destroy(o); /* the last release ran before freed was set */
     return MPI_SUCCESS;
 }
 MPII_WEAK(Op_free)
+
+void mpii_op_retain(mpii_op_t *o)
+{
+    if (o && !o->predefined)
+        __atomic_add_fetch(&o->refs, 1, __ATOMIC_ACQ_REL);
+}
+
+void mpii_op_release(mpii_op_t *o)
+{
+    if (o && !o->predefined && __atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        op_claim_destroy(o);
+}
 
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {

@@ -226,12 +226,53 @@ static void test_large_count_nbc(void)
     free(all);
 }
 
+static void int_max(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        if (((int *)in)[i] > ((int *)inout)[i])
+            ((int *)inout)[i] = ((int *)in)[i];
+}
+
+/* A user op freed while nonblocking reductions using it are in flight: they complete
+ * normally (the standard), the op goes when the last request is freed (MPICH's
+ * coll/nonblocking3 freed it before the wait and aborted in the reduction). */
+static void test_op_freed_in_flight(void)
+{
+    enum { N = 4096 };
+    int *in = malloc(N * sizeof(int)), *out = malloc(N * sizeof(int)), *red = malloc(N * sizeof(int));
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 7 + rank * 13) % 1000;
+    for (int round = 0; round < 3; round++) {
+        MPI_Op op;
+        MPI_Request r[2];
+        CHECK_OK(MPI_Op_create(int_max, 1, &op));
+        CHECK_OK(MPI_Iallreduce(in, out, N, MPI_INT, op, MPI_COMM_WORLD, &r[0]));
+        CHECK_OK(MPI_Ireduce(in, red, N, MPI_INT, op, size - 1, MPI_COMM_WORLD, &r[1]));
+        CHECK_OK(MPI_Op_free(&op));
+        CHECK(op == MPI_OP_NULL, "Op_free sets MPI_OP_NULL");
+        CHECK_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < N; i++) {
+            int want = 0;
+            for (int q = 0; q < size; q++)
+                if ((i * 7 + q * 13) % 1000 > want)
+                    want = (i * 7 + q * 13) % 1000;
+            CHECK(out[i] == want, "Iallreduce after Op_free [%d] = %d, want %d", i, out[i], want);
+            CHECK(rank != size - 1 || red[i] == want, "Ireduce after Op_free [%d]", i);
+        }
+    }
+    free(in);
+    free(out);
+    free(red);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     test_large_count_nbc();
+    test_op_freed_in_flight();
     MPI_Datatype mt;
     MPI_Op op;
     CHECK_OK(MPI_Type_contiguous(4, MPI_UNSIGNED, &mt));
