@@ -397,10 +397,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, help="parallel compiles (default 2)")
     ap.add_argument("--np-cap", type=int, default=8, help="run tests listed with more ranks at this many")
     ap.add_argument("--timeout", type=int, help="seconds per test without a testlist timeLimit "
-                    "(default 60; 30 under CI=true)")
+                    "(default 60; 20 under CI=true)")
     ap.add_argument("--max-timeout", type=int, help="cap on a testlist timeLimit (default 300; 60 under "
                     "CI=true); tests whose timeLimit is above 300 s run only with RMP_MPICH_FULL=1")
-    ap.add_argument("--parallel", type=int, default=1, help="tests run at once (default 1)")
+    ap.add_argument("--parallel", type=int, help="tests run at once (default 1; 2 under CI=true)")
     ap.add_argument("--list", action="store_true", help="print the tests and exclusions, run nothing")
     ap.add_argument("--quiet-failures", action="store_true", help="no output excerpt under a failing test")
     ap.add_argument("filters", nargs="*")
@@ -411,9 +411,11 @@ def main():
     full = os.environ.get("RMP_MPICH_FULL") == "1"
     # CI's budget (README.md, "CI"): hangs cost their whole limit, so shorter limits there.
     if args.timeout is None:
-        args.timeout = 30 if ci and not full else 60
+        args.timeout = 20 if ci and not full else 60
     if args.max_timeout is None:
         args.max_timeout = 60 if ci and not full else 300
+    if args.parallel is None:
+        args.parallel = 2 if ci and not full else 1
 
     tarball = find_tarball(args.tarball)
     if not tarball:
@@ -450,7 +452,8 @@ def main():
             t.run_np = args.np_cap
     print(f"MPICH test suite on {impl.name}: {tarball}; work dir {work}")
     print(f"process counts above {args.np_cap} run at {args.np_cap} (2 cores); "
-          f"{args.timeout} s per test unless its testlist says timeLimit (at most {args.max_timeout} s)")
+          f"{args.timeout} s per test unless its testlist says timeLimit (at most {args.max_timeout} s); "
+          f"{args.parallel} test(s) at a time" + (" (CI=true)" if ci else ""))
     excluded = [t for t in tests if t.exclusion]
     torun = [t for t in tests if not t.exclusion]
     if args.list:
