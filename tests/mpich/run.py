@@ -48,6 +48,7 @@ SUBST.update({d: "#" for d in ("iodir", "f77dir", "f90dir", "f08dir", "cxxdir", 
 # Keys a testlist line may carry (runtests' list), besides arg=, env=, mpiexecarg=.
 KNOWN_KEYS = {"resultTest", "init", "timeLimit", "xfail", "lock", "mem", "strict",
               "mpiversion", "hasgpu"}
+RUNNING = set()  # process groups of the tests running now (--parallel: several)
 CATEGORIES = {"mpich-only", "resources", "suite-bug"}
 
 
@@ -330,6 +331,7 @@ def run_test(impl, t, exe, limit, logdir):
     # The folder as working directory (some tests read files beside their source).
     p = subprocess.Popen(cmd, cwd=os.path.dirname(exe), env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, start_new_session=True)
+    RUNNING.add(p.pid)
     timed_out = False
     try:
         raw, _ = p.communicate(timeout=limit + 15)
@@ -342,6 +344,7 @@ def run_test(impl, t, exe, limit, logdir):
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        RUNNING.discard(p.pid)
     dt = time.monotonic() - t0
     out = raw.decode(errors="replace")
     rc = p.returncode
@@ -406,8 +409,17 @@ def main():
     ap.add_argument("filters", nargs="*")
     args = ap.parse_args()
     ci = os.environ.get("CI") == "true"
-    # meson's timeout sends SIGTERM: end as an exception so the running test's ranks are killed
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
+    # meson's timeout sends SIGTERM: kill the running tests' ranks and stop at once (the
+    # pool of --parallel would otherwise go on with the queued tests).
+    def stop(*_):
+        for pg in list(RUNNING):
+            try:
+                os.killpg(pg, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        os._exit(130)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     full = os.environ.get("RMP_MPICH_FULL") == "1"
     # CI's budget (README.md, "CI"): hangs cost their whole limit, so shorter limits there.
     if args.timeout is None:
