@@ -39,9 +39,6 @@
 /* The MPI features the suite asks about (configure's AC_DEFINEs). */
 #define HAVE_MPI_WIN_CREATE 1
 #define HAVE_MPI_SPAWN 1
-#define HAVE_MPI_INIT_THREAD 1
-#define HAVE_MPI_TYPE_CREATE_STRUCT 1
-#define HAVE_MPI2_COMBINERS 1
 
 /* --enable-strictmpi: no MPICH extensions, no MPIX_ routines. */
 #define USE_STRICT_MPI 1

@@ -48,6 +48,7 @@ SUBST.update({d: "#" for d in ("iodir", "f77dir", "f90dir", "f08dir", "cxxdir", 
 # Keys a testlist line may carry (runtests' list), besides arg=, env=, mpiexecarg=.
 KNOWN_KEYS = {"resultTest", "init", "timeLimit", "xfail", "lock", "mem", "strict",
               "mpiversion", "hasgpu"}
+RUNNING = set()  # process groups of the tests running now (--parallel: several)
 CATEGORIES = {"mpich-only", "resources", "suite-bug"}
 
 
@@ -330,6 +331,7 @@ def run_test(impl, t, exe, limit, logdir):
     # The folder as working directory (some tests read files beside their source).
     p = subprocess.Popen(cmd, cwd=os.path.dirname(exe), env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, start_new_session=True)
+    RUNNING.add(p.pid)
     timed_out = False
     try:
         raw, _ = p.communicate(timeout=limit + 15)
@@ -342,6 +344,7 @@ def run_test(impl, t, exe, limit, logdir):
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        RUNNING.discard(p.pid)
     dt = time.monotonic() - t0
     out = raw.decode(errors="replace")
     rc = p.returncode
@@ -397,23 +400,34 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, help="parallel compiles (default 2)")
     ap.add_argument("--np-cap", type=int, default=8, help="run tests listed with more ranks at this many")
     ap.add_argument("--timeout", type=int, help="seconds per test without a testlist timeLimit "
-                    "(default 60; 30 under CI=true)")
+                    "(default 60; 20 under CI=true)")
     ap.add_argument("--max-timeout", type=int, help="cap on a testlist timeLimit (default 300; 60 under "
                     "CI=true); tests whose timeLimit is above 300 s run only with RMP_MPICH_FULL=1")
-    ap.add_argument("--parallel", type=int, default=1, help="tests run at once (default 1)")
+    ap.add_argument("--parallel", type=int, help="tests run at once (default 1; 2 under CI=true)")
     ap.add_argument("--list", action="store_true", help="print the tests and exclusions, run nothing")
     ap.add_argument("--quiet-failures", action="store_true", help="no output excerpt under a failing test")
     ap.add_argument("filters", nargs="*")
     args = ap.parse_args()
     ci = os.environ.get("CI") == "true"
-    # meson's timeout sends SIGTERM: end as an exception so the running test's ranks are killed
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
+    # meson's timeout sends SIGTERM: kill the running tests' ranks and stop at once (the
+    # pool of --parallel would otherwise go on with the queued tests).
+    def stop(*_):
+        for pg in list(RUNNING):
+            try:
+                os.killpg(pg, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        os._exit(130)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     full = os.environ.get("RMP_MPICH_FULL") == "1"
     # CI's budget (README.md, "CI"): hangs cost their whole limit, so shorter limits there.
     if args.timeout is None:
-        args.timeout = 30 if ci and not full else 60
+        args.timeout = 20 if ci and not full else 60
     if args.max_timeout is None:
         args.max_timeout = 60 if ci and not full else 300
+    if args.parallel is None:
+        args.parallel = 2 if ci and not full else 1
 
     tarball = find_tarball(args.tarball)
     if not tarball:
@@ -450,7 +464,8 @@ def main():
             t.run_np = args.np_cap
     print(f"MPICH test suite on {impl.name}: {tarball}; work dir {work}")
     print(f"process counts above {args.np_cap} run at {args.np_cap} (2 cores); "
-          f"{args.timeout} s per test unless its testlist says timeLimit (at most {args.max_timeout} s)")
+          f"{args.timeout} s per test unless its testlist says timeLimit (at most {args.max_timeout} s); "
+          f"{args.parallel} test(s) at a time" + (" (CI=true)" if ci else ""))
     excluded = [t for t in tests if t.exclusion]
     torun = [t for t in tests if not t.exclusion]
     if args.list:
