@@ -504,7 +504,12 @@ def main():
     futures = [pool.submit(one, t) for t in torun]
     for t, fut in zip(torun, futures):
         cap = f" (run at {t.run_np})" if t.run_np != t.np else ""
-        status, dt, why, out, log = fut.result()
+        while True:  # a bounded wait, so that SIGTERM's handler gets to run
+            try:
+                status, dt, why, out, log = fut.result(timeout=1)
+                break
+            except concurrent.futures.TimeoutError:
+                pass
         ok = status == "PASS"
         npass += ok
         nfail += not ok
