@@ -249,6 +249,19 @@ static void mode_flush(rmp_request_t *pending, int direct)
     say("flush", rc);
     say("later-put", rmp_put(&v, sizeof(v), victim, 0, win));
     say("later-flush", rmp_win_flush(victim, win));
+    /* What a dead member leaves of windows (docs/verbs.md, the time-limit kill): the free
+     * fails but releases the window, and a window created afterwards fails with its handle
+     * set to RMP_WIN_NULL (not left at the old window's value, which every later call would
+     * report as a freed window). */
+    rmp_win_t old = win;
+    say("later-free", rmp_win_free(&win));
+    rmp_win_t again = old;
+    say("later-create", rmp_win_create(mem, 4096, W, &again));
+    printf("rank %d: %s handle after the failed create: %s\n", me, mode,
+           again == RMP_WIN_NULL ? "null" : "stale");
+    uint64_t prev;
+    rc = rmp_atomic_fetch_add(1, &prev, victim, 0, again);
+    printf("rank %d: %s atomic on it: %s\n", me, mode, rmp_strerror(rc));
     survivor_finish(pending);
 }
 

@@ -71,7 +71,17 @@ run soak-np4       300 4 "$T/p2p/soak" 4000
 run rma-np4        400 4 "$T/rma/rma_test" --quick
 RMP_ALLREDUCE_ALGO=hier RMP_BCAST_ALGO=hier RMP_BARRIER_ALGO=hier \
   run coll-np4-hier 600 4 "$T/coll/coll_test" --quick
-RMP_LOG=info RMP_ALLREDUCE_ALGO=hier run coll-np4-hier-layout 120 4 "$B/examples/hello"
+# The layout the hierarchical allreduce built, from its RMP_LOG=info line on every rank:
+# 2 nodes, 2 ranks each, ranks 0 and 2 the leaders; and the sums it computed are right.
+RMP_LOG=info RMP_ALLREDUCE_ALGO=hier run coll-np4-hier-layout 120 4 "$B/examples/allreduce_sum" 100000
+lay=$(sed -nE 's/^\[rmp ([0-3])\] info: hier: 4-rank communicator on 2 node\(s\); 2 rank\(s\) on this node(, its leader)?$/\1\2/p' \
+      "$LOG/coll-np4-hier-layout.out" | sed 's/, its leader/L/' | sort | tr '\n' ' ')
+if [ "$lay" = "0L 1 2L 3 " ] && grep -q '^allreduce_sum: ok$' "$LOG/coll-np4-hier-layout.out"; then
+  ok "coll-np4-hier-layout: hier allreduce on 2 nodes x 2 ranks, leaders 0 and 2, sums right"
+else
+  ko "coll-np4-hier-layout: layout lines '$lay' (want '0L 1 2L 3 '), or allreduce_sum not ok"
+  grep -E 'hier:|allreduce_sum' "$LOG/coll-np4-hier-layout.out" | head -n 8 | sed 's/^/    /'
+fi
 RMP_ALLREDUCE_ALGO=ring RMP_BCAST_ALGO=binomial RMP_BARRIER_ALGO=dissemination \
   RMP_ALLGATHER_ALGO=ring run coll-np4-flat 600 4 "$T/coll/coll_test" --quick
 # registration cache across nodes: freed, unmapped, remapped, resent (1+1: verbs)
