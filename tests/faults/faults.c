@@ -29,6 +29,9 @@
  *   hang-p2p         rank 0 receives from 1, rank 1 probes rank 2, rank 2 sends a
  *                    rendezvous message to 0 that is never received
  *   idle             every rank prints "ready" and waits in a receive forever
+ *   node-wait        (across hosts) every rank receives from the next one; the driver cuts
+ *                    a host off after every "ready"; a rank that returns prints
+ *                    "rank R: node-wait recv: <rmp_strerror> at <wall clock>"
  * Every waiting mode prints "rank R: waiting" once it is about to block. */
 #include <errno.h>
 #include <rmp.h>
@@ -424,6 +427,16 @@ int main(int argc, char **argv)
         fflush(stdout);
         allow_sigterm();
         rmp_recv(&c, 1, RMP_ANY_SOURCE, 9, W, NULL);
+        pause_forever();
+    }
+    if (strcmp(mode, "node-wait") == 0) {
+        char c;
+        printf("rank %d: ready\n", me);
+        fflush(stdout);
+        allow_sigterm();
+        rc = rmp_recv(&c, 1, (me + 1) % np, 9, W, NULL);
+        printf("rank %d: node-wait recv: %s at %.3f\n", me, rmp_strerror(rc), wall());
+        fflush(stdout);
         pause_forever();
     }
     /* Posted before anything fails: the receive a survivor has pending. */
