@@ -77,7 +77,7 @@ RMP_ALLREDUCE_ALGO=hier RMP_BCAST_ALGO=hier RMP_BARRIER_ALGO=hier \
   run coll-np4-hier 600 4 "$T/coll/coll_test" --quick
 # The layout the hierarchical allreduce built, from its RMP_LOG=info line on every rank:
 # 2 nodes, 2 ranks each, ranks 0 and 2 the leaders; and the sums it computed are right.
-RMP_LOG=info RMP_ALLREDUCE_ALGO=hier run coll-np4-hier-layout 120 4 "$B/examples/allreduce_sum" 100000
+RMP_LOG=info RMP_ALLREDUCE_ALGO=hier run coll-np4-hier-layout 240 4 "$B/examples/allreduce_sum" 100000
 lay=$(sed -nE 's/^\[rmp ([0-3])\] info: hier: 4-rank communicator on 2 node\(s\); 2 rank\(s\) on this node(, its leader)?$/\1\2/p' \
       "$LOG/coll-np4-hier-layout.out" | sed 's/, its leader/L/' | sort | tr '\n' ' ')
 if [ "$lay" = "0L 1 2L 3 " ] && grep -q '^allreduce_sum: ok$' "$LOG/coll-np4-hier-layout.out"; then
