@@ -19,6 +19,7 @@ typedef struct rmpi_config {
     char transports[128];
     size_t rndv_threshold;    /* 0: each transport's own default */
     double timeout;           /* seconds; 0: no limit */
+    double failure_timeout;   /* RMP_FAILURE_TIMEOUT, seconds; 0: off */
     bool stats;
     size_t rcache_max_bytes;
     int poll_yield;           /* 0 auto, 1 always, 2 never */

@@ -169,6 +169,11 @@ static int win_map_peers(struct rmp_win *w)
 static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, int dynamic,
                       void **out_base, rmp_win_t *out)
 {
+    /* A failed creation leaves RMP_WIN_NULL, never the caller's old value: a program that
+     * goes on with the variable (a survivor after a member died, say) gets RMP_ERR_ARG for
+     * a NULL window, not "freed window" for whatever its previous window was. */
+    if (out)
+        *out = RMP_WIN_NULL;
     int rc = rmpi_comm_check(comm);
     if (rc != RMP_SUCCESS)
         return rc;

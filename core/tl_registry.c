@@ -61,6 +61,7 @@ void rmpi_tl_args_fill(const rmpi_tl_iface_t *t, rmpi_tl_args_t *args)
     args->peer_failed = rmpi_peer_failed;
     args->params = t->param_values;
     args->rcache_max_bytes = rmpi_cfg.rcache_max_bytes;
+    args->failure_timeout = rmpi_cfg.failure_timeout;
     args->stats = rmpi_cfg.stats;
 }
 

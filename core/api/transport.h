@@ -78,6 +78,8 @@ typedef struct rmpi_tl_args {
     const void *params;          /* the iface's param_values, parsed from RMP_* */
     size_t rcache_max_bytes;     /* RMP_RCACHE_MAX_BYTES, for core/rcache users */
     bool stats;                  /* RMP_STATS: print counters at fini */
+    double failure_timeout;      /* RMP_FAILURE_TIMEOUT: seconds a silent peer may go
+                                  * unnoticed (0: no liveness checks of the transport's own) */
 } rmpi_tl_args_t;
 
 /* A tuning-file key of a transport ("shm buf_bytes 32k"): the file's value

@@ -29,6 +29,9 @@
  *   hang-p2p         rank 0 receives from 1, rank 1 probes rank 2, rank 2 sends a
  *                    rendezvous message to 0 that is never received
  *   idle             every rank prints "ready" and waits in a receive forever
+ *   node-wait        (across hosts) every rank receives from the next one; the driver cuts
+ *                    a host off after every "ready"; a rank that returns prints
+ *                    "rank R: node-wait recv: <rmp_strerror> at <wall clock>"
  * Every waiting mode prints "rank R: waiting" once it is about to block. */
 #include <errno.h>
 #include <rmp.h>
@@ -249,6 +252,19 @@ static void mode_flush(rmp_request_t *pending, int direct)
     say("flush", rc);
     say("later-put", rmp_put(&v, sizeof(v), victim, 0, win));
     say("later-flush", rmp_win_flush(victim, win));
+    /* What a dead member leaves of windows (docs/verbs.md, the time-limit kill): the free
+     * fails but releases the window, and a window created afterwards fails with its handle
+     * set to RMP_WIN_NULL (not left at the old window's value, which every later call would
+     * report as a freed window). */
+    rmp_win_t old = win;
+    say("later-free", rmp_win_free(&win));
+    rmp_win_t again = old;
+    say("later-create", rmp_win_create(mem, 4096, W, &again));
+    printf("rank %d: %s handle after the failed create: %s\n", me, mode,
+           again == RMP_WIN_NULL ? "null" : "stale");
+    uint64_t prev;
+    rc = rmp_atomic_fetch_add(1, &prev, victim, 0, again);
+    printf("rank %d: %s atomic on it: %s\n", me, mode, rmp_strerror(rc));
     survivor_finish(pending);
 }
 
@@ -411,6 +427,16 @@ int main(int argc, char **argv)
         fflush(stdout);
         allow_sigterm();
         rmp_recv(&c, 1, RMP_ANY_SOURCE, 9, W, NULL);
+        pause_forever();
+    }
+    if (strcmp(mode, "node-wait") == 0) {
+        char c;
+        printf("rank %d: ready\n", me);
+        fflush(stdout);
+        allow_sigterm();
+        rc = rmp_recv(&c, 1, (me + 1) % np, 9, W, NULL);
+        printf("rank %d: node-wait recv: %s at %.3f\n", me, rmp_strerror(rc), wall());
+        fflush(stdout);
         pause_forever();
     }
     /* Posted before anything fails: the receive a survivor has pending. */

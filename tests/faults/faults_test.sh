@@ -15,6 +15,7 @@ F=$B/tests/faults/faults
 BOUND=${FAULTS_KILL_BOUND:-2.0}
 HOST=$(hostname)
 PF='a peer process failed or its connection broke'
+ARGERR='invalid argument \(rank out of range' # RMP_ERR_ARG's text, as a regex prefix
 TO='operation timed out'
 pass=0; fail=0
 ok() { pass=$((pass+1)); }
@@ -101,9 +102,11 @@ $out"
             if [ $r -eq $late ]; then line "$label" "$out" "^rank $r: $mode late: $PF$"
             else line "$label" "$out" "^rank $r: $mode inside: $PF$"; fi ;;
         flush-*)
-            for later in flush later-put later-flush; do
+            for later in flush later-put later-flush later-free later-create; do
                 line "$label" "$out" "^rank $r: $mode $later: $PF$"
-            done ;;
+            done
+            line "$label" "$out" "^rank $r: $mode handle after the failed create: null$"
+            line "$label" "$out" "^rank $r: $mode atomic on it: $ARGERR" ;;
         esac
     done
     no_leftovers "$label"

@@ -7,8 +7,11 @@
  *                            connection; kills the group when the client goes away
  *   rmp_rsh HOST CMD...      client: runs CMD on HOST, relays its output, exits with its
  *                            status (255 when HOST is unreachable or stops answering)
- * The connection uses TCP keepalive at 1 s: a guest that vanishes (its QEMU killed)
- * ends the client within about 3 s, which is how mpirun learns that a node is lost.
+ * The client's connection uses TCP keepalive: a guest that vanishes (its QEMU killed) ends
+ * the client within RMP_CLUSTER_RSH_KEEPALIVE seconds (default 30; the node-loss job's
+ * launcher sets 3), which is how mpirun learns that a node is lost. Short keepalives on
+ * every job declared a guest that the loaded host left unscheduled for a few seconds lost.
+ * The server's side stays at 30 s (it only cleans up after a client that vanished).
  * Not a security boundary: it runs inside throw-away test guests only. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -30,9 +33,14 @@
 #define RSH_PORT "7222"
 #define RSH_MARK "\036RMP_RSH_EXIT="
 
-static void rsh_keepalive(int fd)
+/* Keepalive ending a connection whose peer is silent for about t seconds. */
+static void rsh_keepalive(int fd, int t)
 {
-    int one = 1, idle = 1, intvl = 1, cnt = 2;
+    int one = 1, idle = t / 3 > 0 ? t / 3 : 1, intvl = 1, cnt = t - idle > 1 ? t - idle : 1;
+    if (cnt > 10) { /* the kernel's probes: at most 10, spread over the rest */
+        intvl = (t - idle) / 10;
+        cnt = 10;
+    }
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
@@ -107,7 +115,7 @@ static int rsh_server(const char *port)
         int fd = accept(ls, NULL, NULL);
         if (fd < 0)
             continue;
-        rsh_keepalive(fd);
+        rsh_keepalive(fd, 30);
         if (fork() == 0) {
             close(ls);
             signal(SIGCHLD, SIG_DFL);
@@ -131,7 +139,8 @@ static int rsh_client(const char *host, int argc, char **argv)
         return 255;
     }
     freeaddrinfo(ai);
-    rsh_keepalive(fd);
+    const char *ka = getenv("RMP_CLUSTER_RSH_KEEPALIVE");
+    rsh_keepalive(fd, ka && atoi(ka) > 0 ? atoi(ka) : 30);
     /* the command line, as ssh builds it: the arguments joined by spaces */
     for (int i = 0; i < argc; i++)
         dprintf(fd, "%s%s", i ? " " : "", argv[i]);

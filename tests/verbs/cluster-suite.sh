@@ -68,10 +68,24 @@ fi
 # ---- suites across the two nodes (2+2 unless stated) ----
 run p2p-np4        400 4 "$T/p2p/p2p_test"
 run soak-np4       300 4 "$T/p2p/soak" 4000
-run rma-np4        400 4 "$T/rma/rma_test" --quick
+# The full suite (20,000 fetch-adds per rank on each of two windows, 300 lock rounds).
+# Idle ranks yield and then sleep (RMP_POLL_YIELD=always), halting their vCPU: the two
+# guests' 4 vCPUs share the host's 2 cores, and a spinning rank held one from the rank
+# whose emulated atomics it waited for.
+RMP_POLL_YIELD=always run rma-np4 900 4 "$T/rma/rma_test"
 RMP_ALLREDUCE_ALGO=hier RMP_BCAST_ALGO=hier RMP_BARRIER_ALGO=hier \
   run coll-np4-hier 600 4 "$T/coll/coll_test" --quick
-RMP_LOG=info RMP_ALLREDUCE_ALGO=hier run coll-np4-hier-layout 120 4 "$B/examples/hello"
+# The layout the hierarchical allreduce built, from its RMP_LOG=info line on every rank:
+# 2 nodes, 2 ranks each, ranks 0 and 2 the leaders; and the sums it computed are right.
+RMP_LOG=info RMP_ALLREDUCE_ALGO=hier run coll-np4-hier-layout 240 4 "$B/examples/allreduce_sum" 100000
+lay=$(sed -nE 's/^\[rmp ([0-3])\] info: hier: 4-rank communicator on 2 node\(s\); 2 rank\(s\) on this node(, its leader)?$/\1\2/p' \
+      "$LOG/coll-np4-hier-layout.out" | sed 's/, its leader/L/' | sort | tr '\n' ' ')
+if [ "$lay" = "0L 1 2L 3 " ] && grep -q '^allreduce_sum: ok$' "$LOG/coll-np4-hier-layout.out"; then
+  ok "coll-np4-hier-layout: hier allreduce on 2 nodes x 2 ranks, leaders 0 and 2, sums right"
+else
+  ko "coll-np4-hier-layout: layout lines '$lay' (want '0L 1 2L 3 '), or allreduce_sum not ok"
+  grep -E 'hier:|allreduce_sum' "$LOG/coll-np4-hier-layout.out" | head -n 8 | sed 's/^/    /'
+fi
 RMP_ALLREDUCE_ALGO=ring RMP_BCAST_ALGO=binomial RMP_BARRIER_ALGO=dissemination \
   RMP_ALLGATHER_ALGO=ring run coll-np4-flat 600 4 "$T/coll/coll_test" --quick
 # registration cache across nodes: freed, unmapped, remapped, resent (1+1: verbs)
@@ -125,7 +139,8 @@ BOUND=${NODELOSS_BOUND:-10}
 t0=$(date +%s.%N)
 # The job's output goes to the console as it comes (tee): the host kills rmpn2 when it
 # sees the RMP_CLUSTER_KILL_NODE2 line there, not when the job has ended.
-timeout -k 5 120 $L -n 4 "$T/verbs/cluster_nodeloss" 2>&1 | tee "$LOG/nodeloss.out" |
+# RMP_CLUSTER_NODELOSS: this job's launcher keeps 1 s keepalives (the others do not).
+RMP_CLUSTER_NODELOSS=1 timeout -k 5 120 $L -n 4 "$T/verbs/cluster_nodeloss" 2>&1 | tee "$LOG/nodeloss.out" |
   grep --line-buffered RMP_CLUSTER_KILL_NODE2
 rc=${PIPESTATUS[0]}
 t1=$(date +%s.%N)

@@ -89,6 +89,7 @@ static int tcp_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t 
     tl->cb = args->am;
     tl->peer_failed = args->peer_failed;
     tl->node_of = args->node_of;
+    tl->failure_timeout = args->failure_timeout;
     tl->done_tail = &tl->done_head;
     tl->nranks = args->size;
     tl->me = args->rank;

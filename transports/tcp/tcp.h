@@ -124,6 +124,7 @@ struct tcp_tl {
     struct tcp_mr **mrs;              /* registrations by index */
     uint32_t nmrs, mr_gen;
     struct tcp_mr *mr_free;
+    double failure_timeout; /* RMP_FAILURE_TIMEOUT (0: off): keepalive on every socket */
 };
 
 /* tcp_if.c: pick the interface address. spec is RMP_TCP_IF (name or CIDR,

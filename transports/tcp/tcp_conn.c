@@ -23,10 +23,31 @@
 #include "log.h"
 #include "tcp.h"
 
-static void tcp_set_nodelay(int fd)
+/* Options of every connection: no Nagle delay, and liveness within RMP_FAILURE_TIMEOUT.
+ * A peer whose node vanished (power, link, kernel) sends no FIN or RST: with keepalive the
+ * kernel probes an idle connection and, with TCP_USER_TIMEOUT, also gives up on data left
+ * unacknowledged; either way the socket reports ETIMEDOUT, read() returns it, and the
+ * peer is failed as on a reset (tcp_conn_lost). Probes and their answers are the kernels'
+ * own: a live but busy or descheduled rank still answers them, and a connection that
+ * carries data sends no probe at all. */
+static void tcp_set_options(tcp_tl_t *tl, int fd)
 {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (tl->failure_timeout <= 0)
+        return;
+    /* With TCP_USER_TIMEOUT set, Linux ends a connection once nothing came back for that
+     * long and a keepalive probe is out (the probe count no longer matters): 80% of the
+     * timeout, the rest left for the rank to see the error. Probes from 30% on, every 1 s
+     * (whole seconds: the kernel's unit). */
+    double t = tl->failure_timeout < 2 ? 2 : tl->failure_timeout;
+    int idle = (int)(t * 0.3) > 0 ? (int)(t * 0.3) : 1, intvl = 1, cnt = 10;
+    unsigned ms = (unsigned)(t * 800.0);
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof(ms));
 }
 
 static void tcp_update_hot(tcp_tl_t *tl)
@@ -174,7 +195,7 @@ int rmpi_tcp_ep_connect(tcp_ep_t *ep)
         rmpi_tcp_ep_fail(ep, RMP_ERR_TRANSPORT, strerror(errno));
         return ep->error;
     }
-    tcp_set_nodelay(fd);
+    tcp_set_options(tl, fd);
     /* Leave from the chosen interface's address. */
     struct sockaddr_in src = tl->self;
     src.sin_port = 0;
@@ -207,7 +228,7 @@ void rmpi_tcp_accept(tcp_tl_t *tl)
                 rmpi_warn("tcp: accept: %s", strerror(errno));
             return;
         }
-        tcp_set_nodelay(fd);
+        tcp_set_options(tl, fd);
         rmpi_tcp_conn_new(tl, fd, TCP_C_ACCEPTED, EPOLLIN);
     }
 }
