@@ -377,6 +377,33 @@ def read_excludes(path):
     return ex
 
 
+def read_known(path):
+    """known-failures.txt: 'PATTERN | issue N | reason' a line: tests rmp fails today for a
+    reason written down (a feature not built yet, a bug not fixed yet). They still run and
+    are still counted as failed; only the exit status ignores them, so that CI fails on a
+    new failure (a regression) while the list shrinks as issues close."""
+    known = []
+    if not os.path.exists(path):
+        return known
+    for lineno, line in enumerate(open(path), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) != 3 or not re.match(r"issue \d+$", parts[1]) or not parts[2]:
+            sys.exit(f"error: {path}:{lineno}: want 'PATTERN | issue N | reason'")
+        known.append((parts[0], parts[1], parts[2], [0]))
+    return known
+
+
+def known_reason(t, known):
+    for pat, issue, why, hits in known:
+        if fnmatch.fnmatch(t.ident, pat) or fnmatch.fnmatch(f"{t.folder}/{t.name}", pat):
+            hits[0] += 1
+            return f"{issue}: {why}"
+    return None
+
+
 def selected(t, filters):
     if not filters:
         return True
@@ -490,6 +517,8 @@ def main():
 
     npass = nfail = 0
     byfolder = {}
+    known = read_known(os.path.join(HERE, "known-failures.txt"))
+    kfail, kpass = [], []
 
     def one(t):
         key = (t.folder, t.name)
@@ -515,7 +544,11 @@ def main():
         nfail += not ok
         f = byfolder.setdefault(t.folder, [0, 0])
         f[0 if ok else 1] += 1
-        print(f"{status:7s} {dt:6.1f}s  {t.ident}{cap}" + (f"  -- {why}" if why else ""), flush=True)
+        kr = known_reason(t, known) if args.impl == "rmp" else None
+        if kr:
+            (kpass if ok else kfail).append((t.ident, kr))
+        print(f"{status:7s} {dt:6.1f}s  {t.ident}{cap}" + (f"  -- {why}" if why else "")
+              + (f"  [known: {kr}]" if kr and not ok else ""), flush=True)
         if not ok and not args.quiet_failures:
             excerpt = [ln for ln in out.splitlines() if ln.strip()][:6]
             for ln in excerpt:
@@ -527,8 +560,14 @@ def main():
         print(f"excluded: {t.ident}  -- {t.exclusion}")
     print(f"{len(excluded)} excluded (tests/mpich/exclude.txt and the long-test rule), "
           f"{time.monotonic() - t0:.0f} s in all; logs in {logdir}")
+    for ident, kr in kpass:
+        print(f"known failure passed (remove it from known-failures.txt if it keeps passing): "
+              f"{ident}  -- {kr}")
+    new_fail = nfail - len(kfail)
+    print(f"{len(kfail)} of the {nfail} failures are in tests/mpich/known-failures.txt "
+          f"(the work left, each with its issue); {new_fail} are not")
     print(f"{npass} passed, {nfail} failed")
-    return 0 if nfail == 0 else 1
+    return 0 if new_fail == 0 else 1
 
 
 if __name__ == "__main__":
