@@ -268,22 +268,29 @@ static int config_set_why(void *values, const rmpi_param_t *p, const char *val, 
 {
     void *dst = (char *)values + p->offset;
     int rc = RMP_ERR_ARG;
+    /* Parsed aside, stored only once accepted: a refused value is never in force. */
+    union {
+        bool b;
+        int i;
+        size_t z;
+        double d;
+    } v;
     double num = 0;
     switch (p->type) {
-    case RMPI_PT_BOOL: rc = rmpi_parse_bool(val, dst); break;
+    case RMPI_PT_BOOL: rc = rmpi_parse_bool(val, &v.b); break;
     case RMPI_PT_INT:
-        rc = rmpi_parse_int(val, dst);
-        num = rc == RMP_SUCCESS ? (double)*(int *)dst : 0;
+        rc = rmpi_parse_int(val, &v.i);
+        num = v.i;
         break;
     case RMPI_PT_SIZE:
-        rc = rmpi_parse_size(val, dst);
-        num = rc == RMP_SUCCESS ? (double)*(size_t *)dst : 0;
+        rc = rmpi_parse_size(val, &v.z);
+        num = (double)v.z;
         break;
     case RMPI_PT_DOUBLE:
-        rc = rmpi_parse_double(val, dst);
-        num = rc == RMP_SUCCESS ? *(double *)dst : 0;
+        rc = rmpi_parse_double(val, &v.d);
+        num = v.d;
         break;
-    case RMPI_PT_ENUM: rc = rmpi_parse_enum(val, p->choices, dst); break;
+    case RMPI_PT_ENUM: rc = rmpi_parse_enum(val, p->choices, &v.i); break;
     case RMPI_PT_STRING:
         if (strlen(val) >= p->size)
             break;
@@ -293,8 +300,7 @@ static int config_set_why(void *values, const rmpi_param_t *p, const char *val, 
             return RMP_ERR_ARG;
         }
         strcpy(dst, val);
-        rc = RMP_SUCCESS;
-        break;
+        return RMP_SUCCESS;
     }
     if (rc != RMP_SUCCESS) {
         if (why)
@@ -303,8 +309,7 @@ static int config_set_why(void *values, const rmpi_param_t *p, const char *val, 
         return RMP_ERR_ARG;
     }
     double lo, hi;
-    if (p->choices && (p->type == RMPI_PT_INT || p->type == RMPI_PT_SIZE ||
-                       p->type == RMPI_PT_DOUBLE)) {
+    if (p->choices && p->type != RMPI_PT_ENUM && p->type != RMPI_PT_BOOL) {
         if (!config_range_of(p, &lo, &hi)) {
             if (why)
                 snprintf(why, len, "internal: %s has a bad range '%s'", p->name, p->choices);
@@ -316,6 +321,14 @@ static int config_set_why(void *values, const rmpi_param_t *p, const char *val, 
                          p->choices);
             return RMP_ERR_ARG;
         }
+    }
+    switch (p->type) {
+    case RMPI_PT_BOOL: *(bool *)dst = v.b; break;
+    case RMPI_PT_INT:
+    case RMPI_PT_ENUM: *(int *)dst = v.i; break;
+    case RMPI_PT_SIZE: *(size_t *)dst = v.z; break;
+    case RMPI_PT_DOUBLE: *(double *)dst = v.d; break;
+    case RMPI_PT_STRING: break;
     }
     return RMP_SUCCESS;
 }

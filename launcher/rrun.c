@@ -20,10 +20,14 @@
 
 extern char **environ;
 
+/* "mpiexec" when started by the mpiexec script (RMP_RRUN_AS), so that messages name
+ * the command the user typed. */
+const char *rrun_name = "rrun";
+
 void rrun_log(const char *fmt, ...)
 {
     char line[1024];
-    int n = snprintf(line, sizeof(line), "rrun: ");
+    int n = snprintf(line, sizeof(line), "%s: ", rrun_name);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
@@ -65,9 +69,9 @@ static void usage(FILE *f)
 
 static void bad(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "rrun: ");
+    fprintf(stderr, "%s: ", rrun_name);
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'rrun --help'.\n");
+    fprintf(stderr, "\nTry '%s --help'.\n", rrun_name);
     exit(2);
 }
 
@@ -259,8 +263,8 @@ static int rrun_check_config(const rrun_opts_t *o)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 2) {
-        fprintf(stderr, "rrun: the job was not started: fix the RMP_* variables above "
-                        "(rmp_info lists every one with its accepted values)\n");
+        fprintf(stderr, "%s: the job was not started: fix the RMP_* variables above "
+                        "(rmp_info lists every one with its accepted values)\n", rrun_name);
         return 2;
     }
     return 0;
@@ -276,9 +280,9 @@ static int rrun_plan(rrun_opts_t *o)
     int cores = rrun_bind_ncores();
     if (o->np > cores && !o->oversubscribe) {
         fprintf(stderr,
-                "rrun: %d ranks requested but this machine has %d cores; add "
+                "%s: %d ranks requested but this machine has %d cores; add "
                 "--oversubscribe to run anyway\n",
-                o->np, cores);
+                rrun_name, o->np, cores);
         return 2;
     }
     if (o->bind == RRUN_BIND_DEFAULT)
@@ -311,6 +315,10 @@ int main(int argc, char **argv)
     rrun_opts_t o;
     double t0 = rrun_now();
     rrun_launch_note_fds();
+    const char *as = getenv("RMP_RRUN_AS");
+    if (as && strcmp(as, "mpiexec") == 0)
+        rrun_name = "mpiexec";
+    unsetenv("RMP_RRUN_AS"); /* not the ranks' business */
     parse_args(argc, argv, &o);
     rrun_clean_environ();
     rrun_job_t job = {.o = &o, .end = RRUN_END_NONE};
