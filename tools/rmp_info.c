@@ -11,6 +11,7 @@ extern char **environ;
 #include "collectives/coll.h"
 #include "config.h"
 #include "proto.h"
+#include "rmp_info.h"
 #include "rmpi.h"
 #include "topo.h"
 #include "tl_registry.h"
@@ -250,6 +251,7 @@ static void info_parsable(void)
             printf("%s%s", a ? "," : "", coll_algo_name((coll_kind_t)k, a));
         printf("\n");
     }
+    info_mpi_parsable();
 }
 
 /* Each problem with the RMP_* variables on one line, once; the count. */
@@ -357,6 +359,7 @@ int main(int argc, char **argv)
     printf("Topology: %s\n", topo);
     info_transports();
     info_thresholds();
+    info_mpi();
     info_params();
     return rc == RMP_SUCCESS ? 0 : 1;
 }

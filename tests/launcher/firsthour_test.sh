@@ -113,7 +113,9 @@ check "grep -q 'FIRSTHOUR_VAR=here' <<<\"\$out\"" "mpiexec -genv: $out"
 out=$("$INFO" --parsable); rc=$?
 check "[ $rc -eq 0 ] && ! grep -v -E '^[a-z_]+(:[^:]+)*:[^:]*' <<<\"\$out\" | grep -q ." "parsable: every line key:value: $out"
 check "[ \$(grep -c '^version:' <<<\"\$out\") -eq 1 ] && grep -q '^param:RMP_LOG:value:warn$' <<<\"\$out\" && grep -q '^param:RMP_SHM_BUFS:range:1..1024$' <<<\"\$out\" && grep -q '^transport:shm:usable:yes$' <<<\"\$out\" && grep -q '^algorithms:allreduce:recursive_doubling,' <<<\"\$out\"" "parsable keys: $out"
-check "[ -z \"\$(cut -d: -f1-3 <<<\"\$out\" | sort | uniq -d)\" ]" "parsable: duplicate keys $(cut -d: -f1-3 <<<"$out" | sort | uniq -d)"
+check "[ -z \"\$(sort <<<\"\$out\" | uniq -d)\" ]" "parsable: duplicate lines $(sort <<<"$out" | uniq -d)"
+check "grep -q '^mpi:abi_version:1.0$' <<<\"\$out\" && grep -q '^mpi:area:one_sided:implemented:[0-9]*$' <<<\"\$out\" && grep -q '^mpi:functions:total:[0-9]*$' <<<\"\$out\"" "parsable MPI section: $(grep '^mpi:' <<<"$out")"
+check "'$INFO' | grep -q '^MPI: libmpi_abi.so, MPI 5.0 standard ABI 1.0; [0-9]* of [0-9]* functions implemented$'" "rmp_info MPI section"
 check "'$INFO' --version | grep -q '^rmp_info (rmp) [0-9]'" "rmp_info --version"
 out=$("$INFO" --frobnicate 2>&1); rc=$?
 check "[ $rc -eq 2 ] && grep -q '^usage: rmp_info' <<<\"\$out\"" "rmp_info unknown option: rc $rc: $out"

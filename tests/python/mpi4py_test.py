@@ -84,7 +84,7 @@ def collectives():
 @case
 def one_sided():
     buf = np.zeros(size, dtype='i4')
-    win = MPI.Win.Create(buf, comm=comm)
+    win = MPI.Win.Create(buf, disp_unit=buf.itemsize, comm=comm)
     win.Fence()
     win.Put(np.array([rank + 1], dtype='i4'), right, target=(rank, 1, MPI.INT))
     win.Fence()

@@ -1,5 +1,5 @@
-// SPDX-License-Identifier: BSD-3-Clause
-// A C++ program that includes mpi.h, built with mpicxx/mpic++ (tests/launcher/firsthour_test.sh).
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A C++ program that includes mpi.h, built with mpicxx/mpic++ (tests/launcher/firsthour_test.sh). */
 #include <mpi.h>
 #include <iostream>
 #include <vector>
