@@ -44,6 +44,7 @@ static const struct {
  * load time, so the names exist once. */
 coll_params_t coll_params;
 static char coll_param_help[COLL_NKINDS][192];
+static char coll_param_choices[COLL_NKINDS][128]; /* "auto|name|...": the validator's */
 /* RMP_COLL_CHECK, RMP_COLL_SHM_CHUNK, then the end */
 static rmpi_param_t coll_param_table[COLL_NKINDS + 3];
 
@@ -58,7 +59,14 @@ __attribute__((constructor)) static void coll_params_register(void)
                                   ", %s", coll_kinds[k].names[a]);
         if (o < sizeof(coll_param_help[k]) - 1)
             strcat(coll_param_help[k], ")");
-        coll_param_table[k] = (rmpi_param_t){coll_kinds[k].env, RMPI_PT_STRING, "auto", NULL,
+        o = (size_t)snprintf(coll_param_choices[k], sizeof(coll_param_choices[k]), "auto");
+        for (int a = 0; a < COLL_MAX_ALGOS && coll_kinds[k].names[a]; a++)
+            o += (size_t)snprintf(coll_param_choices[k] + o,
+                                  o < sizeof(coll_param_choices[k])
+                                      ? sizeof(coll_param_choices[k]) - o : 0,
+                                  "|%s", coll_kinds[k].names[a]);
+        coll_param_table[k] = (rmpi_param_t){coll_kinds[k].env, RMPI_PT_STRING, "auto",
+                                             coll_param_choices[k],
                                              offsetof(coll_params_t, algo) +
                                                  (size_t)k * COLL_ALGO_LEN,
                                              COLL_ALGO_LEN, coll_param_help[k]};
@@ -68,7 +76,7 @@ __attribute__((constructor)) static void coll_params_register(void)
         "check that every rank called the same collective with the same root, count, "
         "datatype and op (costs one exchange per blocking collective)"};
     coll_param_table[COLL_NKINDS + 1] = (rmpi_param_t){
-        "RMP_COLL_SHM_CHUNK", RMPI_PT_SIZE, "0", NULL, offsetof(coll_params_t, shm_chunk), 0,
+        "RMP_COLL_SHM_CHUNK", RMPI_PT_SIZE, "0", "0..256m", offsetof(coll_params_t, shm_chunk), 0,
         "slot (pipeline chunk) of the shared-memory collectives, rounded down to 4 KiB, "
         "at least 16 KiB; comm rank 0's value applies (0: automatic, 64 KiB, 512 KiB "
         "with more ranks than cores)"};

@@ -393,7 +393,8 @@ int rmpi_boot_fence(void)
         struct timespec ts = {0, 100000};
         while (!atomic_load(&boot_fence_done)) {
             if (atomic_load(&boot_fail_count) > 0) {
-                rmpi_error("fence abandoned: a rank of the job failed");
+                /* A consequence: the launcher names the rank that failed. */
+                rmpi_info("fence abandoned: another rank of the job failed");
                 return RMP_ERR_PEER_FAILED;
             }
             nanosleep(&ts, NULL);

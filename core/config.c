@@ -41,6 +41,9 @@ const rmpi_param_t rmpi_params[] = {
      "yield the core when polling finds nothing (auto: when ranks outnumber cores)"},
     {"RMP_TUNING_FILE", RMPI_PT_STRING, "", NULL, STR(tuning_file),
      "tuning file written by rmp_tune (thresholds, collective algorithms)"},
+    {"RMP_BACKTRACE", RMPI_PT_BOOL, "1", NULL, OFF(backtrace), 0,
+     "on a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) a rank prints its "
+     "backtrace before it dies"},
     {NULL, 0, NULL, NULL, 0, 0, NULL},
 };
 
@@ -214,22 +217,12 @@ const char *rmpi_config_suggest(const char *name)
     return best;
 }
 
-int rmpi_config_set(void *values, const rmpi_param_t *p, const char *val)
+/* Does val name one of the '|'-separated choices? (STRING parameters with choices;
+ * "" means the default.) */
+static bool config_in_choices(const char *val, const char *choices)
 {
-    void *dst = (char *)values + p->offset;
-    switch (p->type) {
-    case RMPI_PT_BOOL: return rmpi_parse_bool(val, dst);
-    case RMPI_PT_INT: return rmpi_parse_int(val, dst);
-    case RMPI_PT_SIZE: return rmpi_parse_size(val, dst);
-    case RMPI_PT_DOUBLE: return rmpi_parse_double(val, dst);
-    case RMPI_PT_ENUM: return rmpi_parse_enum(val, p->choices, dst);
-    case RMPI_PT_STRING:
-        if (strlen(val) >= p->size)
-            return RMP_ERR_ARG;
-        strcpy(dst, val);
-        return RMP_SUCCESS;
-    }
-    return RMP_ERR_ARG;
+    int idx;
+    return *val == '\0' || rmpi_parse_enum(val, choices, &idx) == RMP_SUCCESS;
 }
 
 static const char *config_type_hint(const rmpi_param_t *p)
@@ -245,12 +238,121 @@ static const char *config_type_hint(const rmpi_param_t *p)
     return "?";
 }
 
-/* Variables the launcher sets for the ranks, and those of the test scripts
- * (tools/run-tests, tests/fuzz/run), are not rmp's knobs. */
+/* A numeric parameter's range "lo..hi" (its choices), parsed as its values are. */
+static bool config_range_of(const rmpi_param_t *p, double *lo, double *hi)
+{
+    const char *dots = p->choices ? strstr(p->choices, "..") : NULL;
+    if (p->type == RMPI_PT_ENUM || p->type == RMPI_PT_STRING || !dots)
+        return false;
+    char a[32], b[32];
+    snprintf(a, sizeof(a), "%.*s", (int)(dots - p->choices), p->choices);
+    snprintf(b, sizeof(b), "%s", dots + 2);
+    const char *ab[2] = {a, b};
+    double v[2];
+    for (int i = 0; i < 2; i++) {
+        size_t z;
+        int n;
+        if (p->type == RMPI_PT_SIZE && rmpi_parse_size(ab[i], &z) == RMP_SUCCESS)
+            v[i] = (double)z;
+        else if (p->type == RMPI_PT_INT && rmpi_parse_int(ab[i], &n) == RMP_SUCCESS)
+            v[i] = n;
+        else if (p->type != RMPI_PT_DOUBLE || rmpi_parse_double(ab[i], &v[i]) != RMP_SUCCESS)
+            return false;
+    }
+    *lo = v[0];
+    *hi = v[1];
+    return true;
+}
+
+/* Parse val into p's place; on failure one sentence in why (may be NULL) naming the
+ * variable, the value and what is accepted. */
+static int config_set_why(void *values, const rmpi_param_t *p, const char *val, char *why,
+                          size_t len)
+{
+    void *dst = (char *)values + p->offset;
+    int rc = RMP_ERR_ARG;
+    /* Parsed aside, stored only once accepted: a refused value is never in force. */
+    union {
+        bool b;
+        int i;
+        size_t z;
+        double d;
+    } v;
+    double num = 0;
+    switch (p->type) {
+    case RMPI_PT_BOOL: rc = rmpi_parse_bool(val, &v.b); break;
+    case RMPI_PT_INT:
+        rc = rmpi_parse_int(val, &v.i);
+        num = v.i;
+        break;
+    case RMPI_PT_SIZE:
+        rc = rmpi_parse_size(val, &v.z);
+        num = (double)v.z;
+        break;
+    case RMPI_PT_DOUBLE:
+        rc = rmpi_parse_double(val, &v.d);
+        num = v.d;
+        break;
+    case RMPI_PT_ENUM: rc = rmpi_parse_enum(val, p->choices, &v.i); break;
+    case RMPI_PT_STRING:
+        if (strlen(val) >= p->size)
+            break;
+        if (p->choices && !config_in_choices(val, p->choices)) {
+            if (why)
+                snprintf(why, len, "%s=%.64s is not one of %s", p->name, val, p->choices);
+            return RMP_ERR_ARG;
+        }
+        strcpy(dst, val);
+        return RMP_SUCCESS;
+    }
+    if (rc != RMP_SUCCESS) {
+        if (why)
+            snprintf(why, len, "%s=%.64s%s is malformed: expected %s", p->name, val,
+                     strlen(val) > 64 ? "..." : "", config_type_hint(p));
+        return RMP_ERR_ARG;
+    }
+    double lo, hi;
+    if (p->choices && p->type != RMPI_PT_ENUM && p->type != RMPI_PT_BOOL) {
+        if (!config_range_of(p, &lo, &hi)) {
+            if (why)
+                snprintf(why, len, "internal: %s has a bad range '%s'", p->name, p->choices);
+            return RMP_ERR_INTERNAL;
+        }
+        if (num < lo || num > hi) {
+            if (why)
+                snprintf(why, len, "%s=%.64s is out of range: accepted %s", p->name, val,
+                         p->choices);
+            return RMP_ERR_ARG;
+        }
+    }
+    switch (p->type) {
+    case RMPI_PT_BOOL: *(bool *)dst = v.b; break;
+    case RMPI_PT_INT:
+    case RMPI_PT_ENUM: *(int *)dst = v.i; break;
+    case RMPI_PT_SIZE: *(size_t *)dst = v.z; break;
+    case RMPI_PT_DOUBLE: *(double *)dst = v.d; break;
+    case RMPI_PT_STRING: break;
+    }
+    return RMP_SUCCESS;
+}
+
+int rmpi_config_set(void *values, const rmpi_param_t *p, const char *val)
+{
+    return config_set_why(values, p, val, NULL, 0);
+}
+
+/* Variables the launcher sets for the ranks, and those of the test and benchmark
+ * scripts (tools/run-tests, tests/fuzz/run, tests/osu, tests/multinode), are not
+ * rmp's knobs. */
 static bool config_foreign(const char *name)
 {
-    return strncmp(name, "RMP_RRUN_", 9) == 0 || strncmp(name, "RMP_SKIP_", 9) == 0 ||
-           strncmp(name, "RMP_FUZZ_", 9) == 0;
+    static const char *const prefixes[] = {"RMP_RRUN_", "RMP_SKIP_", "RMP_FUZZ_",
+                                           "RMP_OSU_",  "RMP_CLUSTER_", "RMP_BENCH_",
+                                           "RMP_PERFTEST_", "RMP_RSH_", "RMP_TEST_"};
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
 }
 
 /* RMP_<TL>_... of a known transport that is not built: its table is not here. */
@@ -267,18 +369,38 @@ static const char *config_unbuilt_tl(const char *name)
     return NULL;
 }
 
-int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size_t errlen,
-                          void (*warn_unknown)(const char *name, const char *suggestion))
+/* RMP_TRANSPORTS: a comma-separated list of transport names this library knows. */
+static int config_check_transports(const char *list, char *why, size_t len)
+{
+    for (const char *s = list; *s; s += strcspn(s, ","), s += *s == ',') {
+        size_t n = strcspn(s, ",");
+        const rmpi_tl_entry_t *e = n ? rmpi_tl_lookup(s, n) : NULL;
+        if (n && (!e || e == &rmpi_tl_registry[0])) {
+            snprintf(why, len, "RMP_TRANSPORTS=%.64s names an unknown transport '%.*s': "
+                     "a comma-separated list of %s", list, (int)(n < 32 ? n : 32), s,
+                     rmpi_tl_names());
+            return RMP_ERR_ARG;
+        }
+    }
+    return RMP_SUCCESS;
+}
+
+int rmpi_config_check_env(char *const *envp, rmpi_config_t *cfg, rmpi_config_report_t report,
+                          void *arg)
 {
     rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
+    char why[512];
+    int errors = 0;
     memset(cfg, 0, sizeof(*cfg));
     int nsets = rmpi_config_sets(cfg, sets);
     for (int s = 0; s < nsets; s++) {
         for (const rmpi_param_t *p = sets[s].params; p->name; p++) {
-            if (p - sets[s].params >= 64 || rmpi_config_set(sets[s].values, p, p->defval) != RMP_SUCCESS) {
-                snprintf(err, errlen, "internal: bad default for %s (or over 64 parameters)",
-                         p->name);
-                return RMP_ERR_INTERNAL;
+            if (p - sets[s].params >= 64 ||
+                config_set_why(sets[s].values, p, p->defval, why, sizeof(why)) != RMP_SUCCESS) {
+                if (report)
+                    report(true, "internal: a bad default (or over 64 parameters in a table)",
+                           arg);
+                return 1;
             }
         }
     }
@@ -303,19 +425,60 @@ int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size
         if (!found) {
             char name[128];
             snprintf(name, sizeof(name), "%.*s", (int)nlen, *e);
-            if (warn_unknown && !config_foreign(name))
-                warn_unknown(name, config_unbuilt_tl(name) ? NULL : rmpi_config_suggest(name));
+            if (config_foreign(name))
+                continue;
+            const char *tl = config_unbuilt_tl(name), *sugg = rmpi_config_suggest(name);
+            if (tl) { /* depends on how the library was built: the job can still run */
+                snprintf(why, sizeof(why), "%s is ignored: the %s transport is not built "
+                         "into this library", name, tl);
+                if (report)
+                    report(false, why, arg);
+                continue;
+            }
+            if (sugg)
+                snprintf(why, sizeof(why), "%s=%.64s: unknown variable (did you mean %s?)",
+                         name, eq + 1, sugg);
+            else
+                snprintf(why, sizeof(why), "%s=%.64s: unknown variable (rmp_info lists them "
+                         "all)", name, eq + 1);
+        } else if (config_set_why(sets[fs].values, found, eq + 1, why, sizeof(why)) ==
+                       RMP_SUCCESS &&
+                   (strcmp(found->name, "RMP_TRANSPORTS") != 0 ||
+                    config_check_transports(eq + 1, why, sizeof(why)) == RMP_SUCCESS)) {
+            *sets[fs].from_env |= 1ull << (found - sets[fs].params);
             continue;
         }
-        if (rmpi_config_set(sets[fs].values, found, eq + 1) != RMP_SUCCESS) {
-            snprintf(err, errlen, "%s=%.64s%s is malformed: expected %s", found->name, eq + 1,
-                     strlen(eq + 1) > 64 ? "..." : "",
-                     config_type_hint(found));
-            return RMP_ERR_ARG;
-        }
-        *sets[fs].from_env |= 1ull << (found - sets[fs].params);
+        errors++;
+        if (report)
+            report(true, why, arg);
     }
-    return RMP_SUCCESS;
+    return errors;
+}
+
+typedef struct {
+    char *err;
+    size_t errlen;
+    int nerr;
+    void (*warn)(const char *sentence);
+} config_first_t;
+
+static void config_keep_first(bool is_error, const char *sentence, void *arg)
+{
+    config_first_t *f = arg;
+    if (is_error && f->nerr++ == 0)
+        snprintf(f->err, f->errlen, "%s", sentence);
+    else if (!is_error && f->warn)
+        f->warn(sentence);
+}
+
+int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size_t errlen,
+                          void (*warn)(const char *sentence))
+{
+    config_first_t f = {err, errlen, 0, warn};
+    if (errlen)
+        err[0] = '\0';
+    return rmpi_config_check_env(envp, cfg, config_keep_first, &f) ? RMP_ERR_ARG
+                                                                  : RMP_SUCCESS;
 }
 
 bool rmpi_config_from_env(const rmpi_config_t *cfg, const char *name)
@@ -329,30 +492,40 @@ bool rmpi_config_from_env(const rmpi_config_t *cfg, const char *name)
     return false;
 }
 
-static void config_warn_unknown(const char *name, const char *suggestion)
+/* Under srun or mpirun every rank checks the same environment: rank 0 (or a rank
+ * that cannot tell) says what is wrong, the others only fail. */
+static bool config_speaks(void)
 {
-    const char *tl = config_unbuilt_tl(name);
-    if (tl)
-        rmpi_warn("%s is ignored: the %s transport is not built into this library", name, tl);
-    else if (suggestion)
-        rmpi_warn("unknown variable %s is ignored (did you mean %s?)", name, suggestion);
+    static const char *const vars[] = {"PMIX_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
+                                       "PMI_RANK"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return strcmp(v, "0") == 0;
+    }
+    return true;
+}
+
+static void config_log(bool is_error, const char *sentence, void *arg)
+{
+    (void)arg;
+    if (!config_speaks())
+        return;
+    if (is_error)
+        rmpi_error("%s", sentence);
     else
-        rmpi_warn("unknown variable %s is ignored (rmp_info lists them all)", name);
+        rmpi_warn("%s", sentence);
 }
 
 int rmpi_config_load(void)
 {
-    char err[256];
     /* RMP_LOG first, so that warnings about the rest obey it. */
     const char *lv = getenv("RMP_LOG");
     int level;
     if (lv && rmpi_parse_enum(lv, rmpi_params[0].choices, &level) == RMP_SUCCESS)
         rmpi_log_level = level;
-    int rc = rmpi_config_load_from(environ, &rmpi_cfg, err, sizeof(err), config_warn_unknown);
-    if (rc != RMP_SUCCESS) {
-        rmpi_error("%s", err);
-        return rc;
-    }
+    if (rmpi_config_check_env(environ, &rmpi_cfg, config_log, NULL) != 0)
+        return RMP_ERR_ARG;
     rmpi_log_level = rmpi_cfg.log_level;
     return RMP_SUCCESS;
 }

@@ -24,6 +24,7 @@ typedef struct rmpi_config {
     size_t rcache_max_bytes;
     int poll_yield;           /* 0 auto, 1 always, 2 never */
     char tuning_file[256];
+    bool backtrace;           /* print a backtrace on a fatal signal */
     uint64_t from_env;        /* bit i: rmpi_params[i] was set in the environment */
     uint64_t tl_from_env[RMPI_TL_MAX]; /* the same per registry entry's params */
     uint64_t mod_from_env[RMPI_CONFIG_MAX_MODULES]; /* ... per registered module's */
@@ -51,13 +52,21 @@ int rmpi_config_sets(rmpi_config_t *cfg, rmpi_param_set_t *sets);
  * RMP_ERR_NOMEM when RMPI_CONFIG_MAX_MODULES are registered. */
 int rmpi_config_register(const char *owner, const rmpi_param_t *params, void *values);
 
-/* Parse envp (NULL-terminated "NAME=VALUE" array) into cfg and every
- * transport's parameter values. On a malformed
- * value returns RMP_ERR_ARG and writes a sentence into err. Unknown RMP_*
- * names are reported through warn_unknown (may be NULL). */
+/* Called with each problem found: is_error (the job must not start) or a warning;
+ * sentence names the variable, the value and what is accepted. */
+typedef void (*rmpi_config_report_t)(bool is_error, const char *sentence, void *arg);
+/* The validator: parse envp (NULL-terminated "NAME=VALUE" array) into cfg and every
+ * table's values, reporting every unknown RMP_* name (with a did-you-mean), malformed
+ * or out-of-range value and unknown choice once. Returns how many errors. rrun runs it
+ * (through rmp_info --check) before starting ranks; rmp_init runs it again. */
+int rmpi_config_check_env(char *const *envp, rmpi_config_t *cfg, rmpi_config_report_t report,
+                          void *arg);
+/* The same, with the first error's sentence in err: RMP_SUCCESS or RMP_ERR_ARG.
+ * Warnings go to warn (may be NULL). */
 int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size_t errlen,
-                          void (*warn_unknown)(const char *name, const char *suggestion));
-/* Parse the process environment into rmpi_cfg (logs errors and warnings). */
+                          void (*warn)(const char *sentence));
+/* Parse the process environment into rmpi_cfg (logs errors and warnings: under a
+ * launcher only rank 0 prints them). */
 int rmpi_config_load(void);
 
 /* Parse val into p's place in values (its owner's struct). RMP_SUCCESS or RMP_ERR_ARG. */

@@ -133,6 +133,7 @@ static void diag_on_usr1(int sig)
 
 void rmpi_diag_install(void)
 {
+    rmpi_backtrace_install();
     struct sigaction old;
     if (sigaction(SIGUSR1, NULL, &old) != 0)
         return;

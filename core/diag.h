@@ -45,7 +45,11 @@ static inline void rmpi_diag_coll_enter(const char *call)
     rmpi_diag_coll_call = call;
 }
 
-/* Install the SIGUSR1 handler unless the application has its own (rmp_init). */
+/* Install the SIGUSR1 handler unless the application has its own (rmp_init), and the
+ * fatal-signal backtrace (core/backtrace.c). */
 void rmpi_diag_install(void);
+/* The backtrace on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT unless RMP_BACKTRACE=0 or
+ * the application (or a sanitizer) handles the signal. */
+void rmpi_backtrace_install(void);
 
 #endif

@@ -4,8 +4,9 @@
 
 static const char *const errors_text[] = {
     [0] = "success",
-    [-RMP_ERR_ARG] = "invalid argument (rank out of range, NULL buffer, bad count, "
-                     "unknown datatype or op)",
+    /* Which argument, and why, is said where it is found (a log line, or the MPI
+     * layer's message): this sentence must not guess. */
+    [-RMP_ERR_ARG] = "invalid argument",
     [-RMP_ERR_NOMEM] = "out of memory",
     [-RMP_ERR_TRUNCATE] = "message truncated: the incoming message is larger than the "
                           "receive buffer",

@@ -339,10 +339,8 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
     int rc = rmpi_config_load();
     if (rc == RMP_SUCCESS)
         rc = rmpi_tuning_load();
-    if (rc != RMP_SUCCESS) {
-        rmpi_error("rmp_init failed: %s", rmp_strerror(rc));
+    if (rc != RMP_SUCCESS) /* each problem was said, once, by the validator */
         return rc;
-    }
     /* Memory hooks patch libc: before PMIx starts threads that may be inside it, and
        only for their one user, the verbs transport's registration cache. */
     if (runtime_tl_selected("verbs"))
@@ -402,7 +400,10 @@ err_runtime:
     runtime_release();
     rmpi_boot_finalize();
 err_boot:
-    rmpi_error("rmp_init failed: %s", rmp_strerror(rc));
+    if (rc == RMP_ERR_PEER_FAILED) /* a consequence: the launcher names the rank */
+        rmpi_info("rmp_init failed: %s", rmp_strerror(rc));
+    else
+        rmpi_error("rmp_init failed: %s", rmp_strerror(rc));
     return rc;
 }
 
@@ -448,7 +449,9 @@ RMP_EXPORT void rmp_abort(rmp_comm_t comm, int exit_code)
 {
     (void)comm;
     char msg[128];
-    snprintf(msg, sizeof(msg), "rank %d called rmp_abort(%d)", rmpi_g.rank, exit_code);
+    /* No API name: an MPI program reaches this through MPI_Abort or its error handler. */
+    snprintf(msg, sizeof(msg), "rank %d aborts the job with exit code %d", rmpi_g.rank,
+             exit_code);
     rmpi_error("%s", msg);
     rmpi_boot_abort(exit_code, msg);
 }

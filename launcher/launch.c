@@ -154,7 +154,8 @@ static void launch_exec(const rrun_opts_t *o, int rank, pid_t rrun_pid, int outp
     rrun_bind_apply(rank);
     rrun_loop_child_signals();
     execve(o->program, o->argv, env);
-    dprintf(STDERR_FILENO, "rrun: cannot execute %s: %s\n", o->program, strerror(errno));
+    dprintf(STDERR_FILENO, "%s: cannot execute %s: %s\n", rrun_name, o->program,
+            strerror(errno));
     _exit(127);
 }
 

@@ -179,15 +179,17 @@ int rrun_loop_run(rrun_job_t *job)
         int got = poll(pfd, (nfds_t)n, ms);
         if (got < 0 && errno != EINTR)
             break;
-        if (got > 0)
-            loop_forward(job, pfd, key, n);
         if (pfd[0].revents & POLLIN) {
             char buf[64];
             while (read(loop_pipe[0], buf, sizeof(buf)) > 0)
                 ;
         }
+        /* Exits and aborts before output: the first failure is named before the
+         * survivors' reactions to it are forwarded. */
         loop_reap(job, reaped, reaped + job->launched);
         rrun_policy_tick(job, atomic_exchange(&loop_sig, 0));
+        if (got > 0)
+            loop_forward(job, pfd, key, n);
     }
     rc = 0;
 out:

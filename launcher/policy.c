@@ -5,6 +5,7 @@
  * failure, SIGTERM, and SIGKILL after a grace period. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -50,6 +51,48 @@ static void policy_describe(int st, char *buf, size_t len)
         snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
 }
 
+/* Does the program use rmp through MPI? Then messages name MPI_Finalize and MPI_Abort.
+ * A live rank's mappings tell (also for a Python rank that loaded mpi4py); else the
+ * program file. Asked only once a rank has failed. */
+static bool policy_is_mpi(rrun_job_t *job)
+{
+    static int known = -1;
+    for (int r = 0; known < 0 && r < job->launched; r++) {
+        char path[64], line[512];
+        snprintf(path, sizeof(path), "/proc/%d/maps", (int)job->ranks[r].pid);
+        FILE *f = job->ranks[r].exited ? NULL : fopen(path, "r");
+        while (f && known < 0 && fgets(line, sizeof(line), f))
+            if (strstr(line, "libmpi_abi"))
+                known = 1;
+        if (f)
+            fclose(f);
+    }
+    if (known < 0) {
+        FILE *f = fopen(job->o->program, "rb");
+        static const char want[] = "libmpi_abi";
+        size_t m = 0;
+        int c;
+        known = 0;
+        while (f && (c = getc(f)) != EOF && !known) {
+            m = c == want[m] ? m + 1 : c == want[0];
+            known = m == sizeof(want) - 1;
+        }
+        if (f)
+            fclose(f);
+    }
+    return known == 1;
+}
+
+static const char *policy_finalize_name(rrun_job_t *job)
+{
+    return policy_is_mpi(job) ? "MPI_Finalize" : "rmp_finalize";
+}
+
+static const char *policy_abort_name(rrun_job_t *job)
+{
+    return policy_is_mpi(job) ? "MPI_Abort" : "rmp_abort";
+}
+
 static void policy_unfinalized_due(rrun_job_t *job, bool now);
 static void policy_end_rank(rrun_job_t *job, int r, int st, bool unfinalized);
 
@@ -71,6 +114,9 @@ void rrun_policy_rank_exited(rrun_job_t *job, int r, int st)
         if (job->unfin_at == 0) { /* the first such exit is the one named */
             job->unfin_at = rrun_now() + POLICY_UNFIN_GRACE;
             job->unfin_rank = r;
+            /* Said now, before the survivors' reactions to it reach the output. */
+            rrun_log("rank %d (pid %d on %s) exited with status 0 without calling %s", r,
+                     (int)job->ranks[r].pid, job->host, policy_finalize_name(job));
         }
         policy_unfinalized_due(job, job->alive == 0);
         return;
@@ -89,20 +135,43 @@ static void policy_unfinalized_due(rrun_job_t *job, bool now)
         policy_end_rank(job, job->unfin_rank, job->ranks[job->unfin_rank].status, true);
 }
 
+/* A rank's failure after the pending unfinalized exit (other than a death by a signal,
+ * which may be what made that rank leave): the early exit is the cause, this one is
+ * its consequence. True when it ended the job that way. */
+static bool policy_unfinalized_first(rrun_job_t *job, int r, const char *what)
+{
+    if (job->unfin_at == 0 || r == job->unfin_rank)
+        return false;
+    int u = job->unfin_rank;
+    job->unfin_at = 0;
+    policy_end_rank(job, u, job->ranks[u].status, true);
+    rrun_log("rank %d %s (a consequence of rank %d's exit)", r, what, u);
+    return true;
+}
+
 static void policy_end_rank(rrun_job_t *job, int r, int st, bool unfinalized)
 {
     rrun_rank_t *rk = &job->ranks[r];
+    if (!unfinalized && !WIFSIGNALED(st)) {
+        char what[160];
+        int ar, as;
+        if (rrun_server_aborted(&ar, &as) && ar == r)
+            snprintf(what, sizeof(what), "called %s(%d)", policy_abort_name(job), as);
+        else
+            snprintf(what, sizeof(what), "exited with status %d", WEXITSTATUS(st));
+        if (policy_unfinalized_first(job, r, what))
+            return;
+    }
     job->end = RRUN_END_RANK;
     job->failed_rank = r;
     int pid = (int)rk->pid, ar, as;
-    if (unfinalized) {
-        rrun_log("rank %d (pid %d on %s) exited with status 0 without calling rmp_finalize; "
-                 "ending the job",
-                 r, pid, job->host);
+    if (unfinalized) { /* announced when it was reaped */
+        rrun_log("rank %d (pid %d on %s) left without calling %s: ending the job", r, pid,
+                 job->host, policy_finalize_name(job));
         job->exit_code = 1;
     } else if (rrun_server_aborted(&ar, &as) && ar == r) {
-        rrun_log("rank %d (pid %d on %s) called rmp_abort(%d); ending the job", r, pid,
-                 job->host, as);
+        rrun_log("rank %d (pid %d on %s) called %s(%d); ending the job", r, pid, job->host,
+                 policy_abort_name(job), as);
         job->exit_code = as;
     } else {
         char how[128];
@@ -124,10 +193,16 @@ static void policy_abort(rrun_job_t *job)
     int r, status;
     if (job->end != RRUN_END_NONE || !rrun_server_aborted(&r, &status))
         return;
+    char what[96];
+    snprintf(what, sizeof(what), "called %s(%d)", policy_abort_name(job), status);
+    if (policy_unfinalized_first(job, r, what)) {
+        policy_terminate(job, rrun_now());
+        return;
+    }
     job->end = RRUN_END_RANK;
     job->failed_rank = r;
     job->exit_code = status ? status : 1;
-    rrun_log("rank %d (on %s) called rmp_abort(%d); ending the job", r, job->host, status);
+    rrun_log("rank %d (on %s) %s; ending the job", r, job->host, what);
     policy_terminate(job, rrun_now());
 }
 

@@ -3,6 +3,7 @@
  * server, bind them, forward their output, and end the job cleanly when a
  * rank fails, aborts or the time limit passes. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,10 +20,14 @@
 
 extern char **environ;
 
+/* "mpiexec" when started by the mpiexec script (RMP_RRUN_AS), so that messages name
+ * the command the user typed. */
+const char *rrun_name = "rrun";
+
 void rrun_log(const char *fmt, ...)
 {
     char line[1024];
-    int n = snprintf(line, sizeof(line), "rrun: ");
+    int n = snprintf(line, sizeof(line), "%s: ", rrun_name);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
@@ -63,9 +69,9 @@ static void usage(FILE *f)
 
 static void bad(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "rrun: ");
+    fprintf(stderr, "%s: ", rrun_name);
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'rrun --help'.\n");
+    fprintf(stderr, "\nTry '%s --help'.\n", rrun_name);
     exit(2);
 }
 
@@ -212,6 +218,58 @@ static void rrun_clean_environ(void)
     setenv("PMIX_MCA_gds", "hash", 0);
 }
 
+/* The ranks' RMP_* variables, checked once before anything starts by the validator
+ * the ranks would run in rmp_init (rmp_info --check, next to rrun or, in the build
+ * tree, in tools/): each problem one line, and the job does not start (status 2).
+ * Without an RMP_* variable, or without rmp_info, there is nothing to do here. */
+static int rrun_check_config(const rrun_opts_t *o)
+{
+    bool any = false;
+    for (char **e = environ; *e && !any; e++)
+        any = strncmp(*e, "RMP_", 4) == 0;
+    for (int x = 0; x < o->nxvars && !any; x++)
+        any = strncmp(o->xvars[x], "RMP_", 4) == 0;
+    char self[4096], tool[4200];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (!any || len <= 0)
+        return 0;
+    self[len] = '\0';
+    char *slash = strrchr(self, '/');
+    *slash = '\0';
+    snprintf(tool, sizeof(tool), "%s/rmp_info", self);
+    if (access(tool, X_OK) != 0)
+        snprintf(tool, sizeof(tool), "%s/../tools/rmp_info", self);
+    if (access(tool, X_OK) != 0)
+        return 0;
+    pid_t pid = fork();
+    if (pid < 0)
+        return 0;
+    if (pid == 0) {
+        for (int x = 0; x < o->nxvars; x++) {
+            const char *eq = strchr(o->xvars[x], '=');
+            if (eq) {
+                char name[256];
+                snprintf(name, sizeof(name), "%.*s", (int)(eq - o->xvars[x]), o->xvars[x]);
+                setenv(name, eq + 1, 1);
+            }
+        }
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, STDOUT_FILENO);
+        execl(tool, "rmp_info", "--check", (char *)NULL);
+        _exit(0); /* not runnable: the ranks check again */
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 2) {
+        fprintf(stderr, "%s: the job was not started: fix the RMP_* variables above "
+                        "(rmp_info lists every one with its accepted values)\n", rrun_name);
+        return 2;
+    }
+    return 0;
+}
+
 /* Cores, oversubscription and the default binding: 0, or the exit status. */
 static int rrun_plan(rrun_opts_t *o)
 {
@@ -222,9 +280,9 @@ static int rrun_plan(rrun_opts_t *o)
     int cores = rrun_bind_ncores();
     if (o->np > cores && !o->oversubscribe) {
         fprintf(stderr,
-                "rrun: %d ranks requested but this machine has %d cores; add "
+                "%s: %d ranks requested but this machine has %d cores; add "
                 "--oversubscribe to run anyway\n",
-                o->np, cores);
+                rrun_name, o->np, cores);
         return 2;
     }
     if (o->bind == RRUN_BIND_DEFAULT)
@@ -257,9 +315,19 @@ int main(int argc, char **argv)
     rrun_opts_t o;
     double t0 = rrun_now();
     rrun_launch_note_fds();
+    const char *as = getenv("RMP_RRUN_AS");
+    if (as && strcmp(as, "mpiexec") == 0)
+        rrun_name = "mpiexec";
+    unsetenv("RMP_RRUN_AS"); /* not the ranks' business */
     parse_args(argc, argv, &o);
     rrun_clean_environ();
     rrun_job_t job = {.o = &o, .end = RRUN_END_NONE};
+    job.exit_code = rrun_check_config(&o);
+    if (job.exit_code != 0) {
+        free(o.xvars);
+        free(o.program);
+        return job.exit_code;
+    }
     int notify_fd = rrun_loop_init();
     if (notify_fd < 0) {
         rrun_log("pipe: %s", strerror(errno));

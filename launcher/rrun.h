@@ -66,6 +66,8 @@ typedef struct rrun_job {
     char host[256];
 } rrun_job_t;
 
+/* The command's name in messages: "rrun", or "mpiexec" under the mpiexec script. */
+extern const char *rrun_name;
 double rrun_now(void);
 void rrun_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -82,8 +82,17 @@ static int env_init(int *argc, char ***argv, int required, const char *fn)
     int provided = RMP_THREAD_SINGLE;
     int rc = rmp_init_thread(argc, argv, env_level_to_rmp(required), &provided);
     if (rc != RMP_SUCCESS) {
-        fprintf(stderr, "rmp MPI: %s: rmp_init failed: %s\n", fn, rmp_strerror(rc));
-        return MPI_ERR_OTHER;
+        /* The default handler, MPI_ERRORS_ARE_FATAL, applies: the process ends here
+         * rather than at its next MPI call. A refused configuration was said line by
+         * line already (status 2, as rrun's); other failures say what failed. */
+        if (rc == RMP_ERR_PEER_FAILED)
+            fprintf(stderr, "rmp MPI: %s failed: another rank failed first (a consequence: "
+                    "the launcher names it)\n", fn);
+        else if (rc != RMP_ERR_ARG)
+            fprintf(stderr, "rmp MPI: %s failed: %s; the job cannot start\n", fn,
+                    rmp_strerror(rc));
+        fflush(stderr);
+        _exit(rc == RMP_ERR_ARG ? 2 : 1);
     }
     rmp_comm_t world = rmp_comm_world(), self = RMP_COMM_NULL;
     rc = rmp_comm_split(world, rmp_comm_rank(world), 0, &self);

@@ -5,10 +5,13 @@
 
 #include <stdlib.h>
 
+extern char **environ;
+
 #include "bootstrap.h"
 #include "collectives/coll.h"
 #include "config.h"
 #include "proto.h"
+#include "rmp_info.h"
 #include "rmpi.h"
 #include "topo.h"
 #include "tl_registry.h"
@@ -209,6 +212,55 @@ static void info_algorithms(void)
     }
 }
 
+/* One key:value a line, stable names (like ompi_info --parsable): scripts read this. */
+static void info_parsable(void)
+{
+    printf("version:%s\n", RMP_VERSION);
+    printf("pmix:%s\n", rmpi_boot_version());
+    printf("hwloc:%s\n", rmpi_topo_hwloc_version());
+    for (int i = 1; i < RMPI_TL_MAX; i++) {
+        const rmpi_tl_entry_t *e = &rmpi_tl_registry[i];
+        char why[256];
+        rmpi_tl_args_t args;
+        printf("transport:%s:built:%s\n", e->name, e->iface ? "yes" : "no");
+        if (!e->iface)
+            continue;
+        rmpi_tl_args_fill(e->iface, &args);
+        printf("transport:%s:usable:%s\n", e->name,
+               e->iface->query(&args, why, sizeof(why)) == RMP_SUCCESS ? "yes" : "no");
+    }
+    rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
+    int n = rmpi_config_sets(&rmpi_cfg, sets);
+    for (int s = 0; s < n; s++) {
+        for (const rmpi_param_t *p = sets[s].params; p->name; p++) {
+            char cur[256];
+            rmpi_config_format(sets[s].values, p, cur, sizeof(cur));
+            printf("param:%s:owner:%s\n", p->name, sets[s].owner);
+            printf("param:%s:default:%s\n", p->name, p->defval);
+            printf("param:%s:value:%s\n", p->name, cur);
+            if (p->choices)
+                printf("param:%s:%s:%s\n", p->name,
+                       p->type == RMPI_PT_ENUM || p->type == RMPI_PT_STRING ? "choices"
+                                                                             : "range",
+                       p->choices);
+        }
+    }
+    for (int k = 0; k < COLL_NKINDS; k++) {
+        printf("algorithms:%s:", coll_kind_name((coll_kind_t)k));
+        for (int a = 0; strcmp(coll_algo_name((coll_kind_t)k, a), "?") != 0; a++)
+            printf("%s%s", a ? "," : "", coll_algo_name((coll_kind_t)k, a));
+        printf("\n");
+    }
+    info_mpi_parsable();
+}
+
+/* Each problem with the RMP_* variables on one line, once; the count. */
+static void info_report(bool is_error, const char *sentence, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "rmp: %s: %s\n", is_error ? "error" : "warning", sentence);
+}
+
 static void info_params(void)
 {
     rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
@@ -218,29 +270,54 @@ static void info_params(void)
         for (const rmpi_param_t *p = sets[s].params; p->name; p++) {
             char cur[256];
             rmpi_config_format(sets[s].values, p, cur, sizeof(cur));
+            const char *what = !p->choices ? ""
+                               : p->type == RMPI_PT_ENUM || p->type == RMPI_PT_STRING
+                                   ? "; one of "
+                                   : "; accepted ";
             printf("  %-24s default '%s', current '%s'\n      %s%s%s\n", p->name, p->defval,
-                   cur, p->help, p->choices ? "; one of " : "", p->choices ? p->choices : "");
+                   cur, p->help, what, p->choices ? p->choices : "");
         }
     }
 }
 
+static void info_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rmp_info [--explain [-n N]] [--algorithms] [--parsable] [--check]\n"
+            "                [--version] [--help]\n"
+            "Prints the version, transports (built, usable here, and why not), RDMA\n"
+            "devices with ports and GIDs, topology, the tuning file and thresholds in\n"
+            "force, and every RMP_* parameter with default and current value.\n"
+            "  --explain      which transport, protocol and collective algorithm a job of N\n"
+            "                 ranks on this machine would use for each size class\n"
+            "  --algorithms   the algorithm names of each collective, one line each\n"
+            "  --parsable     the same facts as key:value lines with stable names\n"
+            "  --check        only check the RMP_* variables of the environment: each\n"
+            "                 problem on one line, exit status 2 if any (rrun runs this\n"
+            "                 before it starts ranks)\n"
+            "  --version      the version\n"
+            "Exit status: 0; 1 when the configuration or tuning file is refused; 2 for a\n"
+            "bad invocation or (--check) a refused configuration.\n");
+}
+
 int main(int argc, char **argv)
 {
-    int explain = 0, algorithms = 0, n = 2;
+    int explain = 0, algorithms = 0, parsable = 0, check = 0, n = 2;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: rmp_info [--explain [-n N]] [--algorithms] [--help]\n"
-                   "Prints the version, transports (built, usable here, and why not), RDMA\n"
-                   "devices with ports and GIDs, topology, the tuning file and thresholds in\n"
-                   "force, and every RMP_* parameter with default and current value.\n"
-                   "--explain: which transport, protocol and collective algorithm a job of N\n"
-                   "ranks on this machine would use for each size class. --algorithms: the\n"
-                   "algorithm names of each collective, one line per collective.\n");
+            info_usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+            printf("rmp_info (rmp) %s\n", RMP_VERSION);
             return 0;
         } else if (strcmp(argv[i], "--explain") == 0) {
             explain = 1;
         } else if (strcmp(argv[i], "--algorithms") == 0) {
             algorithms = 1;
+        } else if (strcmp(argv[i], "--parsable") == 0 || strcmp(argv[i], "--parseable") == 0) {
+            parsable = 1;
+        } else if (strcmp(argv[i], "--check") == 0) {
+            check = 1;
         } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
             n = atoi(argv[++i]);
             if (n < 1) {
@@ -249,15 +326,24 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(argv[i], "--params") != 0) {
             fprintf(stderr, "rmp_info: unknown option '%s'\n", argv[i]);
+            info_usage(stderr);
             return 2;
         }
     }
-    int rc = rmpi_config_load();
+    if (check) /* tuning files are checked by rmp_init, where the file is read */
+        return rmpi_config_check_env(environ, &rmpi_cfg, info_report, NULL) ? 2 : 0;
+    /* Every problem once, here; the lines below show the values in force. */
+    int rc = rmpi_config_check_env(environ, &rmpi_cfg, info_report, NULL) ? RMP_ERR_ARG
+                                                                         : RMP_SUCCESS;
     if (rc == RMP_SUCCESS)
         rc = rmpi_tuning_load(); /* a bad RMP_TUNING_FILE: the error, then exit status 1 */
     if (algorithms) {
         info_algorithms();
         return 0;
+    }
+    if (parsable) {
+        info_parsable();
+        return rc == RMP_SUCCESS ? 0 : 1;
     }
     if (explain) {
         if (rmpi_tuning.path[0])
@@ -273,6 +359,7 @@ int main(int argc, char **argv)
     printf("Topology: %s\n", topo);
     info_transports();
     info_thresholds();
+    info_mpi();
     info_params();
     return rc == RMP_SUCCESS ? 0 : 1;
 }

@@ -2,7 +2,8 @@
 /* A parameter table: the RMP_* environment variables one module owns (core in
  * config.c, each transport in its own folder). core/config.c parses every
  * registered table; rmp_info lists them; the unknown-variable warning
- * suggests from all of them. */
+ * suggests from all of them. One validator (rmpi_config_check_env) refuses unknown
+ * names, malformed and out-of-range values before a job starts (rrun, rmp_init). */
 #ifndef RMPI_PARAM_H
 #define RMPI_PARAM_H
 
@@ -21,7 +22,10 @@ typedef struct rmpi_param {
     const char *name;    /* environment variable */
     rmpi_ptype_t type;
     const char *defval;  /* default, as it would be written in the environment */
-    const char *choices; /* RMPI_PT_ENUM only: "a|b|c" */
+    /* ENUM: "a|b|c". STRING: NULL (any string) or "a|b|c" (one of them, "" = default).
+     * INT, SIZE, DOUBLE: NULL or the accepted range "lo..hi" written as a value would
+     * be ("4k..16m"): a value outside is refused, never clamped. */
+    const char *choices;
     size_t offset;       /* where the parsed value lives in the owner's struct */
     size_t size;         /* capacity for RMPI_PT_STRING */
     const char *help;

@@ -30,10 +30,18 @@ static int table_has(const char *name)
     return 0;
 }
 
-static void warn_unknown(const char *name, const char *suggestion)
+/* Every sentence the validator writes names an RMP_* variable first. */
+static void on_report(bool is_error, const char *sentence, void *arg)
 {
-    FUZZ_CHECK(strncmp(name, "RMP_", 4) == 0 && !table_has(name));
-    FUZZ_CHECK(suggestion == NULL || table_has(suggestion));
+    (void)is_error;
+    (*(int *)arg)++;
+    FUZZ_CHECK(strncmp(sentence, "RMP_", 4) == 0);
+    const char *mean = strstr(sentence, "did you mean ");
+    if (mean) {
+        char sugg[128];
+        snprintf(sugg, sizeof(sugg), "%.*s", (int)strcspn(mean + 13, "?"), mean + 13);
+        FUZZ_CHECK(table_has(sugg));
+    }
 }
 
 static void check_size(const char *s)
@@ -172,10 +180,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rmpi_config_t cfg;
     char err[256];
     memset(err, 0x7f, sizeof(err));
-    int rc = rmpi_config_load_from(env, &cfg, err, sizeof(err), warn_unknown);
+    int rc = rmpi_config_load_from(env, &cfg, err, sizeof(err), NULL);
+    int reports = 0;
+    int nerr = rmpi_config_check_env(env, &cfg, on_report, &reports);
+    FUZZ_CHECK((nerr == 0) == (rc == RMP_SUCCESS) && reports >= nerr);
     if (rc != RMP_SUCCESS) {
         FUZZ_CHECK(rc == RMP_ERR_ARG && memchr(err, '\0', sizeof(err)) != NULL);
-        FUZZ_CHECK(strncmp(err, "RMP_", 4) == 0 && strstr(err, "is malformed") != NULL);
+        FUZZ_CHECK(strncmp(err, "RMP_", 4) == 0 &&
+                   (strstr(err, "is malformed") != NULL || strstr(err, "out of range") ||
+                    strstr(err, "unknown variable") || strstr(err, "is not one of") ||
+                    strstr(err, "unknown transport")));
     } else {
         rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
         int n = rmpi_config_sets(&cfg, sets);

@@ -46,12 +46,12 @@ typedef struct shm_params {
 static shm_params_t shm_params;
 
 static const rmpi_param_t shm_param_table[] = {
-    {"RMP_SHM_CELLS", RMPI_PT_INT, "128", NULL, RMPI_PARAM_OFF(shm_params_t, cells),
+    {"RMP_SHM_CELLS", RMPI_PT_INT, "128", "8..65536", RMPI_PARAM_OFF(shm_params_t, cells),
      "cells of each rank's shared-memory inbox (128 bytes each, rounded up to a power of "
      "two, 8..65536): every local sender posts small messages there"},
-    {"RMP_SHM_BUFS", RMPI_PT_INT, "8", NULL, RMPI_PARAM_OFF(shm_params_t, bufs),
+    {"RMP_SHM_BUFS", RMPI_PT_INT, "8", "1..1024", RMPI_PARAM_OFF(shm_params_t, bufs),
      "medium-message buffers in each rank's shared-memory pool (1..1024)"},
-    {"RMP_SHM_BUF_BYTES", RMPI_PT_SIZE, "64k", NULL, RMPI_PARAM_OFF(shm_params_t, buf_bytes),
+    {"RMP_SHM_BUF_BYTES", RMPI_PT_SIZE, "64k", "4k..16m", RMPI_PARAM_OFF(shm_params_t, buf_bytes),
      "bytes of each pool buffer (4k..16m): the largest eager shm message with its header"},
     {"RMP_SHM_CMA", RMPI_PT_ENUM, "auto", "auto|on|off", RMPI_PARAM_OFF(shm_params_t, cma),
      "single-copy cross-memory attach for large shm messages (auto: use it when the "

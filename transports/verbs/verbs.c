@@ -17,7 +17,7 @@ static verbs_params_t verbs_params;
 static const rmpi_param_t verbs_param_table[] = {
     {"RMP_VERBS_DEVICE", RMPI_PT_STRING, "", NULL, RMPI_PARAM_STR(verbs_params_t, device),
      "RDMA device and port, as name[:port]; empty = first active port"},
-    {"RMP_VERBS_GID_INDEX", RMPI_PT_INT, "-1", NULL, RMPI_PARAM_OFF(verbs_params_t, gid_index),
+    {"RMP_VERBS_GID_INDEX", RMPI_PT_INT, "-1", "-1..255", RMPI_PARAM_OFF(verbs_params_t, gid_index),
      "GID index on RoCE; -1 = the RoCEv2 IPv4 GID"},
     {NULL, 0, NULL, NULL, 0, 0, NULL},
 };
