@@ -348,7 +348,8 @@ static bool config_foreign(const char *name)
 {
     static const char *const prefixes[] = {"RMP_RRUN_", "RMP_SKIP_", "RMP_FUZZ_",
                                            "RMP_OSU_",  "RMP_CLUSTER_", "RMP_BENCH_",
-                                           "RMP_PERFTEST_", "RMP_RSH_", "RMP_TEST_"};
+                                           "RMP_PERFTEST_", "RMP_RSH_", "RMP_TEST_", "RMP_VM_",
+                                           "RMP_MPICH_"};
     for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
         if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
             return true;
