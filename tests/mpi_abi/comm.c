@@ -184,6 +184,26 @@ int main(int argc, char **argv)
     CHECK_OK(MPI_Comm_free(&rev));
     CHECK_OK(MPI_Comm_free(&dup));
     CHECK_OK(MPI_Comm_free(&half));
+
+    /* Not spawned: no parent. Disconnect: a collective free, after which a message sent
+     * before it on the communicator has been received. */
+    MPI_Comm parent = MPI_COMM_WORLD;
+    CHECK_OK(MPI_Comm_get_parent(&parent));
+    CHECK(parent == MPI_COMM_NULL, "Comm_get_parent of a process rrun started");
+    MPI_Comm dc;
+    CHECK_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dc));
+    int token = -1, next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    MPI_Request rq;
+    CHECK_OK(MPI_Irecv(&token, 1, MPI_INT, prev, 5, dc, &rq));
+    CHECK_OK(MPI_Send(&rank, 1, MPI_INT, next, 5, dc));
+    CHECK_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    CHECK_OK(MPI_Comm_disconnect(&dc));
+    CHECK(dc == MPI_COMM_NULL && token == prev, "Comm_disconnect: handle %s, token %d",
+          dc == MPI_COMM_NULL ? "null" : "set", token);
+    MPI_Comm w = MPI_COMM_WORLD;
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK(MPI_Comm_disconnect(&w) == MPI_ERR_COMM, "disconnecting MPI_COMM_WORLD refused");
+    CHECK_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
     CHECK_OK(MPI_Finalize());
     return 0;
 }
