@@ -36,10 +36,18 @@ static void on_report(bool is_error, const char *sentence, void *arg)
     (void)is_error;
     (*(int *)arg)++;
     FUZZ_CHECK(strncmp(sentence, "RMP_", 4) == 0);
-    const char *mean = strstr(sentence, "did you mean ");
-    if (mean) {
+    /* The suggestion ends the unknown-variable sentence: "...: unknown variable (did
+     * you mean X?)". The value echoed earlier may contain the same words, so take the
+     * last occurrence, and only in a sentence that ends that way. */
+    static const char key[] = ": unknown variable (did you mean ";
+    size_t len = strlen(sentence);
+    const char *mean = NULL;
+    for (const char *m = sentence; (m = strstr(m, key)) != NULL; m++)
+        mean = m;
+    if (mean && len >= 2 && strcmp(sentence + len - 2, "?)") == 0) {
         char sugg[128];
-        snprintf(sugg, sizeof(sugg), "%.*s", (int)strcspn(mean + 13, "?"), mean + 13);
+        const char *name = mean + sizeof(key) - 1;
+        snprintf(sugg, sizeof(sugg), "%.*s", (int)(sentence + len - 2 - name), name);
         FUZZ_CHECK(table_has(sugg));
     }
 }
