@@ -140,6 +140,12 @@ static void check_errors(int ncvar, int npvar)
     CHECK(t2 >= t1 && tps == 1000000000, "timestamps %lld %lld, %lld/s", (long long)t1,
           (long long)t2, (long long)tps);
     CHECK_T(MPI_T_source_get_timestamp(1, &t1), MPI_T_ERR_INVALID_INDEX);
+    MPI_Info info = MPI_INFO_NULL;
+    CHECK_OK(MPI_T_source_get_info(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &info));
+    CHECK(info != MPI_INFO_NULL, "source info");
+    CHECK_OK(MPI_Info_free(&info));
+    CHECK_T(MPI_T_source_get_info(1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &info),
+            MPI_T_ERR_INVALID_INDEX);
 
     MPI_T_pvar_session s = MPI_T_PVAR_SESSION_NULL, s2 = MPI_T_PVAR_SESSION_NULL;
     MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
@@ -180,8 +186,9 @@ static void check_counters(int rank)
     CHECK_OK(MPI_T_pvar_handle_alloc(s, bsent, NULL, &hb, &n));
     CHECK_OK(MPI_T_pvar_handle_alloc(s, recvd, NULL, &hr, &n));
     CHECK_OK(MPI_T_pvar_handle_alloc(s, ulen, NULL, &hu, &n));
-    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
+    /* Read before the barrier: rank 0's messages may arrive while rank 1 leaves it. */
     unsigned long long s0 = pvar_read(s, hs), b0 = pvar_read(s, hb), r0 = pvar_read(s, hr);
+    CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     char buf[100] = {0};
     enum { N = 10 };
     if (rank == 0) {
@@ -198,6 +205,8 @@ static void check_counters(int rank)
         v = 5;
         CHECK_OK(MPI_T_pvar_write(s, hs, &v));
         CHECK(pvar_read(s, hs) == 5, "after write 5: %llu", pvar_read(s, hs));
+        /* nothing more to rank 1 until it has counted its queue */
+        CHECK_OK(MPI_Recv(NULL, 0, MPI_CHAR, 1, N, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     } else if (rank == 1) {
         /* The last one probed: all N wait in the unexpected queue. */
         MPI_Status st;
@@ -209,6 +218,7 @@ static void check_counters(int rank)
             CHECK_OK(MPI_Recv(buf, sizeof(buf), MPI_CHAR, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         unsigned long long u2 = pvar_read(s, hu);
         CHECK(u2 + N <= u1, "unexpected queue %llu after receiving, %llu before", u2, u1);
+        CHECK_OK(MPI_Send(NULL, 0, MPI_CHAR, 0, N, MPI_COMM_WORLD));
     }
     CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     CHECK_OK(MPI_T_pvar_session_free(&s)); /* frees its handles */
