@@ -101,6 +101,7 @@ static void frag_on_first(int src, const void *hdr, size_t hlen, const void *pay
 {
     (void)hlen;
     const rmpi_rts_t *r = hdr;
+    RMPI_STATS_RECVD(r->size);
     rmp_request_t req = rmpi_recv_match(&r->h);
     if (req) {
         req->peer = src;

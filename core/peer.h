@@ -27,6 +27,7 @@ typedef struct rmpi_peer {
 typedef struct rmpi_stats {
     uint64_t eager_sent, eager_bytes, rndv_sent, rndv_bytes, frag_sent, frag_bytes;
     uint64_t unexpected;
+    uint64_t recvd, recvd_bytes; /* messages that arrived, matched or not */
     /* per transport slot of rmpi_g.tls (RMP_STATS=1) */
     uint64_t tl_msgs[RMPI_TL_MAX], tl_bytes[RMPI_TL_MAX];
 } rmpi_stats_t;
@@ -48,6 +49,12 @@ extern rmpi_stats_t rmpi_stats;
         rmpi_stats.kind##_bytes += (nbytes);              \
         rmpi_stats.tl_msgs[(p)->slot]++;                  \
         rmpi_stats.tl_bytes[(p)->slot] += (nbytes);       \
+    } while (0)
+/* Count a message of nbytes that arrived (rmp_stats_get, MPI_T). */
+#define RMPI_STATS_RECVD(nbytes)                          \
+    do {                                                  \
+        rmpi_stats.recvd++;                               \
+        rmpi_stats.recvd_bytes += (nbytes);               \
     } while (0)
 
 #endif

@@ -124,6 +124,7 @@ static void rndv_on_rts(int src, const void *hdr, size_t hlen, const void *paylo
 {
     (void)hlen;
     const rmpi_rts_t *r = hdr;
+    RMPI_STATS_RECVD(r->size);
     rmp_request_t req = rmpi_recv_match(&r->h);
     if (req) {
         req->peer = src;

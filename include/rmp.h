@@ -357,6 +357,52 @@ int rmp_ineighbor_alltoallv(const void *sbuf, const size_t *sbytes, const size_t
                             const size_t *rbytes, const size_t *rdispls, const int *src,
                             const int *rsub, int indeg, rmp_comm_t comm, rmp_request_t *req);
 
+/* ---- Introspection: parameters and counters (rmp_info, MPI_T) ---- */
+/* The RMP_* parameters rmp_info lists, indexed 0..rmp_param_count()-1 in its order: the
+ * core's, each built transport's, each registered module's. The set is fixed for the
+ * life of the process. All are read-only: rmp parses them once, at rmp_init. */
+enum {
+    RMP_PARAM_BOOL = 0, /* read as int (0 or 1) */
+    RMP_PARAM_INT,      /* int */
+    RMP_PARAM_SIZE,     /* size_t (bytes) */
+    RMP_PARAM_DOUBLE,   /* double */
+    RMP_PARAM_STRING,   /* char[size] */
+    RMP_PARAM_ENUM      /* int: index among the '|'-separated choices */
+};
+typedef struct rmp_param_info {
+    const char *name;    /* the environment variable, RMP_... */
+    const char *owner;   /* "core", a transport's or a module's name */
+    const char *help;    /* one sentence, as rmp_info prints it */
+    const char *defval;  /* the default, as it would be written in the environment */
+    const char *choices; /* ENUM: "a|b|c"; others: NULL, a choice list or a range "lo..hi" */
+    int type;            /* RMP_PARAM_* */
+    size_t size;         /* STRING: capacity with the terminating NUL; else the value's size */
+} rmp_param_info_t;
+int rmp_param_count(void);
+/* RMP_ERR_ARG for a bad index or NULL info. The strings live as long as the process. */
+int rmp_param_get_info(int index, rmp_param_info_t *info);
+/* The value in force into buf (len bytes, at least info.size): after rmp_init the one it
+ * parsed; before it, the one it would parse from the environment (else the default).
+ * RMP_ERR_ARG for a bad index, NULL buf or len too small. */
+int rmp_param_read(int index, void *buf, size_t len);
+
+/* This rank's point-to-point counters since rmp_init (all zero before it). Messages are
+ * counted by the protocol that moved them, once each; received: every message that
+ * arrived from a rank, matched or not. Read without stopping traffic: under
+ * RMP_THREAD_MULTIPLE the engine lock is taken for the copy. */
+typedef struct rmp_stats {
+    uint64_t msgs_sent, bytes_sent;   /* all protocols */
+    uint64_t eager_sent, eager_bytes; /* ... of which eager */
+    uint64_t rndv_sent, rndv_bytes;   /* ... rendezvous */
+    uint64_t frag_sent, frag_bytes;   /* ... fragmented */
+    uint64_t msgs_recvd, bytes_recvd;
+    uint64_t unexpected;              /* messages that arrived before their receive */
+    uint64_t unexpected_len;          /* now in the unexpected queue */
+    uint64_t unexpected_high_water;   /* the longest it has been */
+    uint64_t posted_len;              /* receives now waiting for a message */
+} rmp_stats_t;
+int rmp_stats_get(rmp_stats_t *st); /* RMP_ERR_ARG for NULL st */
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,71 +1,66 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* MPI_T, the tools interface: rmp exposes no variables, categories, events or
- * sources yet; the counting functions say so (the rest are stubs). */
-#include "mpii.h"
+/* MPI_T initialisation (reference counted: every MPI_T_init_thread needs its
+ * MPI_T_finalize) and what the other mpit*.c files share (mpii_t.h). */
+#include <string.h>
 
+#include "mpii_t.h"
+
+pthread_mutex_t mpii_t_lock = PTHREAD_MUTEX_INITIALIZER;
 static int mpit_refs;
+
+int mpii_t_enter(void)
+{
+    pthread_mutex_lock(&mpii_t_lock);
+    if (mpit_refs == 0) {
+        pthread_mutex_unlock(&mpii_t_lock);
+        return MPI_T_ERR_NOT_INITIALIZED;
+    }
+    return MPI_SUCCESS;
+}
+
+void mpii_t_str(char *dst, int *len, const char *src)
+{
+    if (!len)
+        return;
+    if (!src)
+        src = "";
+    size_t n = strlen(src);
+    if (!dst || *len <= 0) {
+        *len = (int)n + 1;
+        return;
+    }
+    if (n > (size_t)*len - 1)
+        n = (size_t)*len - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+    *len = (int)n + 1;
+}
 
 int PMPI_T_init_thread(int required, int *provided)
 {
     if (!provided)
         return MPI_T_ERR_INVALID;
+    pthread_mutex_lock(&mpii_t_lock);
+    /* The variable set is fixed for the life of the process: built once. */
+    if (mpit_refs == 0 && mpii_t_cvar_setup() != MPI_SUCCESS)
+        return mpii_t_leave(MPI_T_ERR_CANNOT_INIT);
     mpit_refs++;
-    *provided = required >= MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
-    return MPI_SUCCESS;
+    /* Every MPI_T call takes mpii_t_lock: any level can be provided. */
+    *provided = required >= MPI_THREAD_MULTIPLE     ? MPI_THREAD_MULTIPLE
+                : required >= MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
+                : required >= MPI_THREAD_FUNNELED   ? MPI_THREAD_FUNNELED
+                                                    : MPI_THREAD_SINGLE;
+    return mpii_t_leave(MPI_SUCCESS);
 }
 MPII_WEAK(T_init_thread)
 
 int PMPI_T_finalize(void)
 {
-    if (mpit_refs == 0)
-        return MPI_T_ERR_NOT_INITIALIZED;
-    mpit_refs--;
-    return MPI_SUCCESS;
+    int rc = mpii_t_enter();
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (--mpit_refs == 0)
+        mpii_t_pvar_free_all(); /* sessions and handles end with MPI_T */
+    return mpii_t_leave(MPI_SUCCESS);
 }
 MPII_WEAK(T_finalize)
-
-static int mpit_zero(int *n)
-{
-    if (mpit_refs == 0)
-        return MPI_T_ERR_NOT_INITIALIZED;
-    if (!n)
-        return MPI_T_ERR_INVALID;
-    *n = 0;
-    return MPI_SUCCESS;
-}
-
-int PMPI_T_cvar_get_num(int *num_cvar)
-{
-    return mpit_zero(num_cvar);
-}
-MPII_WEAK(T_cvar_get_num)
-
-int PMPI_T_pvar_get_num(int *num_pvar)
-{
-    return mpit_zero(num_pvar);
-}
-MPII_WEAK(T_pvar_get_num)
-
-int PMPI_T_category_get_num(int *num_cat)
-{
-    return mpit_zero(num_cat);
-}
-MPII_WEAK(T_category_get_num)
-
-int PMPI_T_event_get_num(int *num_events)
-{
-    return mpit_zero(num_events);
-}
-MPII_WEAK(T_event_get_num)
-
-int PMPI_T_source_get_num(int *num_sources)
-{
-    return mpit_zero(num_sources);
-}
-MPII_WEAK(T_source_get_num)
-
-int PMPI_T_category_changed(int *update_number)
-{
-    return mpit_zero(update_number);
-}
-MPII_WEAK(T_category_changed)
