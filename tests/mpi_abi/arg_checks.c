@@ -236,6 +236,38 @@ static void win_sync(void)
     CHECK_OK(MPI_Group_free(&wg));
 }
 
+/* MPI_DATATYPE_NULL with count 0 is an empty message (MPICH and Open MPI accept it); with
+ * a count it is still MPI_ERR_TYPE */
+static void null_type(void)
+{
+    MPI_Status st;
+    MPI_Request q;
+    int peer = rank ^ 1, n = -1;
+    CHECK_OK(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD, &st));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "status %d %d",
+          st.MPI_SOURCE, st.MPI_TAG);
+    CHECK_OK(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD, &q));
+    CHECK_OK(MPI_Wait(&q, &st));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "Irecv status source %d", st.MPI_SOURCE);
+    EXPECT(MPI_Send(&n, 1, MPI_DATATYPE_NULL, 0, 3, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    EXPECT(MPI_Recv(&n, 1, MPI_DATATYPE_NULL, 0, 3, MPI_COMM_WORLD, &st), MPI_ERR_TYPE);
+    if (peer >= size)
+        return;
+    if (rank % 2 == 0) {
+        CHECK_OK(MPI_Send(NULL, 0, MPI_DATATYPE_NULL, peer, 4, MPI_COMM_WORLD));
+        CHECK_OK(MPI_Isend(NULL, 0, MPI_DATATYPE_NULL, peer, 5, MPI_COMM_WORLD, &q));
+        CHECK_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    } else {
+        CHECK_OK(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, peer, 4, MPI_COMM_WORLD, &st));
+        CHECK_OK(MPI_Get_count(&st, MPI_BYTE, &n));
+        CHECK(st.MPI_SOURCE == peer && n == 0, "empty message: source %d count %d",
+              st.MPI_SOURCE, n);
+        CHECK_OK(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, peer, 5, MPI_COMM_WORLD, &q));
+        CHECK_OK(MPI_Wait(&q, &st));
+        CHECK(st.MPI_TAG == 5, "empty message tag %d", st.MPI_TAG);
+    }
+}
+
 int main(int argc, char **argv)
 {
     CHECK_OK(MPI_Init(&argc, &argv));
@@ -250,6 +282,7 @@ int main(int argc, char **argv)
     noalias();
     keyvals();
     win_sync();
+    null_type();
     CHECK_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)
         printf("arg_checks: OK\n");
