@@ -26,6 +26,12 @@ int mpii_coll_root(mpii_comm_t *c, int root, const char *fn)
     return MPI_SUCCESS;
 }
 
+int mpii_coll_alias(mpii_comm_t *c, const char *fn)
+{
+    return mpii_err_comm(c, MPI_ERR_BUFFER, fn,
+                         "the send and receive buffers are the same (use MPI_IN_PLACE)");
+}
+
 int mpii_coll_err(mpii_comm_t *c, int rmp_rc, const char *fn)
 {
     return mpii_err_comm(c, mpii_err_from_rmp(rmp_rc), fn, "%s", rmp_strerror(rmp_rc));
@@ -227,6 +233,8 @@ static int red_run(red_kind_t kind, const void *sbuf, void *rbuf, MPI_Count coun
     if (count == 0)
         return MPI_SUCCESS;
     int is_root = kind != RED_REDUCE || c->rank == root;
+    if (is_root && MPII_COLL_ALIASED(sbuf, rbuf))
+        return mpii_coll_alias(c, fn);
     size_t n = kind == RED_RS_BLOCK ? (size_t)c->size : 1; /* send vector: n blocks */
     if (MPII_UNLIKELY(sbuf == MPI_IN_PLACE && !is_root))
         sbuf = NULL; /* MPI: IN_PLACE at the root only; a non-root's is ignored by rmp */

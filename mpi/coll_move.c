@@ -180,6 +180,8 @@ static int mv_run(mv_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Dataty
         return rc;
     if (use_r && !r_in_place && (rc = mpii_coll_type(c, rtype, rcount, fn, &rd)) != MPI_SUCCESS)
         return rc;
+    if (mpii_coll_mv_aliased(kind == MV_SCATTER, c->rank, sbuf, scount, sd, rbuf, rcount, rd))
+        return mpii_coll_alias(c, fn);
     MPI_Count snum = kind == MV_SCATTER || kind == MV_ALLTOALL ? scount * n : scount;
     MPI_Count rnum = kind == MV_SCATTER ? rcount : rcount * n;
     mpii_view_t sv = {NULL, 0, NULL}, rv = {NULL, 0, NULL};
@@ -363,6 +365,8 @@ static int gsv_run(int is_gather, const void *sbuf, MPI_Count scount, MPI_Dataty
         return rc;
     if (is_root && ((!v->cnt && !v->icnt) || (!v->dsp && !v->idsp)))
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "a count or displacement array is NULL");
+    if (is_root && od && one_cnt > 0 && mpii_coll_v_aliased(one_buf, big, v->dsp, v->idsp, c->rank, bd->extent))
+        return mpii_coll_alias(c, fn);
     if ((od && !od->contig) || (bd && !bd->contig))
         return gsv_layout(c, is_gather, one_buf, one_cnt, od, v, big, bd, root, fn);
     void *one = in_place ? RMP_IN_PLACE : mpii_coll_at(one_buf, od->true_lb);
@@ -436,6 +440,8 @@ static int allgatherv_run(const void *sbuf, MPI_Count scount, MPI_Datatype stype
         return rc;
     if ((!rv.cnt && !rv.icnt) || (!rv.dsp && !rv.idsp))
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "a count or displacement array is NULL");
+    if (sd && scount > 0 && mpii_coll_v_aliased(sbuf, rbuf, rv.dsp, rv.idsp, c->rank, rd->extent))
+        return mpii_coll_alias(c, fn);
     if (rd->contig && (!sd || sd->contig)) {
         mv_arr_t a;
         size_t total;

@@ -216,6 +216,8 @@ static int alltoallvw_run(const void *sbuf, vw_args_t sa, void *rbuf, vw_args_t 
         return mpii_ic_coll(w ? MPII_IC_ALLTOALLW : MPII_IC_ALLTOALLV, c, &s, &r, MPI_OP_NULL,
                             0, req, fn);
     }
+    if (MPII_COLL_ALIASED(sbuf, rbuf))
+        return mpii_coll_alias(c, fn);
     int n = c->size;
     mpii_dtype_t **t = calloc(2 * (size_t)n, sizeof(*t)); /* in place: send half NULL */
     vw_side_t s = {NULL, NULL, NULL, 0}, r = {NULL, NULL, NULL, 0};
@@ -345,6 +347,8 @@ static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int
         return rc;
     if (!cnt && !icnt)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "recvcounts is NULL");
+    if (MPII_COLL_ALIASED(sbuf, rbuf))
+        return mpii_coll_alias(c, fn);
     int n = c->size;
     MPI_Count total = 0;
     for (int i = 0; i < n; i++) {

@@ -351,6 +351,33 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 }
 MPII_WEAK(Comm_split)
 
+/* The group is a subgroup of the communicator's (every member passes one, so each
+ * finds the error alone and none is left waiting in the split). */
+static int comm_group_in(mpii_comm_t *c, const mpii_group_t *g, const char *fn)
+{
+    if (g->size > c->size)
+        return mpii_err_comm(c, MPI_ERR_GROUP, fn, "the group (size %d) is larger than the "
+                             "communicator (size %d)", g->size, c->size);
+    int nworld = mpii_comm_world.size;
+    char *in = calloc((size_t)nworld, 1);
+    if (!in)
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    for (int r = 0; r < c->size; r++) {
+        int w = mpii_comm_world_rank(c, r);
+        if (w >= 0 && w < nworld)
+            in[w] = 1;
+    }
+    int bad = -1;
+    for (int i = 0; i < g->size && bad < 0; i++)
+        if (g->world[i] < 0 || g->world[i] >= nworld || !in[g->world[i]])
+            bad = i;
+    free(in);
+    if (bad >= 0)
+        return mpii_err_comm(c, MPI_ERR_GROUP, fn, "rank %d of the group is not a member of "
+                             "the communicator", bad);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     COMM_GET(comm, c, "MPI_Comm_create");
@@ -363,6 +390,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
      * one color and are ordered by their rank in the group. Members may pass
      * different, disjoint groups (MPI-2.2): the color is the group's smallest world
      * rank. An intercomm's two sides pass their own groups: one color for both. */
+    if (!c->inter) {
+        int err = comm_group_in(c, g, "MPI_Comm_create");
+        if (err != MPI_SUCCESS)
+            return err;
+    }
     int me = mpii_comm_world_rank(c, c->rank), grank = -1, color = 0;
     for (int i = 0; i < g->size; i++) {
         if (g->world[i] == me)

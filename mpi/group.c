@@ -222,6 +222,9 @@ static int group_range(MPI_Group group, int n, int ranges[][3], MPI_Group *newgr
                        const char *fn)
 {
     GROUP_GET(group, g, fn);
+    /* before the ranges: a NULL result is the argument error whatever they hold */
+    if (!newgroup)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "newgroup is NULL");
     int *r = NULL, m = 0;
     int err = group_ranges(g, n, ranges, &r, &m, fn);
     if (err != MPI_SUCCESS)

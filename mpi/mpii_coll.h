@@ -162,6 +162,44 @@ static inline int mpii_coll_type(mpii_comm_t *c, MPI_Datatype dt, MPI_Count coun
     return mpii_coll_type_bad(c, *d, count, fn);
 }
 int mpii_coll_root(mpii_comm_t *c, int root, const char *fn);
+/* MPI forbids one buffer as both send and receive buffer without MPI_IN_PLACE. rmp would
+ * read data it already overwrote (or, where the error is found by one rank only, leave
+ * the others waiting): a pointer compare on the collective entry paths catches the
+ * usual mistake before any communication, at the cost of one predicted branch. `mine`
+ * is where this rank's own block starts on the side that holds one block per rank
+ * (MPI_BOTTOM: absolute addresses in the types, nothing to compare). */
+#define MPII_COLL_ALIASED(one, mine)                                                        \
+    MPII_UNLIKELY((const void *)(one) == (const void *)(mine) && (one) != MPI_IN_PLACE &&   \
+                  (one) != MPI_BOTTOM)
+int mpii_coll_alias(mpii_comm_t *c, const char *fn);
+/* The v forms: the one-block buffer against the v side's start and this rank's block of
+ * it (dsp or idsp: the displacements, in extents of the v side's type). */
+static inline int mpii_coll_v_aliased(const void *one, const void *big, const MPI_Aint *dsp,
+                                      const int *idsp, int rank, MPI_Aint extent)
+{
+    if (MPII_COLL_ALIASED(one, big))
+        return 1;
+    if (big == MPI_BOTTOM || (!dsp && !idsp))
+        return 0;
+    MPI_Aint d = dsp ? dsp[rank] : idsp[rank];
+    return MPII_COLL_ALIASED(one, (const void *)((const char *)big + d * extent));
+}
+/* Gather, scatter, allgather, alltoall: the side of one block (scatter: the receive side)
+ * against this rank's block of the other side, and both sides' starts. sd/rd NULL: that
+ * side is MPI_IN_PLACE or unused here. */
+static inline int mpii_coll_mv_aliased(int scatter, int rank, const void *sbuf,
+                                       MPI_Count scount, const mpii_dtype_t *sd,
+                                       const void *rbuf, MPI_Count rcount,
+                                       const mpii_dtype_t *rd)
+{
+    if (!sd || !rd || scount == 0 || rcount == 0)
+        return 0;
+    const char *mine = scatter ? (const char *)sbuf + (MPI_Aint)rank * scount * sd->extent
+                               : (const char *)rbuf + (MPI_Aint)rank * rcount * rd->extent;
+    return MPII_COLL_ALIASED(sbuf, rbuf) ||
+           (sbuf != MPI_BOTTOM && rbuf != MPI_BOTTOM &&
+            MPII_COLL_ALIASED(scatter ? rbuf : sbuf, (const void *)mine));
+}
 /* Report a failed rmp call. */
 int mpii_coll_err(mpii_comm_t *c, int rmp_rc, const char *fn);
 

@@ -38,12 +38,23 @@ typedef struct mpii_win {
     mpii_errh_t *errh;
     unsigned char *locked; /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE (by us) */
     int lock_all;
+    int nlocked; /* targets in locked[] that are locked */
+    /* The access epochs open here (MPII_EPOCH_*): RMA calls check only that one is open,
+     * a load and a predicted branch. */
+    unsigned epoch;
     int *start_grp, nstart; /* PSCW access epoch: comm ranks of the targets */
     int npost;              /* PSCW exposure epoch: origins to wait for */
     int posted;
     char name[MPI_MAX_OBJECT_NAME];
     mpii_attr_t *attrs; /* user attributes (attr_obj.c) */
 } mpii_win_t;
+
+enum {
+    MPII_EPOCH_FENCE = 1,   /* after a fence without MPI_MODE_NOSUCCEED */
+    MPII_EPOCH_LOCK = 2,    /* nlocked > 0 */
+    MPII_EPOCH_LOCK_ALL = 4,
+    MPII_EPOCH_START = 8    /* PSCW access epoch */
+};
 
 /* NULL for MPI_WIN_NULL, a freed or a garbage handle. */
 mpii_win_t *mpii_win(MPI_Win h);

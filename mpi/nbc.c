@@ -170,6 +170,8 @@ static int nr_run(nr_kind_t kind, const void *sbuf, void *rbuf, MPI_Count count,
     if (count == 0)
         r.count = 0;
     int is_root = kind != NR_REDUCE || c->rank == root;
+    if (count > 0 && is_root && MPII_COLL_ALIASED(sbuf, rbuf))
+        return mpii_coll_alias(c, fn);
     size_t n = kind == NR_RS_BLOCK ? (size_t)c->size : 1;
     nbc_ctx_t *x = nbc_new();
     if (!x)
@@ -302,6 +304,8 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_
         return rc;
     if (!rcounts)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "recvcounts is NULL");
+    if (MPII_COLL_ALIASED(sbuf, rbuf))
+        return mpii_coll_alias(c, fn);
     if ((rc = mpii_red_resolve(mpii_op(op), d, dt, 1, &r)) != MPI_SUCCESS)
         return mpii_err_comm(c, rc, fn, "invalid op, or op not defined on the datatype");
     if (r.packed)
@@ -397,6 +401,8 @@ static int nm_run(nm_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Dataty
         return rc;
     if (use_r && !r_in_place && (rc = mpii_coll_type(c, rtype, rcount, fn, &rd)) != MPI_SUCCESS)
         return rc;
+    if (mpii_coll_mv_aliased(kind == NM_SCATTER, c->rank, sbuf, scount, sd, rbuf, rcount, rd))
+        return mpii_coll_alias(c, fn);
     /* (Alltoall in place sends from a packed copy below: the v form would keep the
      * count arrays, which live only in this call.) */
     if (((sd && !sd->contig) || (rd && !rd->contig)) && !(kind == NM_ALLTOALL && s_in_place))

@@ -88,6 +88,9 @@ static int nv_gsv(int is_gather, const void *one, MPI_Count one_cnt, MPI_Datatyp
         (is_root && ((rc = nv_type(c, big_type, fn, &bd)) != MPI_SUCCESS ||
                      (rc = nv_args_ok(c, &ba, fn)) != MPI_SUCCESS)))
         return rc;
+    if (is_root && od && one_cnt > 0 &&
+        mpii_coll_v_aliased(one, big, ba.dsp, ba.idsp, c->rank, bd->extent))
+        return mpii_coll_alias(c, fn);
     size_t bytes = in_place ? 0 : (size_t)one_cnt * od->size;
     ba.type = bd;
     if ((od && !od->contig) || (bd && !bd->contig)) {
@@ -169,6 +172,8 @@ static int nv_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
         (rc = nv_type(c, rtype, fn, &rd)) != MPI_SUCCESS ||
         (rc = nv_args_ok(c, &ra, fn)) != MPI_SUCCESS)
         return rc;
+    if (sd && scount > 0 && mpii_coll_v_aliased(sbuf, rbuf, ra.dsp, ra.idsp, c->rank, rd->extent))
+        return mpii_coll_alias(c, fn);
     size_t bytes = in_place ? 0 : (size_t)scount * sd->size;
     ra.type = rd;
     if (!rd->contig || (sd && !sd->contig)) {
@@ -234,6 +239,8 @@ static int nv_alltoallv(const void *sbuf, mpii_blocks_args_t sa, MPI_Datatype st
         (!in_place && ((rc = nv_type(c, stype, fn, &sd)) != MPI_SUCCESS ||
                        (rc = nv_args_ok(c, &sa, fn)) != MPI_SUCCESS)))
         return rc;
+    if (MPII_COLL_ALIASED(sbuf, rbuf))
+        return mpii_coll_alias(c, fn);
     n = c->size;
     ra.type = rd;
     sa.type = sd;

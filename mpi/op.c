@@ -311,8 +311,12 @@ int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
                                                                 : "datatype unsupported by user op");
     if (count == 0)
         return MPI_SUCCESS;
-    if (!inbuf || !inoutbuf || inbuf == MPI_IN_PLACE)
+    /* MPI_IN_PLACE is no buffer here (neither argument), and the operation reads inbuf
+     * while it writes inoutbuf: the same buffer twice is refused as the collectives do. */
+    if (!inbuf || !inoutbuf || inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
         return mpii_err_comm(NULL, MPI_ERR_BUFFER, fn, "invalid buffer");
+    if (inbuf == inoutbuf)
+        return mpii_err_comm(NULL, MPI_ERR_BUFFER, fn, "inbuf and inoutbuf are the same buffer");
     mpii_view_t a, b;
     if ((rc = mpii_view_in(inbuf, count, d, &a)) != MPI_SUCCESS)
         return mpii_err_comm(NULL, rc, fn, "out of memory");

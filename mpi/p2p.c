@@ -113,6 +113,7 @@ static __attribute__((noinline)) int p2p_send(const void *buf, MPI_Count count,
     mpii_comm_t *c = mpii_comm(comm);
     mpii_dtype_t *d = mpii_dtype(dt);
     if (!p2p_fast(c, d, count, dest, tag)) {
+        d = mpii_p2p_null_type(d, dt, count);
         int rc = mpii_p2p_check(c, comm, buf, count, d, dest, tag, 0, fn);
         if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
             return rc;
@@ -242,6 +243,7 @@ static __attribute__((noinline)) int p2p_recv(void *buf, MPI_Count count, MPI_Da
     mpii_comm_t *c = mpii_comm(comm);
     mpii_dtype_t *d = mpii_dtype(dt);
     if (!p2p_fast_recv(c, d, count, source, tag)) {
+        d = mpii_p2p_null_type(d, dt, count);
         int rc = mpii_p2p_check(c, comm, buf, count, d, source, tag, 1, fn);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -422,6 +424,7 @@ static __attribute__((noinline)) int p2p_isend(const void *buf, MPI_Count count,
     mpii_comm_t *c = mpii_comm(comm);
     mpii_dtype_t *d = mpii_dtype(dt);
     if (!p2p_fast(c, d, count, dest, tag)) {
+        d = mpii_p2p_null_type(d, dt, count);
         int rc = mpii_p2p_check(c, comm, buf, count, d, dest, tag, 0, fn);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -549,6 +552,7 @@ static __attribute__((noinline)) int p2p_irecv(void *buf, MPI_Count count, MPI_D
     mpii_comm_t *c = mpii_comm(comm);
     mpii_dtype_t *d = mpii_dtype(dt);
     if (!p2p_fast_recv(c, d, count, source, tag)) {
+        d = mpii_p2p_null_type(d, dt, count);
         int rc = mpii_p2p_check(c, comm, buf, count, d, source, tag, 1, fn);
         if (rc != MPI_SUCCESS)
             return rc;

@@ -7,7 +7,7 @@ static int persist_init(const void *buf, MPI_Count count, MPI_Datatype dt, int r
                         MPI_Comm comm, MPI_Request *request, int recv, int mode, const char *fn)
 {
     mpii_comm_t *c = mpii_comm(comm);
-    mpii_dtype_t *d = mpii_dtype(dt);
+    mpii_dtype_t *d = mpii_p2p_null_type(mpii_dtype(dt), dt, count);
     int rc = mpii_p2p_check(c, comm, buf, count, d, rank, tag, recv, fn);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -35,6 +35,11 @@ int mpii_rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
         return -MPII_WIN_ERR(w, MPI_ERR_ARG, fn,
                              "origin (%zu bytes) and target (%zu bytes) do not match", obytes,
                              a->bytes);
+    /* after the arguments: their errors come first, as MPICH reports them */
+    if (MPII_UNLIKELY(!w->epoch))
+        return -MPII_WIN_ERR(w, MPI_ERR_RMA_SYNC, fn,
+                             "no access epoch is open (MPI_Win_fence, _lock, _lock_all or "
+                             "_start first)");
     if (MPII_UNLIKELY(w->flavor == MPI_WIN_FLAVOR_DYNAMIC)) {
         /* disp is an address at the target (MPI_Get_address); the target checks it
          * against its attached regions. */

@@ -179,12 +179,34 @@ int PMPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype dt, int target,
 }
 MPII_WEAK(Fetch_and_op)
 
+/* MPI-4.1 12.3.4: one predefined element of an integer, logical, byte (or, as MPICH and
+ * Open MPI accept, character) type; compared bit for bit, so never a float. */
+static int cas_type_ok(const mpii_dtype_t *d)
+{
+    if (!d || !d->predefined)
+        return 0;
+    switch (d->basic) {
+    case MPII_B_INT8: case MPII_B_UINT8: case MPII_B_INT16: case MPII_B_UINT16:
+    case MPII_B_INT32: case MPII_B_UINT32: case MPII_B_INT64: case MPII_B_UINT64:
+    case MPII_B_BOOL: case MPII_B_CHAR: case MPII_B_BYTE: case MPII_B_INT128:
+    case MPII_B_FLOG1: case MPII_B_FLOG2: case MPII_B_FLOG4: case MPII_B_FLOG8:
+    case MPII_B_FLOG16:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int PMPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype dt,
                           int target, MPI_Aint disp, MPI_Win win)
 {
     if (!cbuf)
         return MPII_WIN_ERR(mpii_win(win), MPI_ERR_BUFFER, "MPI_Compare_and_swap",
                             "compare buffer is NULL");
+    if (!cas_type_ok(mpii_dtype(dt)))
+        return MPII_WIN_ERR(mpii_win(win), MPI_ERR_TYPE, "MPI_Compare_and_swap",
+                            "the datatype is not a predefined integer, logical, byte or "
+                            "character type");
     return mpii_rma_acc(obuf, 1, dt, rbuf, 1, dt, cbuf, target, disp, 1, dt, MPI_REPLACE, win,
                         "MPI_Compare_and_swap");
 }

@@ -323,6 +323,10 @@ int PMPI_Win_free(MPI_Win *win)
     mpii_win_t *w = win ? mpii_win(*win) : NULL;
     if (!w)
         return MPII_WIN_ERR(NULL, MPI_ERR_WIN, fn, "invalid window");
+    /* Freeing is collective: an epoch still open here would leave others waiting. */
+    if (w->nlocked || w->lock_all || w->start_grp || w->posted)
+        return MPII_WIN_ERR(w, MPI_ERR_RMA_SYNC, fn, "a %s epoch is still open",
+                            w->posted ? "exposure" : "passive or active target access");
     int err = mpii_win_attr_delete_all(w, fn);
     if (err != MPI_SUCCESS)
         return err;

@@ -43,6 +43,12 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     (void)assert;
     if (rc == RMP_SUCCESS)
         rc = rmp_barrier(w->rc);
+    /* A fence may open an access epoch; a passive or PSCW epoch that follows closes it
+     * (MPI-4.1 12.5: RMA calls after it need another fence). */
+    if (assert & MPI_MODE_NOSUCCEED)
+        w->epoch &= ~(unsigned)MPII_EPOCH_FENCE;
+    else
+        w->epoch |= MPII_EPOCH_FENCE;
     return sync_fail(w, rc, "MPI_Win_fence");
 }
 MPII_WEAK(Win_fence)
@@ -97,12 +103,17 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return MPII_WIN_ERR(w, MPI_ERR_RANK, fn, "invalid rank %d (size %d)", rank, w->size);
     if (w->locked[rank] || w->lock_all)
         return MPII_WIN_ERR(w, MPI_ERR_RMA_SYNC, fn, "rank %d is already locked", rank);
+    if (w->epoch & MPII_EPOCH_START)
+        return MPII_WIN_ERR(w, MPI_ERR_RMA_SYNC, fn, "an active target access epoch is open");
     /* NOCHECK: the program guarantees no conflicting lock; the lock word is still taken
      * because it costs one atomic and keeps the accounting simple. */
     (void)assert;
     int rc = lock_take(w, lock_type, rank);
-    if (rc == RMP_SUCCESS)
+    if (rc == RMP_SUCCESS) {
         w->locked[rank] = (unsigned char)(lock_type == MPI_LOCK_SHARED ? 1 : 2);
+        w->nlocked++;
+        w->epoch = (w->epoch & ~(unsigned)MPII_EPOCH_FENCE) | MPII_EPOCH_LOCK;
+    }
     return sync_fail(w, rc, fn);
 }
 MPII_WEAK(Win_lock)
@@ -122,6 +133,8 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
         return MPII_WIN_ERR(w, MPI_ERR_RMA_SYNC, fn, "rank %d is not locked", rank);
     int type = w->locked[rank] == 1 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE;
     w->locked[rank] = 0;
+    if (--w->nlocked == 0)
+        w->epoch &= ~(unsigned)MPII_EPOCH_LOCK;
     return sync_fail(w, lock_drop(w, type, rank), fn);
 }
 MPII_WEAK(Win_unlock)
@@ -134,11 +147,15 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (!w)
         return err;
     (void)assert;
-    if (w->lock_all)
+    if (w->lock_all || w->nlocked)
         return MPII_WIN_ERR(w, MPI_ERR_RMA_SYNC, fn, "the window is already locked");
+    if (w->epoch & MPII_EPOCH_START)
+        return MPII_WIN_ERR(w, MPI_ERR_RMA_SYNC, fn, "an active target access epoch is open");
     for (int i = 0; i < w->size && rc == RMP_SUCCESS; i++)
         rc = lock_take(w, MPI_LOCK_SHARED, i);
     w->lock_all = rc == RMP_SUCCESS;
+    if (w->lock_all)
+        w->epoch = (w->epoch & ~(unsigned)MPII_EPOCH_FENCE) | MPII_EPOCH_LOCK_ALL;
     return sync_fail(w, rc, fn);
 }
 MPII_WEAK(Win_lock_all)
@@ -153,6 +170,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
     if (!w->lock_all)
         return MPII_WIN_ERR(w, MPI_ERR_RMA_SYNC, fn, "the window is not locked");
     w->lock_all = 0;
+    w->epoch &= ~(unsigned)MPII_EPOCH_LOCK_ALL;
     for (int i = 0; i < w->size; i++) {
         int r = lock_drop(w, MPI_LOCK_SHARED, i);
         rc = rc != RMP_SUCCESS ? rc : r;
@@ -277,6 +295,8 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     (void)assert;
     if (w->start_grp)
         return MPII_WIN_ERR(w, MPI_ERR_RMA_SYNC, fn, "an access epoch is already open");
+    if (w->nlocked || w->lock_all)
+        return MPII_WIN_ERR(w, MPI_ERR_RMA_SYNC, fn, "a passive target epoch is open");
     if ((err = grp_ranks(w, group, &w->start_grp, &w->nstart, fn)) != MPI_SUCCESS)
         return err;
     /* Wait for each target's post, then consume it. */
@@ -289,6 +309,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
         rc = rmp_atomic_fetch_add((uint64_t)-1, &old, w->rank, SYNC_OFF(MPII_CTL_POST + t),
                                   w->ctl);
     }
+    w->epoch = (w->epoch & ~(unsigned)MPII_EPOCH_FENCE) | MPII_EPOCH_START;
     return sync_fail(w, rc, fn);
 }
 MPII_WEAK(Win_start)
@@ -312,6 +333,7 @@ int PMPI_Win_complete(MPI_Win win)
     }
     free(w->start_grp);
     w->start_grp = NULL;
+    w->epoch &= ~(unsigned)MPII_EPOCH_START;
     return sync_fail(w, rc, fn);
 }
 MPII_WEAK(Win_complete)
