@@ -40,6 +40,7 @@ coll_sched_t *coll_sched_new(rmp_comm_t comm, rmp_datatype_t dt, rmp_op_t op, in
     if (!s)
         return NULL;
     s->comm = comm;
+    rmpi_comm_retain(comm); /* MPI_Comm_free may come before the schedule completes */
     s->dt = dt;
     s->op = op;
     s->tag = tag;
@@ -56,6 +57,7 @@ void coll_sched_free(coll_sched_t *s)
     free(s->ops);
     free(s->rend);
     free(s->reqs);
+    rmpi_comm_release(s->comm);
     free(s);
 }
 

@@ -25,8 +25,21 @@ int rmpi_comm_world_init(void)
     return RMP_SUCCESS;
 }
 
+void rmpi_comm_retain(struct rmp_comm *c)
+{
+    __atomic_fetch_add(&c->holds, 1, __ATOMIC_RELAXED);
+}
+
+/* The owner's destroy is one more release: holds counts references minus one. */
+void rmpi_comm_release(struct rmp_comm *c)
+{
+    rmpi_comm_destroy(c);
+}
+
 void rmpi_comm_destroy(struct rmp_comm *c)
 {
+    if (__atomic_fetch_sub(&c->holds, 1, __ATOMIC_ACQ_REL) > 0)
+        return;
     if (c->coll_priv && c->coll_priv_free)
         c->coll_priv_free(c->coll_priv);
     free(c->world);

@@ -19,6 +19,9 @@ struct rmp_comm {
      * or a rank waiting on its node for a leader whose step failed would wait forever. */
     struct rmp_comm *fail_scope;
     void *user; /* rmp_comm_set_user */
+    /* Holders besides its owner (rmpi_comm_retain): a schedule still running on a
+     * communicator its owner freed (MPI_Comm_free after MPI_Request_free) keeps it. */
+    int holds;
 };
 
 static inline int rmpi_comm_world_rank(const struct rmp_comm *c, int r)
@@ -42,8 +45,12 @@ static inline int rmpi_comm_check(rmp_comm_t comm)
     return RMPI_LIKELY(comm != NULL) ? RMP_SUCCESS : RMP_ERR_ARG;
 }
 /* Free a communicator and its collective state, without communication (also after
- * rmp_finalize has started: collectives/ frees the communicators it made itself). */
+ * rmp_finalize has started: collectives/ frees the communicators it made itself).
+ * While someone holds it (rmpi_comm_retain), that happens at the last release. */
 void rmpi_comm_destroy(struct rmp_comm *c);
+/* Keep c alive past its owner's rmpi_comm_destroy until rmpi_comm_release. */
+void rmpi_comm_retain(struct rmp_comm *c);
+void rmpi_comm_release(struct rmp_comm *c);
 int rmpi_comm_world_init(void);
 void rmpi_comm_world_fini(void);
 extern struct rmp_comm *rmpi_world;

@@ -57,6 +57,8 @@ int rmp_comm_size(rmp_comm_t comm);
 #define RMP_UNDEFINED (-32766)
 int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *newcomm);
 int rmp_comm_dup(rmp_comm_t comm, rmp_comm_t *newcomm);
+/* *comm becomes RMP_COMM_NULL; nonblocking collectives still running on it (their
+ * requests freed, say) keep it alive until they complete. */
 int rmp_comm_free(rmp_comm_t *comm);
 /* A pointer of the caller's kept with comm (NULL until set), e.g. the object a
  * layer above wraps comm in, found again from a status's comm. */

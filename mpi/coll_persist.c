@@ -22,6 +22,9 @@ typedef struct pc_args {
     const MPI_Datatype *stypes, *rtypes;
     MPI_Op op;
     MPI_Comm comm;
+    /* A private context made at init: MPI matches persistent collectives in the order
+     * of their init calls, whatever order each rank starts them in. */
+    mpii_comm_t *priv;
     MPI_Request inner; /* the running nonblocking collective */
     /* PC_CUSTOM: another module's collective (neighbor_persist.c) */
     int (*launch)(void *ctx, MPI_Request *q);
@@ -33,7 +36,7 @@ static int pc_launch(pc_args_t *a, MPI_Request *q)
 {
     const void *s = a->sbuf;
     void *r = a->rbuf;
-    MPI_Comm c = a->comm;
+    MPI_Comm c = a->priv ? mpii_comm_handle(a->priv) : a->comm;
     switch (a->kind) {
     case PC_BARRIER: return PMPI_Ibarrier(c, q);
     case PC_BCAST: return PMPI_Ibcast(r, a->rcount, a->rtype, a->root, c, q);
@@ -99,6 +102,8 @@ static void pc_release(mpii_req_t *r)
     }
     if (a->ctx_free)
         a->ctx_free(a->ctx);
+    if (a->priv)
+        mpii_comm_destroy(a->priv);
     free(a);
     r->ctx = NULL;
 }
@@ -141,6 +146,12 @@ static int pc_init(const pc_args_t *a, MPI_Request *request, const char *fn)
     }
     *x = *a;
     x->inner = MPI_REQUEST_NULL;
+    x->priv = NULL;
+    if (a->kind != PC_CUSTOM && (rc = mpii_comm_dup_bare(c, &x->priv, fn)) != MPI_SUCCESS) {
+        free(x);
+        mpii_req_free(r);
+        return rc;
+    }
     r->persistent = MPII_REQ_PCOLL;
     r->done = 1; /* inactive */
     mpii_status_empty(&r->status);

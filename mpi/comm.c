@@ -132,26 +132,39 @@ static int comm_split(mpii_comm_t *c, int color, int key, MPI_Comm *out, const c
     return MPI_SUCCESS;
 }
 
-static int comm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *fn)
+/* The same group on a new context, without topology or attributes (also a persistent
+ * collective's private context: coll_persist.c). Errors are reported. */
+int mpii_comm_dup_bare(mpii_comm_t *c, mpii_comm_t **out, const char *fn)
 {
-    COMM_GET(comm, c, fn);
-    if (!newcomm)
-        return mpii_err_comm(c, MPI_ERR_ARG, fn, "newcomm is NULL");
     MPI_Comm h;
-    int err;
     if (c->inter) {
         mpii_comm_t *ic = NULL;
         uint64_t ckey = mpii_comm_child_key(c);
-        err = mpii_inter_dup(c, &ic);
+        int err = mpii_inter_dup(c, &ic);
         if (err != MPI_SUCCESS || !ic)
             return mpii_err_comm(c, err != MPI_SUCCESS ? err : MPI_ERR_INTERN, fn,
                                  "could not duplicate the intercommunicator");
         ic->key = ckey;
         h = mpii_comm_handle(ic);
-    } else if ((err = comm_split(c, 0, c->rank, &h, fn)) != MPI_SUCCESS) {
-        return err;
+    } else {
+        int err = comm_split(c, 0, c->rank, &h, fn);
+        if (err != MPI_SUCCESS)
+            return err;
     }
-    mpii_comm_t *n = (mpii_comm_t *)h;
+    *out = (mpii_comm_t *)h;
+    return MPI_SUCCESS;
+}
+
+static int comm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *fn)
+{
+    COMM_GET(comm, c, fn);
+    if (!newcomm)
+        return mpii_err_comm(c, MPI_ERR_ARG, fn, "newcomm is NULL");
+    mpii_comm_t *n;
+    int err = mpii_comm_dup_bare(c, &n, fn);
+    if (err != MPI_SUCCESS)
+        return err;
+    MPI_Comm h = mpii_comm_handle(n);
     if (c->topo && (err = mpii_topo_dup(c->topo, &n->topo)) != MPI_SUCCESS)
         goto err_free;
     err = mpii_attr_copy_all(c, n, fn);

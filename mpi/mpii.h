@@ -231,6 +231,8 @@ int mpii_topo_neighbors(const mpii_comm_t *c, int *indeg, const int **in, int *o
 
 /* Free a communicator object without communication (Finalize and Comm_free). */
 void mpii_comm_destroy(mpii_comm_t *c);
+/* A new context for c's group, without topology or attributes; errors reported as fn. */
+int mpii_comm_dup_bare(mpii_comm_t *c, mpii_comm_t **out, const char *fn);
 
 /* Helpers' modules add their declarations here. */
 #if __has_include("mpii_dtype.h")
