@@ -268,7 +268,7 @@ static void boot_on_event(size_t id, pmix_status_t status, const pmix_proc_t *so
 }
 
 /* A node down or offline (every rank on it, named by host or by the affected procs),
- * a job's end or abort naming its procs, the connection to the local PMIx server lost
+ * a job's abort or its end with an error status (the affected procs), the connection to the local PMIx server lost
  * (its daemon died: nothing says which peers, the transports will tell). Runs in
  * PMIx's thread: it only marks, rmpi_check_failures acts. */
 static void boot_on_node_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
@@ -280,11 +280,12 @@ static void boot_on_node_event(size_t id, pmix_status_t status, const pmix_proc_
     (void)source;
     (void)results;
     (void)nresults;
-    int found = 0;
-    for (size_t i = 0; i < ninfo && status == PMIX_EVENT_JOB_END; i++)
-        if (PMIX_CHECK_KEY(&info[i], PMIX_JOB_TERM_STATUS) &&
-            info[i].value.type == PMIX_STATUS && info[i].value.data.status == PMIX_SUCCESS)
-            goto done; /* a normal end: its ranks are finalizing, not failing */
+    int found = 0, abnormal = status != PMIX_EVENT_JOB_END;
+    for (size_t i = 0; i < ninfo && !abnormal; i++)
+        abnormal = PMIX_CHECK_KEY(&info[i], PMIX_JOB_TERM_STATUS) &&
+                   info[i].value.type == PMIX_STATUS && info[i].value.data.status != PMIX_SUCCESS;
+    if (!abnormal)
+        goto done; /* a job's end without an error status: its ranks finalize, not fail */
     found = boot_mark_affected(info, ninfo);
     for (size_t i = 0; i < ninfo && !found && boot_hosts; i++) {
         if (!PMIX_CHECK_KEY(&info[i], PMIX_HOSTNAME) || info[i].value.type != PMIX_STRING ||
@@ -298,11 +299,11 @@ static void boot_on_node_event(size_t id, pmix_status_t status, const pmix_proc_
             }
     }
     if (status == PMIX_ERR_LOST_CONNECTION && !found)
-        rmpi_warn("lost the connection to the launcher's PMIx server: peer failures are "
-                  "detected by rmp alone (RMP_FAILURE_TIMEOUT)");
+        rmpi_debug("lost the connection to the launcher's PMIx server: peer failures are "
+                   "detected by rmp alone (RMP_FAILURE_TIMEOUT)");
 done:
-    if (cbfunc)
-        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    if (cbfunc) /* PMIX_SUCCESS: the other handlers (PMIx's defaults) still run */
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
 int rmpi_boot_failed_ranks(int *out, int max)
@@ -340,7 +341,7 @@ static void boot_register_events(void)
     /* Separately: a server that refuses these codes keeps the proc-level handler. */
     pmix_status_t more[] = {PMIX_EVENT_NODE_DOWN, PMIX_EVENT_NODE_OFFLINE,
                             PMIX_ERR_LOST_CONNECTION, PMIX_EVENT_JOB_END,
-                            PMIX_ERR_JOB_ABORTED, PMIX_EVENT_PROC_TERMINATED};
+                            PMIX_ERR_JOB_ABORTED};
     rc = PMIx_Register_event_handler(more, sizeof(more) / sizeof(more[0]), NULL, 0,
                                      boot_on_node_event, NULL, NULL);
     if (rc >= 0) {
