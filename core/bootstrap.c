@@ -22,8 +22,8 @@ static _Atomic unsigned char *boot_failed;
 static int boot_fail_seen;
 static size_t boot_evhdlr_id;
 static int boot_evhdlr_on;
-static size_t boot_evhdlr2_id; /* node and job-level events (boot_on_node_event) */
-static int boot_evhdlr2_on;
+static _Atomic size_t boot_evhdlr2_id; /* node and job-level events (boot_on_node_event) */
+static _Atomic int boot_evhdlr2_on;
 static char (*boot_hosts)[64]; /* PMIX_HOSTNAME per rank ("" unknown): node-down events */
 
 /* Singleton key/value store: a 1-rank job still puts and gets its own keys. */
@@ -306,6 +306,18 @@ done:
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
+/* The node-event handler's registration, answered in PMIx's thread. */
+static void boot_node_registered(pmix_status_t status, size_t id, void *cbdata)
+{
+    (void)cbdata;
+    if (status != PMIX_SUCCESS) {
+        rmpi_debug("no PMIx node events: %s", PMIx_Error_string(status));
+        return;
+    }
+    atomic_store(&boot_evhdlr2_id, id);
+    atomic_store(&boot_evhdlr2_on, 1);
+}
+
 int rmpi_boot_failed_ranks(int *out, int max)
 {
     int c = atomic_load_explicit(&boot_fail_count, memory_order_acquire);
@@ -338,18 +350,15 @@ static void boot_register_events(void)
     } else {
         rmpi_debug("no PMIx failure notices: %s", PMIx_Error_string(rc));
     }
-    /* Separately: a server that refuses these codes keeps the proc-level handler. */
+    /* Separately (a server that refuses these codes keeps the proc-level handler), and
+     * without waiting for the server's answer: rmp_init gains no round trip. */
     pmix_status_t more[] = {PMIX_EVENT_NODE_DOWN, PMIX_EVENT_NODE_OFFLINE,
                             PMIX_ERR_LOST_CONNECTION, PMIX_EVENT_JOB_END,
                             PMIX_ERR_JOB_ABORTED};
     rc = PMIx_Register_event_handler(more, sizeof(more) / sizeof(more[0]), NULL, 0,
-                                     boot_on_node_event, NULL, NULL);
-    if (rc >= 0) {
-        boot_evhdlr2_id = (size_t)rc;
-        boot_evhdlr2_on = 1;
-    } else {
+                                     boot_on_node_event, boot_node_registered, NULL);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
         rmpi_debug("no PMIx node events: %s", PMIx_Error_string(rc));
-    }
 }
 
 int rmpi_boot_init(void)
@@ -406,9 +415,8 @@ int rmpi_boot_finalize(void)
     if (boot_evhdlr_on)
         PMIx_Deregister_event_handler(boot_evhdlr_id, NULL, NULL);
     boot_evhdlr_on = 0;
-    if (boot_evhdlr2_on)
-        PMIx_Deregister_event_handler(boot_evhdlr2_id, NULL, NULL);
-    boot_evhdlr2_on = 0;
+    if (atomic_exchange(&boot_evhdlr2_on, 0))
+        PMIx_Deregister_event_handler(atomic_load(&boot_evhdlr2_id), NULL, NULL);
     free(boot_hosts);
     boot_hosts = NULL;
     pmix_status_t rc = PMIx_Finalize(NULL, 0);
