@@ -9,8 +9,8 @@
  * level, whatever its process is doing (computing, descheduled, stopped in a
  * debugger), so a busy rank is never taken for dead; a dead node lets the retries
  * run out (IBV_WC_RETRY_EXC_ERR), and cq_send fails the peer. All tries of a request
- * end within another third of the bound (the ACK timeout is lowered for short bounds). Nothing is sent
- * while traffic flows, and nothing by a rank that is not blocked. */
+ * end within another third of the bound (the ACK timeout is lowered for short
+ * bounds). Nothing is sent while traffic flows, nor by a rank that is not blocked. */
 #include <math.h>
 #include <string.h>
 
