@@ -22,6 +22,9 @@ static _Atomic unsigned char *boot_failed;
 static int boot_fail_seen;
 static size_t boot_evhdlr_id;
 static int boot_evhdlr_on;
+static _Atomic size_t boot_evhdlr2_id; /* node and job-level events (boot_on_node_event) */
+static _Atomic int boot_evhdlr2_on;
+static char (*boot_hosts)[64]; /* PMIX_HOSTNAME per rank ("" unknown): node-down events */
 
 /* Singleton key/value store: a 1-rank job still puts and gets its own keys. */
 typedef struct boot_kv {
@@ -190,7 +193,12 @@ static int boot_nodes(void)
             rmpi_g.node_of[r] = unknown_next--; /* remote, node unknown */
         }
     }
-    free(hosts);
+    char mine[64]; /* the own node's name too, for node-down events */
+    if (boot_get_str(&boot_me, PMIX_HOSTNAME, mine, sizeof(mine)) == RMP_SUCCESS)
+        for (int i = 0; i < rmpi_g.local_size; i++)
+            snprintf(hosts[rmpi_g.local_ranks[i]], sizeof(hosts[0]), "%s", mine);
+    free(boot_hosts);
+    boot_hosts = hosts;
     int nn = 0;
     for (int r = 0; r < n; r++) {
         int seen = 0;
@@ -211,6 +219,39 @@ static void boot_mark_failed(const pmix_proc_t *p)
     }
 }
 
+/* Every affected proc the event's info names (one, or an array; a wildcard rank is
+ * every rank of the namespace but this one). */
+static int boot_mark_affected(const pmix_info_t info[], size_t ninfo)
+{
+    int found = 0;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
+            info[i].value.type == PMIX_PROC) {
+            boot_mark_failed(info[i].value.data.proc);
+            found = 1;
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROCS) &&
+                   info[i].value.type == PMIX_DATA_ARRAY && info[i].value.data.darray &&
+                   info[i].value.data.darray->type == PMIX_PROC) {
+            const pmix_data_array_t *a = info[i].value.data.darray;
+            const pmix_proc_t *procs = a->array;
+            for (size_t k = 0; k < a->size; k++) {
+                if (procs[k].rank != PMIX_RANK_WILDCARD) {
+                    boot_mark_failed(&procs[k]);
+                    continue;
+                }
+                for (int r = 0; r < rmpi_g.size; r++) {
+                    pmix_proc_t p;
+                    PMIX_LOAD_PROCID(&p, procs[k].nspace, (pmix_rank_t)r);
+                    if (r != rmpi_g.rank)
+                        boot_mark_failed(&p);
+                }
+            }
+            found = 1;
+        }
+    }
+    return found;
+}
+
 static void boot_on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                           pmix_info_t info[], size_t ninfo, pmix_info_t results[],
                           size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
@@ -220,18 +261,62 @@ static void boot_on_event(size_t id, pmix_status_t status, const pmix_proc_t *so
     (void)status;
     (void)results;
     (void)nresults;
-    int found = 0;
-    for (size_t i = 0; i < ninfo; i++) {
-        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
-            info[i].value.type == PMIX_PROC) {
-            boot_mark_failed(info[i].value.data.proc);
-            found = 1;
-        }
-    }
-    if (!found)
+    if (!boot_mark_affected(info, ninfo))
         boot_mark_failed(source);
     if (cbfunc)
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* A node down or offline (every rank on it, named by host or by the affected procs),
+ * a job's abort or its end with an error status (the affected procs), the connection
+ * to the local PMIx server lost (its daemon died: nothing says which peers, the
+ * transports will tell). Runs in PMIx's thread: it only marks, rmpi_check_failures
+ * acts. */
+static void boot_on_node_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                               pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                               size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                               void *cbdata)
+{
+    (void)id;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    int found = 0, abnormal = status != PMIX_EVENT_JOB_END;
+    for (size_t i = 0; i < ninfo && !abnormal; i++)
+        abnormal = PMIX_CHECK_KEY(&info[i], PMIX_JOB_TERM_STATUS) &&
+                   info[i].value.type == PMIX_STATUS && info[i].value.data.status != PMIX_SUCCESS;
+    if (!abnormal)
+        goto done; /* a job's end without an error status: its ranks finalize, not fail */
+    found = boot_mark_affected(info, ninfo);
+    for (size_t i = 0; i < ninfo && !found && boot_hosts; i++) {
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_HOSTNAME) || info[i].value.type != PMIX_STRING ||
+            !info[i].value.data.string)
+            continue;
+        for (int r = 0; r < rmpi_g.size; r++)
+            if (r != rmpi_g.rank && strcmp(boot_hosts[r], info[i].value.data.string) == 0) {
+                pmix_proc_t p;
+                PMIX_LOAD_PROCID(&p, boot_me.nspace, (pmix_rank_t)r);
+                boot_mark_failed(&p);
+            }
+    }
+    if (status == PMIX_ERR_LOST_CONNECTION && !found)
+        rmpi_debug("lost the connection to the launcher's PMIx server: peer failures are "
+                   "detected by rmp alone (RMP_FAILURE_TIMEOUT)");
+done:
+    if (cbfunc) /* PMIX_SUCCESS: the other handlers (PMIx's defaults) still run */
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* The node-event handler's registration, answered in PMIx's thread. */
+static void boot_node_registered(pmix_status_t status, size_t id, void *cbdata)
+{
+    (void)cbdata;
+    if (status != PMIX_SUCCESS) {
+        rmpi_debug("no PMIx node events: %s", PMIx_Error_string(status));
+        return;
+    }
+    atomic_store(&boot_evhdlr2_id, id);
+    atomic_store(&boot_evhdlr2_on, 1);
 }
 
 int rmpi_boot_failed_ranks(int *out, int max)
@@ -266,6 +351,15 @@ static void boot_register_events(void)
     } else {
         rmpi_debug("no PMIx failure notices: %s", PMIx_Error_string(rc));
     }
+    /* Separately (a server that refuses these codes keeps the proc-level handler), and
+     * without waiting for the server's answer: rmp_init gains no round trip. */
+    pmix_status_t more[] = {PMIX_EVENT_NODE_DOWN, PMIX_EVENT_NODE_OFFLINE,
+                            PMIX_ERR_LOST_CONNECTION, PMIX_EVENT_JOB_END,
+                            PMIX_ERR_JOB_ABORTED};
+    rc = PMIx_Register_event_handler(more, sizeof(more) / sizeof(more[0]), NULL, 0,
+                                     boot_on_node_event, boot_node_registered, NULL);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+        rmpi_debug("no PMIx node events: %s", PMIx_Error_string(rc));
 }
 
 int rmpi_boot_init(void)
@@ -322,6 +416,10 @@ int rmpi_boot_finalize(void)
     if (boot_evhdlr_on)
         PMIx_Deregister_event_handler(boot_evhdlr_id, NULL, NULL);
     boot_evhdlr_on = 0;
+    if (atomic_exchange(&boot_evhdlr2_on, 0))
+        PMIx_Deregister_event_handler(atomic_load(&boot_evhdlr2_id), NULL, NULL);
+    free(boot_hosts);
+    boot_hosts = NULL;
     pmix_status_t rc = PMIx_Finalize(NULL, 0);
     return rc == PMIX_SUCCESS ? RMP_SUCCESS : RMP_ERR_BOOTSTRAP;
 }

@@ -32,7 +32,8 @@ const rmpi_param_t rmpi_params[] = {
      "seconds after which a blocking call returns RMP_ERR_TIMEOUT; 0 = wait forever"},
     {"RMP_FAILURE_TIMEOUT", RMPI_PT_DOUBLE, "10", NULL, OFF(failure_timeout), 0,
      "seconds within which a peer on another node that stopped answering is declared "
-     "failed (tcp: keepalive and TCP_USER_TIMEOUT on every connection); 0 = off"},
+     "failed (tcp: keepalive and TCP_USER_TIMEOUT; verbs: a zero-byte RDMA write on an "
+     "idle connection, acknowledged by the peer's HCA); 0 = off"},
     {"RMP_STATS", RMPI_PT_BOOL, "0", NULL, OFF(stats), 0,
      "print per-rank counters at finalize"},
     {"RMP_RCACHE_MAX_BYTES", RMPI_PT_SIZE, "4g", NULL, OFF(rcache_max_bytes), 0,

@@ -76,6 +76,10 @@ run lazy-np4-again 120 4 "$T/verbs/verbs_lazy"
 run burst-np2      300 2 "$T/verbs/verbs_burst"
 RMP_LOG=debug run rndv64m-np2 300 2 "$T/verbs/verbs_rndv"
 run coherence-np2  120 2 "$T/verbs/verbs_coherence"
+# Idle-connection probes (transports/verbs/verbs_live.c): a rank out of rmp for 3 x
+# RMP_FAILURE_TIMEOUT is probed every T/3 by its blocked peer, its HCA answers, and it is
+# not declared failed (tests/multinode/busy_peer.c).
+RMP_FAILURE_TIMEOUT=2 run busy-peer-np2 120 2 "$T/multinode/busy_peer"
 run badmem-np2     120 2 "$T/verbs/verbs_badmem"
 # the registration cache's libc patch is in (verbs selected), and passed its self-test
 run hooks-patched  60 2 "$T/rcache/hooks_selected" patched

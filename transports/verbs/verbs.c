@@ -90,6 +90,7 @@ static int verbs_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_
     tl->me = args->rank;
     tl->rcache_max_bytes = args->rcache_max_bytes;
     tl->stats = args->stats;
+    rmpi_verbs_live_init(tl, args->failure_timeout);
     tl->max_inline = UINT32_MAX;
     tl->neps = args->size;
     size_t cap = 64;

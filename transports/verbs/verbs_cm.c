@@ -130,7 +130,7 @@ static int cm_create_qp(verbs_ep_t *ep, struct rdma_cm_id *id)
         rmpi_error("verbs: rdma_create_qp for rank %d: %s", ep->base.peer, strerror(err));
         return err == ENOMEM ? RMP_ERR_NOMEM : RMP_ERR_TRANSPORT;
     }
-    uint8_t t = VERBS_ACK_TIMEOUT;
+    uint8_t t = tl->ack_timeout; /* verbs_live.c: within RMP_FAILURE_TIMEOUT */
     rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t));
     ep->id = id;
     ep->qp = id->qp;
@@ -151,7 +151,7 @@ static void cm_param(verbs_tl_t *tl, struct rdma_conn_param *p, verbs_cm_priv_t 
     p->private_data_len = sizeof(*priv);
     p->responder_resources = tl->rd_atom;
     p->initiator_depth = tl->rd_atom;
-    p->retry_count = 7;
+    p->retry_count = VERBS_RETRY_CNT;
     p->rnr_retry_count = 7; /* the backstop only: credits keep the SRQ stocked */
 }
 
@@ -334,26 +334,7 @@ static void cm_async(verbs_tl_t *tl)
 {
     struct ibv_async_event ae;
     while (ibv_get_async_event(tl->ctx, &ae) == 0) {
-        switch (ae.event_type) {
-        case IBV_EVENT_QP_FATAL:
-        case IBV_EVENT_QP_REQ_ERR:
-        case IBV_EVENT_QP_ACCESS_ERR: {
-            verbs_ep_t *ep = rmpi_verbs_qpmap_find(tl, ae.element.qp->qp_num);
-            rmpi_warn("verbs: %s on the queue pair to rank %d", ibv_event_type_str(ae.event_type),
-                      ep ? ep->base.peer : -1);
-            if (ep)
-                rmpi_verbs_ep_fail(ep, RMP_ERR_PEER_FAILED);
-            break;
-        }
-        case IBV_EVENT_PORT_ERR:
-        case IBV_EVENT_DEVICE_FATAL:
-        case IBV_EVENT_SRQ_ERR:
-        case IBV_EVENT_CQ_ERR:
-            rmpi_error("verbs: %s on %s", ibv_event_type_str(ae.event_type), tl->sel.dev_name);
-            break;
-        default:
-            rmpi_debug("verbs: async event %s", ibv_event_type_str(ae.event_type));
-        }
+        rmpi_verbs_live_event(tl, &ae);
         ibv_ack_async_event(&ae);
     }
 }

@@ -56,6 +56,7 @@ static void cq_recv(verbs_tl_t *tl, struct ibv_wc *wc)
             rmpi_verbs_ep_fail(ep, RMP_ERR_TRANSPORT);
         } else if (RMPI_LIKELY(ep != NULL)) {
             ep->credits += (int)m.credits;
+            ep->rx_count++; /* a sign of life (verbs_live.c) */
             if (!m.only) {
                 tl->cb(ep->base.peer, b->data, m.hlen, b->data + m.hlen, m.plen);
                 ep->to_return++;

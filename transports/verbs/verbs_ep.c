@@ -95,10 +95,25 @@ void rmpi_verbs_ep_fail(verbs_ep_t *ep, int status)
         rmpi_verbs_retire(ep, ep->sq_head - 1, status);
 }
 
-int rmpi_verbs_ep_alive(rmpi_ep_t *ep_)
+/* A signalled zero-byte RDMA write: it needs no key and no receive buffer, and the peer's
+ * HCA acknowledges it whatever its process is doing; its completion retires every
+ * unsignalled slot before it. A dead peer makes it fail with retry exceeded. */
+int rmpi_verbs_post_probe(verbs_ep_t *ep)
 {
-    verbs_ep_t *ep = (verbs_ep_t *)ep_;
-    return ep->state == VEP_FAILED ? RMP_ERR_PEER_FAILED : RMP_SUCCESS;
+    if (ep->sq_head - ep->sq_tail >= VERBS_SQ_DEPTH)
+        return RMPI_AGAIN;
+    struct ibv_send_wr wr;
+    memset(&wr, 0, sizeof(wr));
+    ep_slot(ep, ep->sq_head, VERBS_OP_PUT);
+    wr.wr_id = ep->sq_head << 1;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    int rc = ep_post(ep, &wr);
+    if (rc == RMP_SUCCESS) {
+        ep->sq_head++;
+        ep->unsignaled = 0;
+    }
+    return rc;
 }
 
 /* Finalize: everything posted must be acknowledged by the peer before the
@@ -113,18 +128,8 @@ int rmpi_verbs_flushed(rmpi_tl_t *tl_)
         if (ep->state != VEP_CONNECTED || ep->sq_tail == ep->sq_head)
             continue;
         rc = RMPI_AGAIN;
-        if (ep->unsignaled == 0 || ep->sq_head - ep->sq_tail >= VERBS_SQ_DEPTH)
-            continue;
-        struct ibv_send_wr wr;
-        memset(&wr, 0, sizeof(wr));
-        ep_slot(ep, ep->sq_head, VERBS_OP_PUT);
-        wr.wr_id = ep->sq_head << 1;
-        wr.opcode = IBV_WR_RDMA_WRITE;
-        wr.send_flags = IBV_SEND_SIGNALED;
-        if (ep_post(ep, &wr) == RMP_SUCCESS) {
-            ep->sq_head++;
-            ep->unsignaled = 0;
-        }
+        if (ep->unsignaled != 0)
+            (void)rmpi_verbs_post_probe(ep);
     }
     return rc;
 }

@@ -28,6 +28,8 @@ enum {
     VERBS_CONNECT_TRIES = 4,
     VERBS_CM_TIMEOUT_MS = 5000,
     VERBS_ACK_TIMEOUT = 14,   /* 4.096 us * 2^14 = 67 ms per try (perftest's), 7 tries */
+    VERBS_ACK_TIMEOUT_MIN = 8, /* 1 ms per try: the shortest verbs_live.c picks */
+    VERBS_RETRY_CNT = 7,      /* transport retries after the first try (the field's max) */
 };
 
 /* The chosen device, port and GID, and the IP address that names them for rdma_cm. */
@@ -104,6 +106,10 @@ struct verbs_ep {
     uint64_t sq_head, sq_tail; /* next to post, next to retire */
     verbs_op_t *ops;   /* VERBS_SQ_DEPTH slots, allocated at first connection */
     struct verbs_ep *next_credit;
+    /* Liveness (verbs_live.c): receive completions from the peer (cq_recv counts them),
+     * and what the last check saw. */
+    uint64_t rx_count, hb_rx, hb_tail;
+    double hb_last; /* when the last proof of life was seen or a probe posted */
 };
 
 /* RMP_VERBS_* (the table is in verbs.c). */
@@ -153,6 +159,8 @@ struct verbs_tl {
     size_t qpmap_mask;
     verbs_ep_t *credit_list;
     int need_report;
+    double hb_interval; /* idle seconds before a probe (RMP_FAILURE_TIMEOUT / 3; 0: off) */
+    uint8_t ack_timeout; /* the RC local ACK timeout exponent (verbs_live.c) */
 };
 
 /* verbs_dev.c: device, port and GID selection; the instance's verbs objects. */
@@ -193,13 +201,18 @@ int rmpi_verbs_send(rmpi_ep_t *ep, const void *hdr, size_t hlen, const void *pay
                     size_t plen);
 int rmpi_verbs_send_credits(verbs_ep_t *ep);
 int rmpi_verbs_flushed(rmpi_tl_t *tl);
-int rmpi_verbs_ep_alive(rmpi_ep_t *ep);
+int rmpi_verbs_post_probe(verbs_ep_t *ep);
 int rmpi_verbs_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg);
 int rmpi_verbs_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg);
 int rmpi_verbs_qpmap_add(verbs_tl_t *tl, uint32_t qpn, verbs_ep_t *ep);
 verbs_ep_t *rmpi_verbs_qpmap_find(verbs_tl_t *tl, uint32_t qpn);
+
+/* verbs_live.c: liveness within RMP_FAILURE_TIMEOUT (idle-connection probes, async events). */
+void rmpi_verbs_live_init(verbs_tl_t *tl, double failure_timeout);
+int rmpi_verbs_ep_alive(rmpi_ep_t *ep);
+void rmpi_verbs_live_event(verbs_tl_t *tl, struct ibv_async_event *ae);
 
 /* verbs_cq.c: completion handling, driven by progress(). */
 int rmpi_verbs_progress(rmpi_tl_t *tl);
