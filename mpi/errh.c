@@ -6,8 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mpi-ext.h"
 #include "mpii.h"
+/* after mpii.h, which includes mpi.h its own way */
+#include "mpi-ext.h"
 
 static mpii_errh_t errh_fatal = {MPII_MAGIC_ERRH, 1, MPII_ERRH_FATAL, MPII_OBJ_COMM, NULL};
 static mpii_errh_t errh_return = {MPII_MAGIC_ERRH, 1, MPII_ERRH_RETURN, MPII_OBJ_COMM, NULL};

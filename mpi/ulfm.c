@@ -5,8 +5,9 @@
  * MPIX_Name its weak alias, exported by name. Intracommunicators only. */
 #include <stdlib.h>
 
-#include "mpi-ext.h"
 #include "mpii.h"
+/* after mpii.h, which includes mpi.h its own way */
+#include "mpi-ext.h"
 
 #define MPIIX_WEAK(name)                                                               \
     extern __typeof__(PMPIX_##name) MPIX_##name                                        \

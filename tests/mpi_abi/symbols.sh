@@ -22,4 +22,13 @@ if [ -n "$extra" ]; then
     echo "unexpected exported symbols: $extra"
     exit 1
 fi
-echo "$n MPI_/PMPI_ symbols present"
+# mpi-ext.h's functions (ULFM): PMPIX_Name defined, MPIX_Name its weak alias
+ext=$(dirname "$header")/mpi-ext.h
+for f in $(sed -n 's/^int \(MPIX_[A-Za-z_]*\)(.*/\1/p' "$ext"); do
+    if ! nm -D --defined-only "$lib" | grep -q " W $f\$" ||
+       ! nm -D --defined-only "$lib" | grep -q " T P$f\$"; then
+        echo "mpi-ext.h's $f is not exported as W $f and T P$f"
+        exit 1
+    fi
+done
+echo "$n MPI_/PMPI_ symbols present, and mpi-ext.h's"
