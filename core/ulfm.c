@@ -149,6 +149,17 @@ static void ulfm_revoke_local(rmpi_ulfm_st_t *s, rmp_comm_t comm)
         ulfm_flood(comm, s);
 }
 
+void rmpi_ulfm_sweep(void)
+{
+    for (rmpi_ulfm_st_t *s = ulfm_list; s; s = s->next)
+        if (s->revoked) {
+            ulfm_scan_t sc = {s->cid, NULL};
+            rmpi_req_foreach(ulfm_fail_req, &sc);
+            if (sc.comm)
+                ulfm_flood(sc.comm, s);
+        }
+}
+
 int rmpi_ulfm_revoked(rmp_comm_t comm)
 {
     if (!rmpi_ulfm_nrevoked)

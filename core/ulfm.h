@@ -58,6 +58,9 @@ rmpi_ulfm_st_t *rmpi_ulfm_get(uint32_t cid, int size);
 void rmpi_ulfm_send(rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg, const uint8_t *bitmap);
 /* Is comm revoked? Passes a received revoke on the first time comm is seen. */
 int rmpi_ulfm_revoked(rmp_comm_t comm);
+/* Fail the receives posted on revoked communicators since the revoke (a collective's
+ * steps post theirs past the entry check): from the waits' periodic check. */
+void rmpi_ulfm_sweep(void);
 /* Handlers of the agreement's messages (core/ulfm_agree.c). */
 void rmpi_ulfm_agree_on_msg(int src, const rmpi_ftmsg_t *m, const uint8_t *bitmap);
 void rmpi_ulfm_val_free(rmpi_ulfm_val_t *v);
