@@ -36,6 +36,22 @@ static int is_fault(int rc)
     return rc == RMP_ERR_PEER_FAILED || rc == RMP_ERR_REVOKED;
 }
 
+/* The victim dies once every other rank has finished what came before (it sent each a
+ * word after it): a rank still waiting for the victim's part of the last collective
+ * could otherwise learn of the death before reading that part. */
+static void die_when_unneeded(int victim, rmp_comm_t comm)
+{
+    int n = rmp_comm_size(comm), x = 0;
+    if (me != victim) {
+        CHECK(rmp_send(&x, sizeof(x), victim, 99, comm) == RMP_SUCCESS, "send to the victim");
+        return;
+    }
+    for (int i = 0; i < n - 1; i++)
+        CHECK(rmp_recv(&x, sizeof(x), RMP_ANY_SOURCE, 99, comm, NULL) == RMP_SUCCESS, "recv");
+    fflush(stdout);
+    raise(SIGKILL);
+}
+
 static int run_iter(int steps, int k, int victim)
 {
     rmp_comm_t world = rmp_comm_world(), comm = world;
@@ -44,10 +60,8 @@ static int run_iter(int steps, int k, int victim)
     int recoveries = 0;
     for (int step = 0; step < steps;) {
         ckpt = state; /* the checkpoint of the step's start, in memory */
-        if (step == k && me == victim) {
-            fflush(stdout);
-            raise(SIGKILL);
-        }
+        if (step == k)
+            die_when_unneeded(victim, comm);
         long v = (long)step * (me + 1), sum = 0;
         int rc = rmp_allreduce(&v, &sum, 1, RMP_INT64, RMP_SUM, comm);
         if (rc == RMP_SUCCESS) {
@@ -137,10 +151,7 @@ static int run_agree(int victim)
     rmp_comm_t world = rmp_comm_world();
     int n = rmp_comm_size(world);
     CHECK(rmp_barrier(world) == RMP_SUCCESS, "barrier");
-    if (me == victim) {
-        fflush(stdout);
-        raise(SIGKILL);
-    }
+    die_when_unneeded(victim, world);
     /* Bit r clear in rank r's flag: the AND has the survivors' bits clear, the dead
      * rank's set (it gave nothing). */
     int flag = ~(1 << me), want = ~0;
