@@ -181,8 +181,8 @@ class Impl:
             cmd += ["--timeout", str(limit)]
             for e in env:
                 cmd += ["-x", e]
-            # MPICH's fault-tolerance switch (the ft/ tests): rmp's is rrun's flag.
-            if "MPIR_CVAR_ENABLE_FT=1" in env:
+            # MPICH's fault-tolerance switches (ft/, errors/faults/): rmp's is rrun's flag.
+            if "MPIR_CVAR_ENABLE_FT=1" in env or "MPIEXEC_ALLOW_FAULT=YES" in env:
                 cmd += ["--enable-recovery"]
         elif self.name == "openmpi":
             cmd += ["--timeout", str(limit)]
