@@ -7,6 +7,7 @@
 #include "log.h"
 #include "coll_id.h"
 #include "p2p.h"
+#include "ulfm.h"
 #include "xchg.h"
 
 struct rmp_comm *rmpi_world;
@@ -36,10 +37,32 @@ void rmpi_comm_release(struct rmp_comm *c)
     rmpi_comm_destroy(c);
 }
 
+int rmpi_comm_check_slow(rmp_comm_t comm)
+{
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!comm)
+        return RMP_ERR_ARG;
+    return rmpi_ulfm_revoked(comm) ? RMP_ERR_REVOKED : RMP_SUCCESS;
+}
+
+uint32_t rmpi_comm_next_cid(void)
+{
+    return comm_next_cid;
+}
+
+void rmpi_comm_cid_taken(uint32_t cid)
+{
+    if (cid > comm_next_cid)
+        comm_next_cid = cid;
+}
+
 void rmpi_comm_destroy(struct rmp_comm *c)
 {
     if (__atomic_fetch_sub(&c->holds, 1, __ATOMIC_ACQ_REL) > 0)
         return;
+    rmpi_ulfm_forget(c->cid);
     if (c->coll_priv && c->coll_priv_free)
         c->coll_priv_free(c->coll_priv);
     free(c->world);
@@ -60,13 +83,13 @@ RMP_EXPORT rmp_comm_t rmp_comm_world(void)
 
 RMP_EXPORT int rmp_comm_rank(rmp_comm_t comm)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = rmpi_comm_check_local(comm);
     return rc != RMP_SUCCESS ? rc : comm->rank;
 }
 
 RMP_EXPORT int rmp_comm_size(rmp_comm_t comm)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = rmpi_comm_check_local(comm);
     return rc != RMP_SUCCESS ? rc : comm->size;
 }
 
@@ -165,7 +188,7 @@ RMP_EXPORT int rmp_comm_free(rmp_comm_t *comm)
 
 RMP_EXPORT int rmp_comm_set_user(rmp_comm_t comm, void *user)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = rmpi_comm_check_local(comm);
     if (rc != RMP_SUCCESS)
         return rc;
     comm->user = user;
@@ -174,12 +197,12 @@ RMP_EXPORT int rmp_comm_set_user(rmp_comm_t comm, void *user)
 
 RMP_EXPORT void *rmp_comm_user(rmp_comm_t comm)
 {
-    return rmpi_comm_check(comm) == RMP_SUCCESS ? comm->user : NULL;
+    return rmpi_comm_check_local(comm) == RMP_SUCCESS ? comm->user : NULL;
 }
 
 RMP_EXPORT int rmp_comm_world_rank(rmp_comm_t comm, int rank)
 {
-    int rc = rmpi_comm_check(comm);
+    int rc = rmpi_comm_check_local(comm);
     if (rc != RMP_SUCCESS)
         return rc;
     if (rank < 0 || rank >= comm->size)

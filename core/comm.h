@@ -36,14 +36,27 @@ static inline int rmpi_comm_node_of(const struct rmp_comm *c, int r)
     return rmpi_g.node_of[rmpi_comm_world_rank(c, r)];
 }
 
-/* Validate a user communicator handle. */
+/* Validate a user communicator handle for an operation: also RMP_ERR_REVOKED once it
+ * was revoked (core/ulfm.c clears rmpi_tls_main then, so the fast test costs nothing). */
+int rmpi_comm_check_slow(rmp_comm_t comm);
 static inline int rmpi_comm_check(rmp_comm_t comm)
+{
+    if (RMPI_LIKELY(rmpi_tls_main) && RMPI_LIKELY(comm != NULL))
+        return RMP_SUCCESS;
+    return rmpi_comm_check_slow(comm);
+}
+/* The same for what stays allowed on a revoked communicator (rank, size, free, the
+ * fault-tolerance calls). */
+static inline int rmpi_comm_check_local(rmp_comm_t comm)
 {
     int rc = rmpi_check_state();
     if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
         return rc;
     return RMPI_LIKELY(comm != NULL) ? RMP_SUCCESS : RMP_ERR_ARG;
 }
+/* The next free context id, and: contexts below cid are taken (rmp_comm_shrink). */
+uint32_t rmpi_comm_next_cid(void);
+void rmpi_comm_cid_taken(uint32_t cid);
 /* Free a communicator and its collective state, without communication (also after
  * rmp_finalize has started: collectives/ frees the communicators it made itself).
  * While someone holds it (rmpi_comm_retain), that happens at the last release. */

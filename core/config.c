@@ -45,6 +45,10 @@ const rmpi_param_t rmpi_params[] = {
     {"RMP_BACKTRACE", RMPI_PT_BOOL, "1", NULL, OFF(backtrace), 0,
      "on a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) a rank prints its "
      "backtrace before it dies"},
+    {"RMP_ON_FAILURE", RMPI_PT_ENUM, "abort", "abort|continue", OFF(on_failure), 0,
+     "what a rank's death does to the job: abort (the launcher ends it) or continue (the "
+     "survivors' calls that involve it return RMP_ERR_PEER_FAILED and they may go on: "
+     "rmp_comm_revoke, shrink, agree; rrun --enable-recovery sets it)"},
     {NULL, 0, NULL, NULL, 0, 0, NULL},
 };
 

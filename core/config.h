@@ -25,6 +25,7 @@ typedef struct rmpi_config {
     int poll_yield;           /* 0 auto, 1 always, 2 never */
     char tuning_file[256];
     bool backtrace;           /* print a backtrace on a fatal signal */
+    int on_failure;           /* RMP_ON_FAILURE: 0 abort (the launcher ends the job), 1 continue */
     uint64_t from_env;        /* bit i: rmpi_params[i] was set in the environment */
     uint64_t tl_from_env[RMPI_TL_MAX]; /* the same per registry entry's params */
     uint64_t mod_from_env[RMPI_CONFIG_MAX_MODULES]; /* ... per registered module's */

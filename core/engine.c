@@ -17,6 +17,7 @@
 #include "rma.h"
 #include "rndv.h"
 #include "send.h"
+#include "ulfm.h"
 
 rmpi_ctx_t rmpi_ctx;
 rmpi_peer_t *rmpi_peers;
@@ -36,6 +37,7 @@ int rmpi_p2p_init(void)
     rmpi_frag_register();
     rmpi_rma_register();
     rmpi_failure_register();
+    rmpi_ulfm_register();
     return RMP_SUCCESS;
 }
 
@@ -69,6 +71,7 @@ int rmpi_p2p_drain(void)
 void rmpi_p2p_fini(void)
 {
     rmpi_recv_fini();
+    rmpi_ulfm_fini();
     rmpi_layout_fini();
     rmpi_req_pool_fini();
 }

@@ -28,6 +28,7 @@ size_t rmpi_proto_hlen(unsigned type)
     case RMPI_MSG_CTS: return sizeof(rmpi_cts_t);
     case RMPI_MSG_RMA: return sizeof(rmpi_rma_t);
     case RMPI_MSG_FAILED: return sizeof(rmpi_failnote_t);
+    case RMPI_MSG_FT: return sizeof(rmpi_ftmsg_t);
     default: return 0;
     }
 }
@@ -102,6 +103,15 @@ int rmpi_proto_check(const void *hdr, size_t hlen, size_t plen, const char **why
         if (plen != 0 || ((const rmpi_failnote_t *)hdr)->rank < 0)
             return proto_bad(why, "malformed failure notice");
         return RMP_SUCCESS;
+    case RMPI_MSG_FT: {
+        const rmpi_ftmsg_t *f = hdr;
+        if (f->op < RMPI_FT_REVOKE || f->op > RMPI_FT_RESULT || f->decided > 1 ||
+            f->unacked > 1 || f->size == 0 || f->size > (1u << 24) || f->from < 0 ||
+            (uint32_t)f->from >= f->size ||
+            plen != (f->op == RMPI_FT_REVOKE || f->op == RMPI_FT_QUERY ? 0 : (f->size + 7) / 8))
+            return proto_bad(why, "malformed fault-tolerance message");
+        return RMP_SUCCESS;
+    }
     default: /* EAGER, FRAG: any payload */
         return RMP_SUCCESS;
     }

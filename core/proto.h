@@ -16,6 +16,7 @@ enum {
     RMPI_MSG_CTS = 6,       /* rmpi_cts_t: receiver's buffer for an RNDV_PUT transport */
     RMPI_MSG_RMA = 7,       /* rmpi_rma_t: emulated one-sided operation (core/rma.c) */
     RMPI_MSG_FAILED = 8,    /* rmpi_failnote_t: a rank its sender saw fail (core/failure.c) */
+    RMPI_MSG_FT = 9,        /* rmpi_ftmsg_t: revoke and agreement (core/ulfm*.c) */
     RMPI_MSG_MAX            /* one past the last id: the size of the handler table (am.c) */
 };
 
@@ -60,6 +61,27 @@ typedef struct rmpi_failnote {
     uint8_t reserved[3];
     int32_t rank; /* world rank */
 } rmpi_failnote_t;
+
+/* Fault tolerance (core/ulfm.c, core/ulfm_agree.c), on the control path. */
+enum {
+    RMPI_FT_REVOKE = 1,  /* the communicator cid is revoked (flooded) */
+    RMPI_FT_CONTRIB = 2, /* a member's part of agreement seq, to its coordinator */
+    RMPI_FT_QUERY = 3,   /* a new coordinator asks each member for its part */
+    RMPI_FT_RESULT = 4   /* the decision of agreement seq */
+};
+typedef struct rmpi_ftmsg {
+    uint8_t type;     /* RMPI_MSG_FT */
+    uint8_t op;       /* RMPI_FT_* */
+    uint8_t decided;  /* CONTRIB: the values are a decision the sender already has */
+    uint8_t unacked;  /* failed members not acknowledged (agreement: OR) */
+    uint32_t cid;     /* the communicator's point-to-point context */
+    uint32_t seq;     /* agreement number on it */
+    int32_t flag;     /* agreement: AND */
+    uint32_t next_cid; /* agreement: max (rmp_comm_shrink's new context) */
+    uint32_t size;    /* members; payload: failed-member bitmap of (size + 7) / 8 bytes */
+    int32_t from;     /* the sender's rank in the communicator */
+    uint32_t reserved2;
+} rmpi_ftmsg_t; /* 32 bytes */
 
 typedef struct rmpi_cts {
     uint8_t type;

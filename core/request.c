@@ -12,6 +12,7 @@
 #include "progress.h"
 #include "layout.h"
 #include "request.h"
+#include "ulfm.h"
 
 #define REQ_CHUNK 64
 
@@ -166,6 +167,8 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
         w->next_check = now + 0.05;
         rmpi_mt_enter();
         rmpi_check_failures();
+        if (RMPI_UNLIKELY(rmpi_ulfm_nrevoked))
+            rmpi_ulfm_sweep();
         rmpi_mt_leave();
     }
     if (w->deadline > 0 && now > w->deadline) {

@@ -52,7 +52,8 @@ int rmpi_check_state_slow(void)
 {
     if (rmpi_g.state != RMPI_STATE_INIT)
         return RMP_ERR_STATE;
-    if (rmpi_g.thread_level >= RMP_THREAD_SERIALIZED)
+    /* The main thread's flag is cleared after a revoke too (core/ulfm.c). */
+    if (rmpi_g.thread_level >= RMP_THREAD_SERIALIZED || &rmpi_tls_main == rmpi_g.main_tls)
         return RMP_SUCCESS;
     if (!runtime_tls_warned) {
         runtime_tls_warned = 1;
@@ -432,6 +433,9 @@ RMP_EXPORT int rmp_finalize(void)
     rc = rmpi_p2p_drain();
     /* Everyone stops sending before anyone tears down its memory. */
     int frc = rmpi_g.size > 1 ? rmpi_boot_fence() : RMP_SUCCESS;
+    /* A survivor that went on (RMP_ON_FAILURE=continue) knows of the death already. */
+    if (frc == RMP_ERR_PEER_FAILED && rmpi_cfg.on_failure == 1 && rmpi_ctx.nfailed > 0)
+        frc = RMP_SUCCESS;
     rmpi_fault_point("finalize-after-fence");
     if (rmpi_cfg.stats)
         runtime_print_stats();

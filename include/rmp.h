@@ -30,7 +30,8 @@ enum {
     RMP_ERR_BOOTSTRAP = -10,
     RMP_ERR_INTERNAL = -11,
     RMP_ERR_CANCELLED = -12, /* a receive cancelled by rmp_request_cancel */
-    RMP_ERR_LAST = -13 /* one past the last code; not a status */
+    RMP_ERR_REVOKED = -13,   /* the communicator was revoked (rmp_comm_revoke) */
+    RMP_ERR_LAST = -14 /* one past the last code; not a status */
 };
 
 const char *rmp_strerror(int code);
@@ -76,6 +77,23 @@ int rmp_comm_world_rank(rmp_comm_t comm, int rank);
 int rmp_node_id(void);
 double rmp_wtime(void);
 void rmp_abort(rmp_comm_t comm, int exit_code);
+
+/* ---- Surviving failures (docs/reliability.md; useful with RMP_ON_FAILURE=continue) ----
+ * Operations that involve a failed peer return RMP_ERR_PEER_FAILED. rmp_comm_revoke makes
+ * every pending and later operation on comm return RMP_ERR_REVOKED on every member (but
+ * these five and rmp_comm_free, rank, size). shrink and agree are collective over the
+ * live members and work on a revoked communicator. */
+int rmp_comm_revoke(rmp_comm_t comm);
+int rmp_comm_is_revoked(rmp_comm_t comm, int *flag);
+/* A communicator of the live members, in comm's order, with a new context. */
+int rmp_comm_shrink(rmp_comm_t comm, rmp_comm_t *newcomm);
+/* *flag becomes the bitwise AND of the live members' flags, the same on each; the status
+ * is RMP_ERR_PEER_FAILED on every one when a member had failures it had not acknowledged. */
+int rmp_comm_agree(rmp_comm_t comm, int *flag);
+/* Acknowledge the failed members known now: rmp_comm_failure_get_acked lists them (comm
+ * ranks, ascending, in ranks[0..*n) of room max) and agree no longer reports them. */
+int rmp_comm_failure_ack(rmp_comm_t comm);
+int rmp_comm_failure_get_acked(rmp_comm_t comm, int *ranks, int max, int *n);
 
 /* ---- Point-to-point ---- */
 #define RMP_ANY_SOURCE (-1)

@@ -96,6 +96,23 @@ static const char *policy_abort_name(rrun_job_t *job)
 static void policy_unfinalized_due(rrun_job_t *job, bool now);
 static void policy_end_rank(rrun_job_t *job, int r, int st, bool unfinalized);
 
+/* --enable-recovery: a rank died or failed; it is named and its status kept for the job's,
+ * the survivors are told (their calls involving it fail) and go on. An abort, an
+ * unfinalized exit, a signal to rrun and the time limit still end the job. */
+static void policy_survive(rrun_job_t *job, int r, int st)
+{
+    char how[128];
+    policy_describe(st, how, sizeof(how));
+    rrun_log("rank %d (pid %d on %s) %s; the others go on (--enable-recovery)", r,
+             (int)job->ranks[r].pid, job->host, how);
+    if (job->exit_code == 0)
+        job->exit_code = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+    if (job->exit_code == 0)
+        job->exit_code = 1;
+    if (job->alive > 0)
+        rrun_server_notify_failure(r);
+}
+
 void rrun_policy_rank_exited(rrun_job_t *job, int r, int st)
 {
     rrun_rank_t *rk = &job->ranks[r];
@@ -119,6 +136,11 @@ void rrun_policy_rank_exited(rrun_job_t *job, int r, int st)
                      (int)job->ranks[r].pid, job->host, policy_finalize_name(job));
         }
         policy_unfinalized_due(job, job->alive == 0);
+        return;
+    }
+    int ar, as;
+    if (job->o->recovery && !unfinalized && !(rrun_server_aborted(&ar, &as) && ar == r)) {
+        policy_survive(job, r, st);
         return;
     }
     policy_end_rank(job, r, st, unfinalized);

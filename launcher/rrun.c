@@ -57,6 +57,9 @@ static void usage(FILE *f)
             "  -x NAME[=VALUE]         set NAME in the ranks' environment (repeatable)\n"
             "  --tag-output            prefix every output line with [rank]\n"
             "  --timeout SECONDS       kill the job after SECONDS, exit status 124\n"
+            "  --enable-recovery       a rank's death does not end the job: the survivors\n"
+            "                          go on (sets RMP_ON_FAILURE=continue); the exit\n"
+            "                          status is still the first failed rank's\n"
             "  --report-bindings       print the cores each rank is bound to\n"
             "  --verbose               print launch steps with timings\n"
             "  --version               print the version and exit\n"
@@ -162,6 +165,8 @@ static void parse_args(int argc, char **argv, rrun_opts_t *o)
             o->xvars[o->nxvars++] = (char *)val;
         } else if (IS("--tag-output")) {
             o->tag_output = true;
+        } else if (IS("--enable-recovery")) {
+            o->recovery = true;
         } else if (IS("--oversubscribe")) {
             o->oversubscribe = true;
         } else if (IS("--report-bindings")) {
@@ -187,6 +192,22 @@ static void parse_args(int argc, char **argv, rrun_opts_t *o)
         bad("%s", "the number of ranks is missing (-n N)");
     o->program = resolve_program(argv[i]);
     o->argv = &argv[i];
+}
+
+/* --enable-recovery sets RMP_ON_FAILURE=continue for the ranks; that value given to
+ * the ranks otherwise (environment, -x) makes rrun let the survivors live too. */
+static void rrun_recovery(rrun_opts_t *o)
+{
+    static const char name[] = "RMP_ON_FAILURE";
+    const size_t n = sizeof(name) - 1;
+    const char *v = getenv(name);
+    for (int x = 0; x < o->nxvars; x++)
+        if (strncmp(o->xvars[x], name, n) == 0 && o->xvars[x][n] == '=')
+            v = o->xvars[x] + n + 1;
+    if (o->recovery)
+        setenv(name, "continue", 1);
+    else if (v && strcmp(v, "continue") == 0)
+        o->recovery = true;
 }
 
 #define RRUN_FINALIZE_GRACE 1 /* seconds PMIx_server_finalize gets */
@@ -320,6 +341,7 @@ int main(int argc, char **argv)
         rrun_name = "mpiexec";
     unsetenv("RMP_RRUN_AS"); /* not the ranks' business */
     parse_args(argc, argv, &o);
+    rrun_recovery(&o);
     rrun_clean_environ();
     rrun_job_t job = {.o = &o, .end = RRUN_END_NONE};
     job.exit_code = rrun_check_config(&o);

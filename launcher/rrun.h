@@ -21,6 +21,7 @@ typedef struct rrun_opts {
     bool report_bindings;
     bool verbose;
     double timeout;   /* seconds, 0 = none */
+    bool recovery;    /* --enable-recovery (or RMP_ON_FAILURE=continue): a death ends nothing */
     char **xvars;     /* -x NAME[=VALUE] as given */
     int nxvars;
     char *program;    /* resolved path */

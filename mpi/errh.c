@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "mpii.h"
+/* after mpii.h, which includes mpi.h its own way */
+#include "mpi-ext.h"
 
 static mpii_errh_t errh_fatal = {MPII_MAGIC_ERRH, 1, MPII_ERRH_FATAL, MPII_OBJ_COMM, NULL};
 static mpii_errh_t errh_return = {MPII_MAGIC_ERRH, 1, MPII_ERRH_RETURN, MPII_OBJ_COMM, NULL};
@@ -30,6 +32,10 @@ static const char *const errh_class_names[] = {
     "MPI_ERR_UNSUPPORTED_OPERATION", "MPI_ERR_WIN", "MPI_ERR_RMA_FLAVOR",
     "MPI_ERR_PROC_ABORTED", "MPI_ERR_VALUE_TOO_LARGE", "MPI_ERR_SESSION",
     "MPI_ERR_ERRHANDLER", "MPI_ERR_ABI",
+    /* mpi-ext.h's (ULFM); the classes between are holes (NULL) */
+    [MPIX_ERR_PROC_FAILED] = "MPIX_ERR_PROC_FAILED",
+    [MPIX_ERR_PROC_FAILED_PENDING] = "MPIX_ERR_PROC_FAILED_PENDING",
+    [MPIX_ERR_REVOKED] = "MPIX_ERR_REVOKED",
 };
 
 static const char *const errh_class_text[] = {
@@ -52,9 +58,14 @@ static const char *const errh_class_text[] = {
     "operation not supported", "invalid window", "wrong window flavor",
     "a peer process aborted or failed", "value too large for the output",
     "invalid session", "invalid error handler", "ABI mismatch",
+    [MPIX_ERR_PROC_FAILED] = "a process of the communicator failed",
+    [MPIX_ERR_PROC_FAILED_PENDING] = "a process that could have matched the request failed",
+    [MPIX_ERR_REVOKED] = "the communicator was revoked",
 };
 
 #define ERRH_NCLASSES ((int)(sizeof(errh_class_names) / sizeof(errh_class_names[0])))
+/* A predefined class (not a hole between the standard's and mpi-ext.h's). */
+#define ERRH_IS_CLASS(c) ((c) >= 0 && (c) < ERRH_NCLASSES && errh_class_names[c])
 
 /* Classes and codes added with MPI_Add_error_class/code, above MPI_ERR_LASTCODE. */
 typedef struct errh_user_code {
@@ -66,7 +77,7 @@ static int errh_nuser;
 
 const char *mpii_err_name(int errclass)
 {
-    if (errclass >= 0 && errclass < ERRH_NCLASSES)
+    if (ERRH_IS_CLASS(errclass))
         return errh_class_names[errclass];
     if (errclass > MPI_ERR_LASTCODE && errclass <= MPI_ERR_LASTCODE + errh_nuser)
         return "user-defined error";
@@ -81,7 +92,8 @@ int mpii_err_from_rmp(int st)
     case RMP_ERR_NOMEM: return MPI_ERR_NO_MEM;
     case RMP_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
     case RMP_ERR_ACCESS: return MPI_ERR_RMA_RANGE;
-    case RMP_ERR_PEER_FAILED: return MPI_ERR_PROC_ABORTED;
+    case RMP_ERR_PEER_FAILED: return MPIX_ERR_PROC_FAILED;
+    case RMP_ERR_REVOKED: return MPIX_ERR_REVOKED;
     case RMP_ERR_NOT_SUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
     case RMP_ERR_INTERNAL: return MPI_ERR_INTERN;
     case RMP_ERR_CANCELLED: return MPI_SUCCESS; /* a cancelled status, not an error */
@@ -98,7 +110,7 @@ int mpii_err_from_rmp(int st)
 
 static int errh_class_of(int code)
 {
-    if (code >= 0 && code < ERRH_NCLASSES)
+    if (ERRH_IS_CLASS(code))
         return code;
     if (code > MPI_ERR_LASTCODE && code <= MPI_ERR_LASTCODE + errh_nuser) {
         int cls = errh_user[code - MPI_ERR_LASTCODE - 1].errclass;
@@ -246,7 +258,7 @@ MPII_WEAK(Error_class)
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     const char *text = NULL;
-    if (errorcode >= 0 && errorcode < ERRH_NCLASSES)
+    if (ERRH_IS_CLASS(errorcode))
         text = errh_class_text[errorcode];
     else if (errh_class_of(errorcode) >= 0)
         text = errh_user[errorcode - MPI_ERR_LASTCODE - 1].text;

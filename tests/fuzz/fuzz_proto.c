@@ -62,6 +62,14 @@ static void check_message(const void *hdr, size_t hlen, size_t plen)
         FUZZ_CHECK(plen == 0 && f->rank >= 0);
         break;
     }
+    case RMPI_MSG_FT: { /* core/ulfm*.c index their bitmaps and tables with these */
+        const rmpi_ftmsg_t *f = hdr;
+        FUZZ_CHECK(f->op >= RMPI_FT_REVOKE && f->op <= RMPI_FT_RESULT && f->size > 0);
+        FUZZ_CHECK(f->from >= 0 && (uint32_t)f->from < f->size);
+        FUZZ_CHECK(plen == (f->op == RMPI_FT_REVOKE || f->op == RMPI_FT_QUERY
+                                ? 0 : ((size_t)f->size + 7) / 8));
+        break;
+    }
     default:
         FUZZ_CHECK(type == RMPI_MSG_EAGER || type == RMPI_MSG_FRAG);
     }

@@ -16,10 +16,19 @@ if ! cmp -s "$tmp/want" "$tmp/have"; then
     diff "$tmp/want" "$tmp/have" | head -40
     exit 1
 fi
-# nothing but the MPI interface leaves the library
-extra=$(nm -D --defined-only "$lib" | awk '$3 !~ /^P?MPI_/ && $3 !~ /^_/ {print $3}')
+# nothing but the MPI interface (and mpi-ext.h's MPIX_ extensions) leaves the library
+extra=$(nm -D --defined-only "$lib" | awk '$3 !~ /^P?MPIX?_/ && $3 !~ /^_/ {print $3}')
 if [ -n "$extra" ]; then
     echo "unexpected exported symbols: $extra"
     exit 1
 fi
-echo "$n MPI_/PMPI_ symbols present"
+# mpi-ext.h's functions (ULFM): PMPIX_Name defined, MPIX_Name its weak alias
+ext=$(dirname "$header")/mpi-ext.h
+for f in $(sed -n 's/^int \(MPIX_[A-Za-z_]*\)(.*/\1/p' "$ext"); do
+    if ! nm -D --defined-only "$lib" | grep -q " W $f\$" ||
+       ! nm -D --defined-only "$lib" | grep -q " T P$f\$"; then
+        echo "mpi-ext.h's $f is not exported as W $f and T P$f"
+        exit 1
+    fi
+done
+echo "$n MPI_/PMPI_ symbols present, and mpi-ext.h's"

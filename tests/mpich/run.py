@@ -181,6 +181,9 @@ class Impl:
             cmd += ["--timeout", str(limit)]
             for e in env:
                 cmd += ["-x", e]
+            # MPICH's fault-tolerance switches (ft/, errors/faults/): rmp's is rrun's flag.
+            if "MPIR_CVAR_ENABLE_FT=1" in env or "MPIEXEC_ALLOW_FAULT=YES" in env:
+                cmd += ["--enable-recovery"]
         elif self.name == "openmpi":
             cmd += ["--timeout", str(limit)]
             for e in env:
@@ -293,6 +296,10 @@ def compile_test(impl, root, lib, bindir, key, spec):
     if missing:
         return key, None, 1, "missing source " + " ".join(missing)
     support = os.path.join(lib, "mtest_thread.o" if threads else "mtest_single.o")
+    # The ft/ tests use the MPIX_ ULFM names that MPICH declares in its mpi.h; the standard
+    # ABI's mpi.h cannot, rmp's mpi-ext.h does (an Open MPI ULFM program includes it).
+    if folder == "ft" and impl.name == "rmp":
+        flags = ["-include", "mpi-ext.h"] + flags
     cmd = [impl.cc] + cflags_common(root) + (["-DMTEST_USE_THREAD"] if threads else []) + flags \
         + ["-I" + os.path.join(root, folder), "-o", exe] + srcs + [support, os.path.join(lib, "libmtest.a")] \
         + libs + ["-lm", "-lpthread"]
