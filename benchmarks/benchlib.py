@@ -449,7 +449,7 @@ def table(results, metric, title, higher_better, impls, ref=None, ref_label=None
     best = {i: results.median(metric, i) for i in impls}
     rng = {i: results.spread(metric, i) for i in impls}
     sizes = sorted(set(s for i in impls for s in best[i]))
-    peers = [i for i in impls if i != "rmp"]
+    peers = [i for i in impls if i not in ("rmp", "rmp-osu")]  # rmp-osu is rmp, not a peer
     cols = ["Size"] + impls
     if "rmp" in impls and peers:
         cols.append("rmp/peer")
