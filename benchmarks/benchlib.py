@@ -83,6 +83,9 @@ def base_parser(description):
                    help="raw results file, .json or .csv (default BUILD/benchmarks/results/NAME-DATE.json)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per run (default 600)")
     p.add_argument("--verbose", "-v", action="store_true", help="print every command")
+    p.add_argument("--note", default=os.environ.get("RMP_BENCH_NOTE", ""),
+                   help="free text recorded in the results file (e.g. 'shared 2-core VM, "
+                        "builds running'; default $RMP_BENCH_NOTE)")
     return p
 
 
@@ -234,6 +237,21 @@ def parse(text, column=0):
     return out
 
 
+def _autogroup_nice(pid):
+    """With the kernel's autogroup scheduling, nice orders processes only within their
+    session, so a run in its own session competes as one equal group with every other
+    session of the machine, however niced their processes are. $RMP_BENCH_AUTOGROUP_NICE
+    (e.g. -10, needs CAP_SYS_NICE) sets the nice of the run's session group instead."""
+    val = os.environ.get("RMP_BENCH_AUTOGROUP_NICE")
+    if not val:
+        return
+    try:
+        with open("/proc/%d/autogroup" % pid, "w") as f:
+            f.write(val)
+    except OSError as e:
+        log("note: cannot set the autogroup nice of the run (%s)" % e)
+
+
 def run(cmd, timeout, verbose=False, column=0):
     """Runs cmd in its own process group; returns (parsed output or None, text)."""
     if verbose:
@@ -241,6 +259,7 @@ def run(cmd, timeout, verbose=False, column=0):
     t0 = time.time()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
+    _autogroup_nice(p.pid)
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -260,6 +279,29 @@ def run(cmd, timeout, verbose=False, column=0):
 
 
 # ---------------------------------------------------------------- experiments
+
+def machine():
+    """What the results file records about the machine: CPU model, cores, kernel."""
+    info = {"cores": NCPU, "kernel": os.uname().release, "cpu_model": "unknown"}
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            k, _, v = line.partition(":")
+            if k.strip() == "Model name":
+                info["cpu_model"] = v.strip()
+            elif k.strip() in ("CPU(s)", "Thread(s) per core", "Hypervisor vendor"):
+                info[k.strip().lower().replace("(s)", "s").replace(" ", "_")] = v.strip()
+    except OSError:
+        pass
+    for key, cmd in (("openmpi", ["mpirun.openmpi", "--version"]), ("mpich", ["mpichversion"])):
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout
+            m = re.search(r"(\d+\.\d+(?:\.\d+)?)", out)
+            info[key] = m.group(1) if m else "unknown"
+        except (OSError, subprocess.SubprocessError):
+            info[key] = "not installed"
+    return info
+
 
 class Job:
     """One command producing one or more metrics: sections maps output section -> metric."""
@@ -325,8 +367,11 @@ class Results:
                 "date": self.started.isoformat(timespec="seconds"),
                 "host": socket.gethostname(),
                 "ncpu": NCPU,
+                "machine": machine(),
+                "note": getattr(self.args, "note", ""),
                 "rounds": self.args.rounds,
                 "argv": sys.argv,
+                "command": " ".join([os.path.relpath(sys.argv[0], SRC)] + sys.argv[1:]),
                 "commands": self.commands,
                 "failures": self.failures,
                 "raw": {m: {i: [{str(s): v for s, v in sorted(rows.items())} for rows in rs]
@@ -404,7 +449,7 @@ def table(results, metric, title, higher_better, impls, ref=None, ref_label=None
     best = {i: results.median(metric, i) for i in impls}
     rng = {i: results.spread(metric, i) for i in impls}
     sizes = sorted(set(s for i in impls for s in best[i]))
-    peers = [i for i in impls if i != "rmp"]
+    peers = [i for i in impls if i not in ("rmp", "rmp-osu")]  # rmp-osu is rmp, not a peer
     cols = ["Size"] + impls
     if "rmp" in impls and peers:
         cols.append("rmp/peer")

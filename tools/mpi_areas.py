@@ -12,31 +12,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'mpi'))
 import gen_stubs  # noqa: E402
 
-# First match wins: the order keeps e.g. MPI_Comm_spawn out of "communicators".
-AREAS = [
-    ('io', r'File_|Register_datarep'),
-    ('tools', r'T_'),
-    ('sessions', r'Session_'),
-    ('process_creation', r'Comm_spawn|Comm_accept|Comm_connect|Comm_join|Comm_get_parent|'
-                         r'Comm_disconnect|Open_port|Close_port|Publish_name|Unpublish_name|'
-                         r'Lookup_name'),
-    ('partitioned', r'Psend_init|Precv_init|Pready|Parrived'),
-    ('one_sided', r'Win_|R?[Pp]ut|R?[Gg]et(_accumulate)?(_c)?$|R?[Aa]ccumulate|Fetch_and_op|'
-                  r'Compare_and_swap|Alloc_mem|Free_mem'),
-    ('collectives', r'I?(Allreduce|Barrier|Bcast|Reduce|Scan|Exscan|Gather|Scatter|Allgather|'
-                    r'Alltoall|Neighbor_|neighbor_)|(Allreduce|Barrier|Bcast|Reduce|Scan|'
-                    r'Exscan|Gather|Scatter|Allgather|Alltoall|Neighbor_).*_init'),
-    ('datatypes', r'Type_|Pack|Unpack|Get_address|Get_elements|Aint_'),
-    ('communicators_groups_topologies', r'Comm_|Group_|Intercomm_|Cart|Graph|Dist_graph|'
-                                        r'Topo_test|Dims_create'),
-    ('info_errors_attributes', r'Info_|Errhandler_|.*_errhandler|Error_|Add_error|Keyval|'
-                               r'Attr_|.*_attr$|Remove_error'),
-    ('environment', r'Init|Finalize|Abort|Get_version|Get_library_version|'
-                    r'Get_processor_name|Get_hw_resource|Wtime|Wtick|Query_thread|'
-                    r'Is_thread_main|Initialized|Finalized|Pcontrol|Buffer_|Abi_|'
-                    r'Comm_toint|.*_toint|.*_fromint'),
-    ('point_to_point', r'.'),
-]
+AREAS = gen_stubs.AREAS  # one list: docs/mpi.md's summary uses it too
 
 
 def main():
