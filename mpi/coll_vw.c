@@ -216,7 +216,7 @@ static int alltoallvw_run(const void *sbuf, vw_args_t sa, void *rbuf, vw_args_t 
         return mpii_ic_coll(w ? MPII_IC_ALLTOALLW : MPII_IC_ALLTOALLV, c, &s, &r, MPI_OP_NULL,
                             0, req, fn);
     }
-    if (MPII_COLL_ALIASED(sbuf, rbuf))
+    if (MPII_COLL_ALIASED(sbuf, rbuf) && mpii_coll_my_count(sa.cnt, sa.icnt, c->rank) > 0)
         return mpii_coll_alias(c, fn);
     int n = c->size;
     mpii_dtype_t **t = calloc(2 * (size_t)n, sizeof(*t)); /* in place: send half NULL */
@@ -347,7 +347,7 @@ static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int
         return rc;
     if (!cnt && !icnt)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "recvcounts is NULL");
-    if (MPII_COLL_ALIASED(sbuf, rbuf))
+    if (MPII_COLL_ALIASED(sbuf, rbuf) && mpii_coll_my_count(cnt, icnt, c->rank) > 0)
         return mpii_coll_alias(c, fn);
     int n = c->size;
     MPI_Count total = 0;

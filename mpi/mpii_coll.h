@@ -172,6 +172,13 @@ int mpii_coll_root(mpii_comm_t *c, int root, const char *fn);
     MPII_UNLIKELY((const void *)(one) == (const void *)(mine) && (one) != MPI_IN_PLACE &&   \
                   (one) != MPI_BOTTOM)
 int mpii_coll_alias(mpii_comm_t *c, const char *fn);
+/* This rank's count in a count array given as cnt or icnt (0 when both are NULL): the
+ * checks compare buffers only when this rank has data (empty buffers may share one
+ * address). */
+static inline MPI_Count mpii_coll_my_count(const MPI_Count *cnt, const int *icnt, int rank)
+{
+    return cnt ? cnt[rank] : icnt ? icnt[rank] : 0;
+}
 /* The v forms: the one-block buffer against the v side's start and this rank's block of
  * it (dsp or idsp: the displacements, in extents of the v side's type). */
 static inline int mpii_coll_v_aliased(const void *one, const void *big, const MPI_Aint *dsp,

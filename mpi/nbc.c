@@ -304,7 +304,7 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_
         return rc;
     if (!rcounts)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "recvcounts is NULL");
-    if (MPII_COLL_ALIASED(sbuf, rbuf))
+    if (MPII_COLL_ALIASED(sbuf, rbuf) && rcounts[c->rank] > 0)
         return mpii_coll_alias(c, fn);
     if ((rc = mpii_red_resolve(mpii_op(op), d, dt, 1, &r)) != MPI_SUCCESS)
         return mpii_err_comm(c, rc, fn, "invalid op, or op not defined on the datatype");

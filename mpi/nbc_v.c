@@ -239,7 +239,7 @@ static int nv_alltoallv(const void *sbuf, mpii_blocks_args_t sa, MPI_Datatype st
         (!in_place && ((rc = nv_type(c, stype, fn, &sd)) != MPI_SUCCESS ||
                        (rc = nv_args_ok(c, &sa, fn)) != MPI_SUCCESS)))
         return rc;
-    if (MPII_COLL_ALIASED(sbuf, rbuf))
+    if (MPII_COLL_ALIASED(sbuf, rbuf) && mpii_coll_my_count(sa.cnt, sa.icnt, c->rank) > 0)
         return mpii_coll_alias(c, fn);
     n = c->size;
     ra.type = rd;
