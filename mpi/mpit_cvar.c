@@ -157,14 +157,21 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
 }
 MPII_WEAK(T_cvar_handle_alloc)
 
+/* The index of p in the array base[ncvars] of elements of size sz, or -1: a handle from
+ * the user is checked against our arrays before it is read. */
+static int slot_of(const void *p, const void *base, size_t sz)
+{
+    uintptr_t a = (uintptr_t)p, lo = (uintptr_t)base;
+    if (!base || a < lo || a >= lo + (uintptr_t)ncvars * sz || (a - lo) % sz != 0)
+        return -1;
+    return (int)((a - lo) / sz);
+}
+
 /* The cvar of handle h, or -1. */
 static int cvar_of(MPI_T_cvar_handle h)
 {
-    uintptr_t a = (uintptr_t)h, lo = (uintptr_t)handles;
-    if (!handles || a < lo || a >= lo + (uintptr_t)ncvars * sizeof(*handles) ||
-        (a - lo) % sizeof(*handles) != 0)
-        return -1;
-    return ((const mpit_cvar_handle_t *)h)->cvar;
+    int i = slot_of(h, handles, sizeof(*handles));
+    return i < 0 ? -1 : handles[i].cvar;
 }
 
 int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
@@ -214,11 +221,10 @@ MPII_WEAK(T_cvar_write)
 /* The cvar of enum e, or -1. */
 static int enum_of(MPI_T_enum e)
 {
-    uintptr_t a = (uintptr_t)e, lo = (uintptr_t)enums;
-    if (!enums || a < lo || a >= lo + (uintptr_t)ncvars * sizeof(*enums) ||
-        (a - lo) % sizeof(*enums) != 0)
+    int k = slot_of(e, enums, sizeof(*enums));
+    if (k < 0)
         return -1;
-    int i = ((const mpit_enum_t *)e)->cvar;
+    int i = enums[k].cvar;
     return cvars[i].info.type == RMP_PARAM_ENUM ? i : -1;
 }
 
