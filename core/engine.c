@@ -5,6 +5,7 @@
 
 #include "am.h"
 #include "eager.h"
+#include "cancel.h"
 #include "engine.h"
 #include "failure.h"
 #include "frag.h"
@@ -38,6 +39,7 @@ int rmpi_p2p_init(void)
     rmpi_rma_register();
     rmpi_failure_register();
     rmpi_ulfm_register();
+    rmpi_cancel_register();
     return RMP_SUCCESS;
 }
 

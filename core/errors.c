@@ -19,7 +19,7 @@ static const char *const errors_text[] = {
     [-RMP_ERR_TRANSPORT] = "transport error",
     [-RMP_ERR_BOOTSTRAP] = "bootstrap (PMIx) error",
     [-RMP_ERR_INTERNAL] = "internal error in rmp",
-    [-RMP_ERR_CANCELLED] = "the receive was cancelled before it matched a message",
+    [-RMP_ERR_CANCELLED] = "the request was cancelled before its message matched",
     [-RMP_ERR_REVOKED] = "the communicator was revoked (by this or another member)",
 };
 

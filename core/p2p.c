@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Public point-to-point entry points: argument checks, then the engine
  * (send.c, recv.c); wait, test and probe. docs/protocols.md. */
+#include "cancel.h"
 #include "comm.h"
 #include "log.h"
 #include "mt.h"
@@ -305,7 +306,8 @@ RMP_EXPORT int rmp_request_cancel(rmp_request_t req, int *cancelled)
         return rc;
     if (!cancelled || (req != RMP_REQUEST_NULL && !p2p_req_live(req)))
         return RMP_ERR_ARG;
-    *cancelled = req != RMP_REQUEST_NULL && rmpi_recv_cancel(req, 1);
+    *cancelled = req != RMP_REQUEST_NULL &&
+                 (req->kind == RMPI_REQ_SEND ? rmpi_send_cancel(req) : rmpi_recv_cancel(req, 1));
     return RMP_SUCCESS;
 }
 

@@ -29,6 +29,7 @@ size_t rmpi_proto_hlen(unsigned type)
     case RMPI_MSG_RMA: return sizeof(rmpi_rma_t);
     case RMPI_MSG_FAILED: return sizeof(rmpi_failnote_t);
     case RMPI_MSG_FT: return sizeof(rmpi_ftmsg_t);
+    case RMPI_MSG_CANCEL: return sizeof(rmpi_cancel_t);
     default: return 0;
     }
 }
@@ -110,6 +111,14 @@ int rmpi_proto_check(const void *hdr, size_t hlen, size_t plen, const char **why
             (uint32_t)f->from >= f->size ||
             plen != (f->op == RMPI_FT_REVOKE || f->op == RMPI_FT_QUERY ? 0 : (f->size + 7) / 8))
             return proto_bad(why, "malformed fault-tolerance message");
+        return RMP_SUCCESS;
+    }
+    case RMPI_MSG_CANCEL: {
+        const rmpi_cancel_t *c = hdr;
+        if (c->sreq == 0 || c->op < RMPI_CANCEL_REQ || c->op > RMPI_CANCEL_REP ||
+            c->waiting > 1 || c->cancelled > 1 ||
+            (plen != 0 && (c->op != RMPI_CANCEL_REQ || plen != c->size)))
+            return proto_bad(why, "malformed send cancel");
         return RMP_SUCCESS;
     }
     default: /* EAGER, FRAG: any payload */

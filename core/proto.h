@@ -17,6 +17,7 @@ enum {
     RMPI_MSG_RMA = 7,       /* rmpi_rma_t: emulated one-sided operation (core/rma.c) */
     RMPI_MSG_FAILED = 8,    /* rmpi_failnote_t: a rank its sender saw fail (core/failure.c) */
     RMPI_MSG_FT = 9,        /* rmpi_ftmsg_t: revoke and agreement (core/ulfm*.c) */
+    RMPI_MSG_CANCEL = 10,   /* rmpi_cancel_t: cancel of a send, and its answer (core/cancel.c) */
     RMPI_MSG_MAX            /* one past the last id: the size of the handler table (am.c) */
 };
 
@@ -82,6 +83,25 @@ typedef struct rmpi_ftmsg {
     int32_t from;     /* the sender's rank in the communicator */
     uint32_t reserved2;
 } rmpi_ftmsg_t; /* 32 bytes */
+
+/* Cancel of a send (core/cancel.c). REQ goes to the receiver behind the message
+ * itself (same pair, same order); the receiver takes the message out of its
+ * unexpected queue if no receive has it yet and answers REP to the sender. An
+ * eager message is named by its envelope, size and payload (carried by REQ: any
+ * of several identical unmatched copies is the same to the receiver), the others
+ * by envelope and sreq. */
+enum { RMPI_CANCEL_REQ = 1, RMPI_CANCEL_REP = 2 };
+typedef struct rmpi_cancel {
+    uint8_t type;      /* RMPI_MSG_CANCEL */
+    uint8_t op;        /* RMPI_CANCEL_* */
+    uint8_t waiting;   /* the sender's request waits for REP (it had completed locally) */
+    uint8_t cancelled; /* REP: the message was taken back */
+    uint32_t cid;
+    int32_t src;       /* sender's rank in the communicator */
+    int32_t tag;
+    uint64_t size;     /* whole message */
+    uint64_t sreq;     /* the sender's request, echoed in REP */
+} rmpi_cancel_t; /* 32 bytes */
 
 typedef struct rmpi_cts {
     uint8_t type;

@@ -147,6 +147,27 @@ RMPI_MT_BODY int recv_cancel_locked(rmp_request_t req, int keep)
 RMPI_MT_ENTRY(, rmpi_recv_cancel, recv_cancel_locked, (rmp_request_t req, int keep),
               (req, keep))
 
+int rmpi_recv_cancel_unexp(int src, const rmpi_cancel_t *m, const void *payload, size_t plen)
+{
+    /* From the newest back: the message came before m, and of several identical
+     * eager copies the receiver cannot tell one from another. */
+    for (rmpi_mq_elem_t *e = rmpi_ctx.unexp.head.prev; e != &rmpi_ctx.unexp.head; e = e->prev) {
+        rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
+        if (u->peer != src || e->cid != m->cid || e->src != m->src || e->tag != m->tag ||
+            u->size != m->size)
+            continue;
+        int same = u->type == RMPI_MSG_EAGER
+                       ? plen == u->size && (plen == 0 || memcmp(u->data, payload, plen) == 0)
+                       : u->sreq == m->sreq && (u->type == RMPI_MSG_RTS || u->have == u->size);
+        if (!same)
+            continue;
+        rmpi_mq_remove(&rmpi_ctx.unexp, e);
+        ux_free(u);
+        return 1;
+    }
+    return 0;
+}
+
 rmpi_ux_t *rmpi_recv_mprobe(uint32_t cid, int source, int tag, rmp_status_t *st)
 {
     rmpi_mt_enter();

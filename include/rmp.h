@@ -29,7 +29,7 @@ enum {
     RMP_ERR_TRANSPORT = -9,
     RMP_ERR_BOOTSTRAP = -10,
     RMP_ERR_INTERNAL = -11,
-    RMP_ERR_CANCELLED = -12, /* a receive cancelled by rmp_request_cancel */
+    RMP_ERR_CANCELLED = -12, /* a receive or send cancelled by rmp_request_cancel */
     RMP_ERR_REVOKED = -13,   /* the communicator was revoked (rmp_comm_revoke) */
     RMP_ERR_LAST = -14 /* one past the last code; not a status */
 };
@@ -138,10 +138,13 @@ int rmp_issend(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm
  * request is freed and *req becomes RMP_REQUEST_NULL. *cancelled = 0 when it
  * has matched already (or is a send): wait for it as usual. */
 int rmp_cancel(rmp_request_t *req, int *cancelled);
-/* Cancel a receive that has not matched a message yet, keeping the request:
- * *cancelled = 1 and it completes at once, its wait or test returning
- * RMP_ERR_CANCELLED (MPI_Cancel, whose request lives until MPI_Wait); 0 when
- * it has matched already (or is a send). */
+/* Cancel a request, keeping it (MPI_Cancel, whose request lives until MPI_Wait).
+ * A receive that has not matched a message yet: *cancelled = 1 and it completes
+ * at once, its wait or test returning RMP_ERR_CANCELLED; 0 when it has matched.
+ * A send: the receiver is asked to drop the message if no receive has it yet;
+ * *cancelled = 0 unless that was known at once, and the request completes
+ * (even one that had completed already) with RMP_ERR_CANCELLED if the message
+ * was dropped, else as it would have: wait for it either way. */
 int rmp_request_cancel(rmp_request_t req, int *cancelled);
 /* Nobody will wait for *req (MPI_Request_free): it is freed now if complete,
  * otherwise when it completes (a send's data still goes out, a receive still

@@ -60,6 +60,11 @@ void mpii_req_take_rmp_status(mpii_req_t *r, const rmp_status_t *st, int rc)
                     (MPI_Count)st->bytes);
     r->err = rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_err_from_rmp(rc);
     r->status.MPI_ERROR = r->err;
+    if (MPII_UNLIKELY(rc == RMP_ERR_CANCELLED)) { /* a cancelled send (MPI_Cancel) */
+        mpii_status_empty(&r->status);
+        r->status.MPI_internal[2] = 1;
+        r->cancelled = 1;
+    }
     r->done = 1;
     /* A wait that gave up before completion (RMP_TIMEOUT): nobody waits for the rmp
      * request now; it stops using r's layout (rmp_request_free). */

@@ -624,7 +624,7 @@ int PMPI_Cancel(MPI_Request *request)
     if (!request)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Cancel", "request is NULL");
     if (mpii_req_is_rr(*request) && mpii_req_rr_plausible(*request)) {
-        int cancelled; /* a receive completes as cancelled; a send cannot be */
+        int cancelled; /* completes as cancelled, at once or (a send) when the receiver says */
         int rc = rmp_request_cancel(mpii_req_rr(*request), &cancelled);
         return rc == RMP_SUCCESS ? MPI_SUCCESS : req_rr_fail(*request, rc, "MPI_Cancel");
     }
@@ -636,11 +636,13 @@ int PMPI_Cancel(MPI_Request *request)
         return rc == MPI_SUCCESS ? rc
                                  : mpii_err_comm(r->comm, rc, "MPI_Cancel", "cancel_fn failed");
     }
-    if (r->done)
-        return MPI_SUCCESS;
-    if (r->kind != MPII_REQ_RMP || !r->recv)
-        return MPI_SUCCESS; /* a send that has started cannot be taken back: not cancelled */
+    if (r->done || r->kind != MPII_REQ_RMP)
+        return MPI_SUCCESS; /* buffered sends are copied out at once: not cancelled */
     int cancelled = 0;
+    if (!r->recv) { /* completes later, cancelled or not (mpii_req_take_rmp_status) */
+        int rc = rmp_request_cancel(r->rr, &cancelled);
+        return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_p2p_err(r->comm, rc, "MPI_Cancel");
+    }
     int rc = rmp_cancel(&r->rr, &cancelled);
     if (rc != RMP_SUCCESS)
         return mpii_p2p_err(r->comm, rc, "MPI_Cancel");
