@@ -16,6 +16,7 @@ struct mpii_bsseg {
     size_t off, len; /* the reserved range of the buffer (MPII_BS_AUTO: malloc'd) */
     uint64_t seq;
     rmp_request_t rr;
+    mpii_req_t *cancel; /* MPI_Cancel asked for it: completed when rr is */
 };
 
 /* Header + its alignment + the data's 64-byte alignment fit in the overhead. */
@@ -41,6 +42,17 @@ static uintptr_t bs_align(uintptr_t p, uintptr_t a)
     return (p + a - 1) & ~(a - 1);
 }
 
+/* The cancel of a buffered send is decided (bs_cancel_poll sees ctx NULL). */
+static void bs_cancel_done(mpii_req_t *r, int cancelled)
+{
+    if (cancelled) {
+        mpii_status_empty(&r->status);
+        r->status.MPI_internal[2] = 1;
+        r->cancelled = 1;
+    }
+    r->ctx = NULL;
+}
+
 /* Reclaim the space of completed sends (no blocking). Under bs_lock. */
 static void bs_reap(mpii_bsbuf_t *b)
 {
@@ -48,12 +60,15 @@ static void bs_reap(mpii_bsbuf_t *b)
     while (*pp) {
         mpii_bsseg_t *s = *pp;
         int done = 1;
-        if (rmp_test(&s->rr, &done, NULL) != RMP_SUCCESS)
+        int rc = rmp_test(&s->rr, &done, NULL);
+        if (rc != RMP_SUCCESS && rc != RMP_ERR_CANCELLED)
             done = 1; /* an error is the receiver's to see */
         if (!done) {
             pp = &s->next;
             continue;
         }
+        if (MPII_UNLIKELY(s->cancel != NULL))
+            bs_cancel_done(s->cancel, rc == RMP_ERR_CANCELLED);
         *pp = s->next;
         if (b->kind == MPII_BS_AUTO)
             free(s);
@@ -115,7 +130,7 @@ static mpii_bsbuf_t *bs_of(mpii_comm_t *c)
 }
 
 int mpii_bsend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int tag,
-               mpii_comm_t *c, const char *fn)
+               mpii_comm_t *c, const char *fn, mpii_req_t *r)
 {
     size_t bytes = (size_t)count * d->size;
     mpii_bsbuf_t *b = bs_of(c);
@@ -126,6 +141,11 @@ int mpii_bsend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
     bs_reap(b);
     s = bs_take(b, bytes, &link, &data, &err);
     if (s) {
+        s->cancel = NULL;
+        if (r) {
+            r->ctx = b;
+            r->bs_seq = s->seq;
+        }
         mpii_dtype_pack(d, buf, count, 0, data, bytes);
         int rc = rmp_isend(data, bytes, c->inter ? mpii_inter_peer(c, dest) : dest, tag, c->rc,
                            &s->rr);
@@ -195,6 +215,39 @@ int mpii_bs_iflush(mpii_bsbuf_t *b, mpii_comm_t *c, MPI_Request *request)
     r->count = (MPI_Count)bs_seq(b);
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
+}
+
+/* MPII_REQ_POLL while a cancel is undecided: r->ctx the buffer, NULL once decided. */
+static int bs_cancel_poll(mpii_req_t *r)
+{
+    mpii_bsbuf_t *b = r->ctx;
+    if (b) {
+        BS_LOCK();
+        bs_reap(b);
+        BS_UNLOCK();
+    }
+    return r->ctx == NULL;
+}
+
+void mpii_bs_cancel(mpii_req_t *r)
+{
+    mpii_bsbuf_t *b = r->ctx;
+    BS_LOCK();
+    /* No reaping first: a message sent eagerly has completed locally, and is still
+     * here unless another buffered send reaped it (then it is not cancelled). */
+    mpii_bsseg_t *s = b->segs;
+    while (s && s->seq != r->bs_seq)
+        s = s->next;
+    if (s && !s->cancel) { /* else gone: it has reached the receiver, not cancelled */
+        int cancelled = 0;
+        if (rmp_request_cancel(s->rr, &cancelled) == RMP_SUCCESS) {
+            s->cancel = r;
+            r->kind = MPII_REQ_POLL;
+            r->poll = bs_cancel_poll;
+            r->done = 0;
+        }
+    }
+    BS_UNLOCK();
 }
 
 int mpii_bs_attach(mpii_bsbuf_t *b, void *buffer, MPI_Count size)

@@ -88,6 +88,7 @@ struct mpii_req {
     MPI_Grequest_cancel_function *cancel_fn;
     void *extra_state;
     mpii_req_t *next; /* list of freed-while-running requests */
+    uint64_t bs_seq;  /* a buffered send's message in its buffer (r->ctx), for MPI_Cancel */
 };
 
 extern mpii_pool_t mpii_req_pool;
@@ -213,7 +214,10 @@ int mpii_irecv(void *buf, MPI_Count count, mpii_dtype_t *d, int source, int tag,
 
 /* Buffered sends (bsend.c). */
 int mpii_bsend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int tag,
-               mpii_comm_t *c, const char *fn);
+               mpii_comm_t *c, const char *fn, mpii_req_t *r);
+/* MPI_Cancel of the buffered send r (mpii_bsend gave it its message): the message is
+ * taken back if the receiver has not had it; r completes when that is known. */
+void mpii_bs_cancel(mpii_req_t *r);
 /* Wait for buffered sends still in flight and forget the buffer (Finalize). */
 void mpii_bsend_fini(void);
 /* Wait for the messages of c's own buffer and free it (communicator destruction). */

@@ -119,7 +119,7 @@ static __attribute__((noinline)) int p2p_send(const void *buf, MPI_Count count,
             return rc;
     }
     if (mode == MPII_MODE_BUFFERED)
-        return mpii_bsend(buf, count, d, dest, tag, c, fn);
+        return mpii_bsend(buf, count, d, dest, tag, c, fn, NULL);
     int rc, peer = MPII_UNLIKELY(c->inter != NULL) ? mpii_inter_peer(c, dest) : dest;
     size_t bytes = (size_t)count * d->size;
     if (MPII_LIKELY(d->contig && mode != MPII_MODE_SYNC)) {
@@ -335,7 +335,7 @@ int mpii_isend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
         return MPI_ERR_NO_MEM;
     if (dest == MPI_PROC_NULL || mode == MPII_MODE_BUFFERED) {
         int rc = dest == MPI_PROC_NULL ? MPI_SUCCESS
-                                       : mpii_bsend(buf, count, d, dest, tag, c, NULL);
+                                       : mpii_bsend(buf, count, d, dest, tag, c, NULL, r);
         if (rc != MPI_SUCCESS) { /* reported by the caller, nothing was sent */
             if (!into)
                 mpii_req_free(r);
@@ -344,6 +344,7 @@ int mpii_isend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int 
         r->kind = MPII_REQ_DONE;
         r->done = 1;
         r->err = rc;
+        r->mode = dest == MPI_PROC_NULL ? (uint8_t)mode : MPII_MODE_BUFFERED;
         mpii_status_empty(&r->status);
         if (out)
             *out = r;

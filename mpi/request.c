@@ -636,8 +636,12 @@ int PMPI_Cancel(MPI_Request *request)
         return rc == MPI_SUCCESS ? rc
                                  : mpii_err_comm(r->comm, rc, "MPI_Cancel", "cancel_fn failed");
     }
+    if (r->kind == MPII_REQ_DONE && r->mode == MPII_MODE_BUFFERED && r->ctx && !r->cancelled) {
+        mpii_bs_cancel(r); /* completed locally, its message maybe not delivered */
+        return MPI_SUCCESS;
+    }
     if (r->done || r->kind != MPII_REQ_RMP)
-        return MPI_SUCCESS; /* buffered sends are copied out at once: not cancelled */
+        return MPI_SUCCESS;
     int cancelled = 0;
     if (!r->recv) { /* completes later, cancelled or not (mpii_req_take_rmp_status) */
         int rc = rmp_request_cancel(r->rr, &cancelled);

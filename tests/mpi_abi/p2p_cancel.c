@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI_Cancel on sends, at 2 ranks: an unmatched send of every kind (standard,
- * synchronous, non-contiguous, persistent; eager and rendezvous sizes) completes
+ * synchronous, buffered, non-contiguous, persistent; eager and rendezvous sizes) completes
  * cancelled and never arrives, while the same envelope sent again does; of two
  * unmatched sends with one envelope the cancelled one is the one that goes; a send
  * already received completes not cancelled. */
@@ -8,9 +8,9 @@
 
 #include "check.h"
 
-enum { KIND_STD, KIND_SYNC, KIND_VECTOR, KIND_PSTD, KIND_PSYNC, NKINDS };
+enum { KIND_STD, KIND_SYNC, KIND_VECTOR, KIND_PSTD, KIND_PSYNC, KIND_BUF, KIND_PBUF, NKINDS };
 static const char *kind_name[NKINDS] = {"Isend", "Issend", "Isend(vector)", "Send_init",
-                                        "Ssend_init"};
+                                        "Ssend_init", "Ibsend", "Bsend_init"};
 static const int sizes[] = {1, 100, 5000, 300000}; /* ints: eager to rendezvous */
 #define NSIZES (int)(sizeof(sizes) / sizeof(sizes[0]))
 
@@ -31,6 +31,11 @@ static void start(int kind, int *b, int n, int tag, MPI_Request *r, MPI_Datatype
         CHECK_OK(MPI_Send_init(b, n, MPI_INT, 1, tag, MPI_COMM_WORLD, r));
         CHECK_OK(MPI_Start(r));
         break;
+    case KIND_BUF: CHECK_OK(MPI_Ibsend(b, n, MPI_INT, 1, tag, MPI_COMM_WORLD, r)); break;
+    case KIND_PBUF:
+        CHECK_OK(MPI_Bsend_init(b, n, MPI_INT, 1, tag, MPI_COMM_WORLD, r));
+        CHECK_OK(MPI_Start(r));
+        break;
     default:
         CHECK_OK(MPI_Ssend_init(b, n, MPI_INT, 1, tag, MPI_COMM_WORLD, r));
         CHECK_OK(MPI_Start(r));
@@ -39,7 +44,7 @@ static void start(int kind, int *b, int n, int tag, MPI_Request *r, MPI_Datatype
 
 static void finish(int kind, MPI_Request *r)
 {
-    if (kind == KIND_PSTD || kind == KIND_PSYNC)
+    if (kind == KIND_PSTD || kind == KIND_PSYNC || kind == KIND_PBUF)
         CHECK_OK(MPI_Request_free(r));
 }
 
@@ -53,6 +58,10 @@ int main(int argc, char **argv)
     int maxn = sizes[NSIZES - 1];
     int *a = malloc(2 * (size_t)maxn * sizeof(int)), *b = malloc(2 * (size_t)maxn * sizeof(int));
     CHECK(a && b, "out of memory");
+    int bsize = 2 * (maxn * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
+    char *battach = malloc((size_t)bsize);
+    CHECK(battach, "out of memory");
+    CHECK_OK(MPI_Buffer_attach(battach, bsize));
 
     /* 1. cancelled before any receive: the same envelope sent again is what arrives. */
     for (int kind = 0; kind < NKINDS; kind++) {
@@ -153,6 +162,11 @@ int main(int argc, char **argv)
         CHECK_OK(MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
         CHECK(!flag, "a cancelled message arrived");
     }
+    void *bdet;
+    int bdsize;
+    CHECK_OK(MPI_Buffer_detach(&bdet, &bdsize));
+    CHECK(bdet == battach && bdsize == bsize, "detach");
+    free(battach);
     free(a);
     free(b);
     MPI_Finalize();
