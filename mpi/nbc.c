@@ -54,6 +54,18 @@ static int nbc_finish(mpii_comm_t *c, int rc, rmp_request_t rr, nbc_ctx_t *x, MP
             free(x->arr);
             free(x);
         }
+        /* ULFM: a process failure (or a revoke) is raised at completion, not at the
+         * start: the caller gets a request that completes with it. */
+        mpii_req_t *f = rc == RMP_ERR_PEER_FAILED || rc == RMP_ERR_REVOKED
+                            ? mpii_req_new(c, MPII_REQ_DONE) : NULL;
+        if (f) {
+            f->done = 1;
+            f->err = mpii_err_from_rmp(rc);
+            mpii_status_empty(&f->status);
+            f->status.MPI_ERROR = f->err;
+            *req = (MPI_Request)f;
+            return MPI_SUCCESS;
+        }
         return mpii_coll_err(c, rc, fn);
     }
     if (x && x->rd) /* unpacked into at completion: the caller may free the type before */
@@ -88,7 +100,8 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
         return rc;
     if (MPII_UNLIKELY(c->inter != NULL))
         return mpii_ic_coll(MPII_IC_BARRIER, c, NULL, NULL, MPI_OP_NULL, 0, req, "MPI_Ibarrier");
-    return nbc_finish(c, rmp_ibarrier(c->rc, &rr), rr, NULL, req, "MPI_Ibarrier");
+    rc = rmp_ibarrier(c->rc, &rr); /* before rr is read: argument order is unspecified */
+    return nbc_finish(c, rc, rr, NULL, req, "MPI_Ibarrier");
 }
 MPII_WEAK(Ibarrier)
 

@@ -7,6 +7,10 @@
  *                  restore and finish; each asserts the sum.
  *   mpi_abi_ulfm revoke  rank 0 revokes MPI_COMM_WORLD while the others are blocked in
  *                  MPI_Recv from a live rank: MPIX_ERR_REVOKED.
+ *   mpi_abi_ulfm nbc  the last rank SIGKILLs itself; once the others know (a barrier
+ *                  failed), MPI_Ibarrier and MPI_Iallreduce still start and return a
+ *                  request, whose MPI_Wait reports MPIX_ERR_PROC_FAILED (ULFM raises
+ *                  a nonblocking operation's failure at completion).
  * Each survivor prints "ulfm: rank R ok ...". */
 #include <mpi.h>
 #include <mpi-ext.h>
@@ -139,6 +143,29 @@ static int run_revoke(void)
     return 0;
 }
 
+static int run_nbc(void)
+{
+    int n, err, x = 1, y = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (me == n - 1)
+        raise(SIGKILL);
+    err = MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(eclass(err) == MPIX_ERR_PROC_FAILED, "barrier: class %d", eclass(err));
+    for (int i = 0; i < 2; i++) {
+        MPI_Request req = MPI_REQUEST_NULL;
+        MPI_Status st;
+        err = i == 0 ? MPI_Ibarrier(MPI_COMM_WORLD, &req)
+                     : MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+        CHECK(err == MPI_SUCCESS && req != MPI_REQUEST_NULL, "start %d: class %d", i,
+              eclass(err));
+        err = MPI_Wait(&req, &st);
+        CHECK(eclass(err) == MPIX_ERR_PROC_FAILED && req == MPI_REQUEST_NULL,
+              "wait %d: class %d", i, eclass(err));
+    }
+    printf("ulfm: rank %d ok nbc\n", me);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -149,8 +176,10 @@ int main(int argc, char **argv)
         rc = run_iter(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
     else if (argc == 2 && strcmp(argv[1], "revoke") == 0)
         rc = run_revoke();
+    else if (argc == 2 && strcmp(argv[1], "nbc") == 0)
+        rc = run_nbc();
     else
-        fprintf(stderr, "usage: mpi_abi_ulfm iter STEPS K VICTIM | revoke\n");
+        fprintf(stderr, "usage: mpi_abi_ulfm iter STEPS K VICTIM | revoke | nbc\n");
     MPI_Finalize();
     return rc;
 }

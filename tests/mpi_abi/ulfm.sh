@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The ULFM program through mpi-ext.h's MPIX_ names (tests/mpi_abi/ulfm.c) on shm and
 # tcp: a rank dies and the survivors finish (status: the dead rank's, 137), and a revoke
-# reaches ranks blocked in MPI_Recv. usage: ulfm.sh RRUN PROGRAM
+# reaches ranks blocked in MPI_Recv, a nonblocking collective started after a death
+# completes with it. usage: ulfm.sh RRUN PROGRAM
 set -u
 RRUN=$1 P=$2
 fail=0
@@ -26,5 +27,6 @@ for tl in shm tcp; do
     run "$tl iter np4 victim 1" 137 3 -n 4 "$P" iter 10 4 1
     run "$tl iter np3 victim 0" 137 2 -n 3 "$P" iter 10 6 0
     run "$tl revoke np3" 0 3 -n 3 "$P" revoke
+    run "$tl nbc np3" 137 2 -n 3 "$P" nbc
 done
 exit $fail
