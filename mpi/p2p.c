@@ -236,6 +236,41 @@ static __attribute__((noinline)) int p2p_recv_failed(mpii_comm_t *c, MPI_Comm co
     return mpii_p2p_err(c, rc, fn);
 }
 
+/* A message that is not a whole number of the receive type's basic elements (3 bytes
+ * into MPI_INTs) does not match its type signature. Checked for layout receives only:
+ * a contiguous one stays as cheap as rmp_recv. */
+static size_t p2p_recv_elem(const mpii_dtype_t *d)
+{
+    /* as MPI_Get_elements counts them (status.c) */
+    return d->size && d->basic != MPII_B_NONE && d->dl->nbasic ? d->size / d->dl->nbasic : 0;
+}
+
+static int p2p_recv_partial(const mpii_dtype_t *d, size_t bytes)
+{
+    size_t es = p2p_recv_elem(d);
+    return es > 1 && bytes % es != 0;
+}
+
+static int p2p_recv_partial_err(mpii_comm_t *c, const mpii_dtype_t *d, size_t bytes,
+                                const char *fn)
+{
+    return mpii_err_comm(c, MPI_ERR_TYPE, fn,
+                         "%zu bytes received: not a whole number of the receive type's "
+                         "%zu-byte elements (type signatures differ)",
+                         bytes, p2p_recv_elem(d));
+}
+
+/* fin of a layout receive request: the same check at completion. */
+static int p2p_recv_fin(mpii_req_t *r)
+{
+    size_t bytes = (size_t)mpii_status_bytes(&r->status);
+    if (r->err == MPI_SUCCESS && r->dt && p2p_recv_partial(r->dt, bytes)) {
+        r->err = MPI_ERR_TYPE;
+        r->status.MPI_ERROR = MPI_ERR_TYPE;
+    }
+    return MPI_SUCCESS;
+}
+
 static __attribute__((noinline)) int p2p_recv(void *buf, MPI_Count count, MPI_Datatype dt,
                                               int source, int tag, MPI_Comm comm,
                                               MPI_Status *status, const char *fn)
@@ -268,6 +303,10 @@ static __attribute__((noinline)) int p2p_recv(void *buf, MPI_Count count, MPI_Da
         rc = rmp_irecv_layout(&lay, bytes, source, mpii_tag_to_rmp(tag), c->rc, &rr);
         if (rc == RMP_SUCCESS)
             rc = rmp_wait(&rr, &st);
+        if (rc == RMP_SUCCESS && p2p_recv_partial(d, st.bytes)) {
+            p2p_status_out_c(c, status, &st);
+            return p2p_recv_partial_err(c, d, st.bytes, fn);
+        }
     }
     if (MPII_LIKELY(rc == RMP_SUCCESS)) {
         p2p_status_out_c(c, status, &st);
@@ -406,6 +445,7 @@ int mpii_irecv(void *buf, MPI_Count count, mpii_dtype_t *d, int source, int tag,
         }
         mpii_layout_init(&r->lay, &r->typed, d, buf, count);
         rc = rmp_irecv_layout(&r->lay, bytes, source, mpii_tag_to_rmp(tag), c->rc, &r->rr);
+        r->fin = p2p_recv_fin;
     }
     if (rc != RMP_SUCCESS) {
         if (!into)

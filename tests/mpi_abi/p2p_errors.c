@@ -113,6 +113,40 @@ static void truncation(void)
     free(rb);
 }
 
+/* 3 bytes into a receive of a non-contiguous type of MPI_INTs: not a whole element,
+ * the type signatures differ (MPI_ERR_TYPE), blocking, nonblocking and persistent. */
+static void partial_elements(void)
+{
+    int peer = rank ^ 1;
+    if (peer >= size)
+        return;
+    int blens[3] = {1, 2, 1}, disps[3] = {4, 8, 16}, rb[32];
+    MPI_Datatype idx;
+    MPI_Type_indexed(3, blens, disps, MPI_INT, &idx);
+    MPI_Type_commit(&idx);
+    char sb[3] = {1, 2, 3};
+    for (int round = 0; round < 3; round++) {
+        MPI_Request r;
+        MPI_Status st;
+        if (rank % 2 == 0) {
+            MPI_Send(sb, 3, MPI_CHAR, peer, 90 + round, MPI_COMM_WORLD);
+            continue;
+        }
+        if (round == 0) {
+            EXPECT(MPI_Recv(rb, 1, idx, peer, 90, MPI_COMM_WORLD, &st), MPI_ERR_TYPE);
+        } else if (round == 1) {
+            MPI_Irecv(rb, 1, idx, peer, 91, MPI_COMM_WORLD, &r);
+            EXPECT(MPI_Wait(&r, &st), MPI_ERR_TYPE);
+        } else {
+            MPI_Recv_init(rb, 1, idx, peer, 92, MPI_COMM_WORLD, &r);
+            MPI_Start(&r);
+            EXPECT(MPI_Wait(&r, &st), MPI_ERR_TYPE);
+            MPI_Request_free(&r);
+        }
+    }
+    MPI_Type_free(&idx);
+}
+
 /* An error completing a request goes to the handler of the request's communicator,
  * not to MPI_COMM_WORLD's: Wait, Test and Waitall of a truncated Irecv on a duplicate
  * with a handler of its own. */
@@ -263,6 +297,8 @@ int main(int argc, char **argv)
 
     p2p_barrier();
     truncation();
+    p2p_barrier();
+    partial_elements();
     p2p_barrier();
     request_handler();
     p2p_barrier();
