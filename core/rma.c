@@ -145,10 +145,11 @@ static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t
     uintptr_t base = w ? (uintptr_t)w->base : 0;
     uint64_t bytes = w ? w->bytes : 0;
     if (w && w->dynamic) {
-        const rmpi_win_region_t *r = rmpi_win_region(w, m->offset, 0);
-        base = r ? r->base : 0;
-        bytes = r ? r->bytes : 0;
-        rel.offset = r ? m->offset - r->base : 1; /* none: outside an empty window */
+        rmpi_win_region_t r;
+        int found = rmpi_win_region(w, m->offset, 0, &r);
+        base = found ? r.base : 0;
+        bytes = found ? r.bytes : 0;
+        rel.offset = found ? m->offset - r.base : 1; /* none: outside an empty window */
     }
     int rc = rmpi_rma_access_check(&rel, plen, base, bytes, &len, &why);
     if (!w || rc != RMP_SUCCESS) {
@@ -303,10 +304,12 @@ static unsigned char *rma_direct(rmp_win_t win, int target)
  * window: only this rank's own attached regions). */
 static unsigned char *rma_local(rmp_win_t win, int target, size_t offset, size_t bytes)
 {
-    if (RMPI_UNLIKELY(win->dynamic))
-        return target == win->comm->rank && rmpi_win_region(win, offset, bytes)
+    if (RMPI_UNLIKELY(win->dynamic)) {
+        rmpi_win_region_t r;
+        return target == win->comm->rank && rmpi_win_region(win, offset, bytes, &r)
                    ? (unsigned char *)(uintptr_t)offset
                    : NULL;
+    }
     unsigned char *d = rma_direct(win, target);
     return d ? d + offset : NULL;
 }

@@ -256,14 +256,29 @@ RMP_EXPORT int rmp_win_create_dynamic(rmp_comm_t comm, rmp_win_t *win)
 
 /* ---- regions of dynamic windows (local: no other rank is told) ---- */
 
-const rmpi_win_region_t *rmpi_win_region(const struct rmp_win *w, uint64_t addr, uint64_t bytes)
+/* The region holding addr, grown by the regions attached right behind it: one access
+ * may span regions that touch (MPI only forbids overlap), e.g. two halves of an array. */
+int rmpi_win_region(const struct rmp_win *w, uint64_t addr, uint64_t bytes,
+                    rmpi_win_region_t *out)
 {
-    for (int i = 0; i < w->nregions; i++) {
-        const rmpi_win_region_t *r = &w->regions[i];
-        if (addr >= r->base && addr - r->base <= r->bytes && bytes <= r->bytes - (addr - r->base))
-            return r;
+    int i = 0;
+    while (i < w->nregions && !(addr >= w->regions[i].base &&
+                                addr - w->regions[i].base <= w->regions[i].bytes))
+        i++;
+    if (i == w->nregions)
+        return 0;
+    rmpi_win_region_t run = w->regions[i];
+    for (int grown = 1; grown;) {
+        grown = 0;
+        for (int j = 0; j < w->nregions; j++) {
+            if (w->regions[j].base == run.base + run.bytes && w->regions[j].bytes > 0) {
+                run.bytes += w->regions[j].bytes;
+                grown = 1;
+            }
+        }
     }
-    return NULL;
+    *out = run;
+    return bytes <= run.bytes - (addr - run.base);
 }
 
 RMPI_MT_BODY int win_attach_locked(rmp_win_t win, void *base, size_t bytes)

@@ -54,8 +54,10 @@ struct rmp_win {
 struct rmp_win *rmpi_win_lookup(uint32_t id);
 /* Is win the address of a live window (a handle is checked before it is read)? */
 int rmpi_win_is_live(rmp_win_t win);
-/* Dynamic window: the attached region holding [addr, addr + bytes), or NULL. */
-const rmpi_win_region_t *rmpi_win_region(const struct rmp_win *w, uint64_t addr, uint64_t bytes);
+/* Dynamic window: the attached memory holding addr, as one region (attached regions
+ * that touch count as one) in *out; 1 if it holds [addr, addr + bytes) too. */
+int rmpi_win_region(const struct rmp_win *w, uint64_t addr, uint64_t bytes,
+                    rmpi_win_region_t *out);
 /* Is win a usable window handle? RMP_SUCCESS, RMP_ERR_ARG or RMP_ERR_ACCESS (core/rma.c). */
 int rmpi_rma_check_win(rmp_win_t win);
 
