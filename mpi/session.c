@@ -25,8 +25,11 @@ int mpii_err_session(mpii_session_t *s, int code, const char *fn, const char *fm
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* No session: MPI_COMM_WORLD's handler under the world model, else the initial
+     * error handler, MPI_ERRORS_ARE_FATAL (MPI-4.1 9.3). */
+    if (!s && mpii_world_state == 1)
+        return mpii_err_comm(NULL, code, fn, "%s", msg);
     MPI_Session h = s ? (MPI_Session)s : MPI_SESSION_NULL;
-    /* No session: MPI_ERRORS_ARE_FATAL, the initial error handler (MPI-4.1 9.3). */
     return mpii_err_obj(s ? s->errh : NULL, &h, code, fn, "%s", msg);
 }
 
