@@ -333,6 +333,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     if (err != MPI_SUCCESS)
         return from_err(errhandler, err, fn, "out of memory");
     c->key = mpii_key_of_members(g->size, g->world, string_tag(stringtag));
+    c->sbs = g->sbs;
     set_errh(c, errhandler);
     *newcomm = mpii_comm_handle(c);
     return MPI_SUCCESS;

@@ -127,6 +127,7 @@ typedef struct mpii_comm {
     void *coll_priv;     /* owned by the collectives module (mpi-c) */
     void (*coll_priv_free)(void *);
     struct mpii_bsbuf *bsbuf; /* MPI_Comm_attach_buffer's (bsend.c), NULL before */
+    struct mpii_bsbuf *sbs;   /* its session's buffer (session.c), NULL under the world */
     uint64_t part_id;         /* the same on all members (part_match.c) */
     char name[MPI_MAX_OBJECT_NAME];
 } mpii_comm_t;
@@ -163,6 +164,7 @@ struct mpii_group {
     int size;
     int rank;   /* of the calling process, MPI_UNDEFINED if not a member */
     int *world; /* group rank -> world rank */
+    struct mpii_bsbuf *sbs; /* a session pset's: the session's buffer, for its comms */
 };
 extern mpii_group_t mpii_group_empty;
 mpii_group_t *mpii_group(MPI_Group h);

@@ -4,11 +4,13 @@
 #define MPII_SESSION_H
 
 #include "mpii.h"
+#include "mpii_bsend.h"
 
 typedef struct mpii_session {
     uint32_t magic;
     int thread_level;  /* the engine's, as the session's info reports it */
     mpii_errh_t *errh; /* (second word: the pool's link once freed) */
+    mpii_bsbuf_t bs;   /* MPI_Session_attach_buffer's, for the communicators from it */
 } mpii_session_t;
 
 /* The session of a handle, NULL when invalid. */

@@ -127,6 +127,9 @@ int PMPI_Session_finalize(MPI_Session *session)
     mpii_session_t *s = session ? mpii_session(*session) : NULL;
     if (!s)
         return mpii_err_session(NULL, MPI_ERR_SESSION, fn, "invalid session");
+    void *buf;
+    MPI_Count size;
+    mpii_bs_detach(&s->bs, &buf, &size); /* its buffered messages leave first */
     mpii_errh_release(s->errh);
     mpii_obj_free(&session_pool, s);
     *session = MPI_SESSION_NULL;
@@ -195,3 +198,82 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
     return MPI_SUCCESS;
 }
 MPII_WEAK(Session_call_errhandler)
+
+/* ---- a session's buffer for buffered sends (MPI-4.1 3.6) ---- */
+
+static int session_attach(MPI_Session session, void *buffer, MPI_Count size, const char *fn)
+{
+    mpii_session_t *s = mpii_session(session);
+    if (!s)
+        return mpii_err_session(NULL, MPI_ERR_SESSION, fn, "invalid session");
+    if (mpii_bs_attach(&s->bs, buffer, size) != MPI_SUCCESS)
+        return mpii_err_session(s, MPI_ERR_BUFFER, fn,
+                                "invalid buffer, or one is attached already");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    return session_attach(session, buffer, size, "MPI_Session_attach_buffer");
+}
+MPII_WEAK(Session_attach_buffer)
+
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    return session_attach(session, buffer, size, "MPI_Session_attach_buffer_c");
+}
+MPII_WEAK(Session_attach_buffer_c)
+
+/* Detach waits until every message buffered in it has left. */
+static int session_detach(MPI_Session session, void *buffer_addr, int *isize,
+                          MPI_Count *size, const char *fn)
+{
+    mpii_session_t *s = mpii_session(session);
+    if (!s)
+        return mpii_err_session(NULL, MPI_ERR_SESSION, fn, "invalid session");
+    if (!buffer_addr || (!isize && !size))
+        return mpii_err_session(s, MPI_ERR_ARG, fn, "NULL argument");
+    MPI_Count n = 0;
+    mpii_bs_detach(&s->bs, (void **)buffer_addr, &n);
+    if (size)
+        *size = n;
+    else
+        *isize = n > INT32_MAX ? INT32_MAX : (int)n; /* attached with the _c form */
+    return MPI_SUCCESS;
+}
+
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    return session_detach(session, buffer_addr, size, NULL, "MPI_Session_detach_buffer");
+}
+MPII_WEAK(Session_detach_buffer)
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    return session_detach(session, buffer_addr, NULL, size, "MPI_Session_detach_buffer_c");
+}
+MPII_WEAK(Session_detach_buffer_c)
+
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    mpii_session_t *s = mpii_session(session);
+    if (!s)
+        return mpii_err_session(NULL, MPI_ERR_SESSION, "MPI_Session_flush_buffer",
+                                "invalid session");
+    mpii_bs_flush(&s->bs);
+    return MPI_SUCCESS;
+}
+MPII_WEAK(Session_flush_buffer)
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    const char *fn = "MPI_Session_iflush_buffer";
+    mpii_session_t *s = mpii_session(session);
+    if (!s)
+        return mpii_err_session(NULL, MPI_ERR_SESSION, fn, "invalid session");
+    if (!request)
+        return mpii_err_session(s, MPI_ERR_ARG, fn, "request is NULL");
+    int rc = mpii_bs_iflush(&s->bs, &mpii_comm_world, request);
+    return rc == MPI_SUCCESS ? rc : mpii_err_session(s, rc, fn, "out of memory");
+}
+MPII_WEAK(Session_iflush_buffer)

@@ -115,6 +115,8 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
         free(w);
     if (!g)
         return mpii_err_session(s, MPI_ERR_NO_MEM, fn, "out of memory");
+    if (g != &mpii_group_empty)
+        g->sbs = &s->bs;
     *newgroup = mpii_group_handle(g);
     return MPI_SUCCESS;
 }

@@ -110,6 +110,26 @@ static MPI_Comm exercise(MPI_Session s, int world_size)
     return pset_comm(s, "mpi://WORLD", "rmp.test.world", world_size);
 }
 
+/* A buffered send on a communicator of the session uses the session's buffer (no
+ * process buffer is attached: without it the send fails with MPI_ERR_BUFFER). */
+static void session_bsend(MPI_Session s, MPI_Comm c)
+{
+    static char buf[4096];
+    int size, rank, in = -1;
+    CHECK_OK(MPI_Comm_size(c, &size));
+    CHECK_OK(MPI_Comm_rank(c, &rank));
+    CHECK_OK(MPI_Session_attach_buffer(s, buf, (int)sizeof(buf)));
+    int out = 1000 + rank;
+    CHECK_OK(MPI_Bsend(&out, 1, MPI_INT, (rank + 1) % size, 7, c));
+    CHECK_OK(MPI_Recv(&in, 1, MPI_INT, (rank + size - 1) % size, 7, c, MPI_STATUS_IGNORE));
+    CHECK(in == 1000 + (rank + size - 1) % size, "bsend: got %d", in);
+    CHECK_OK(MPI_Session_flush_buffer(s));
+    void *back = NULL;
+    int bsize = 0;
+    CHECK_OK(MPI_Session_detach_buffer(s, &back, &bsize));
+    CHECK(back == buf && bsize == (int)sizeof(buf), "detach: %p %d", back, bsize);
+}
+
 static MPI_Session start(MPI_Errhandler eh, const char *level)
 {
     MPI_Info info;
@@ -130,6 +150,7 @@ static void sessions_only(MPI_Errhandler eh)
         CHECK_OK(MPI_Initialized(&flag));
         CHECK(!flag, "MPI_Initialized true with a session only");
         MPI_Comm w = exercise(s, -1);
+        session_bsend(s, w);
         CHECK_OK(MPI_Comm_free(&w));
         CHECK_OK(MPI_Session_finalize(&s));
         CHECK(s == MPI_SESSION_NULL, "Session_finalize left the handle");
@@ -162,6 +183,7 @@ static void with_world(MPI_Errhandler eh)
     MPI_Session s2 = start(eh, "MPI_THREAD_MULTIPLE");
     MPI_Comm w2 = exercise(s2, size);
     check_comm_sum(w2);
+    session_bsend(s2, w2);
     CHECK_OK(MPI_Comm_free(&w2));
     CHECK_OK(MPI_Session_finalize(&s2));
 
