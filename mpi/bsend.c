@@ -123,10 +123,13 @@ static mpii_bsseg_t *bs_take(mpii_bsbuf_t *b, size_t bytes, mpii_bsseg_t ***link
     return s;
 }
 
-/* The buffer a buffered send on c uses: c's own, else the process's. */
+/* The buffer a buffered send on c uses: c's own, else its session's, else the
+ * process's. */
 static mpii_bsbuf_t *bs_of(mpii_comm_t *c)
 {
-    return c->bsbuf && c->bsbuf->kind != MPII_BS_NONE ? c->bsbuf : &mpii_bs_proc;
+    if (c->bsbuf && c->bsbuf->kind != MPII_BS_NONE)
+        return c->bsbuf;
+    return c->sbs && c->sbs->kind != MPII_BS_NONE ? c->sbs : &mpii_bs_proc;
 }
 
 int mpii_bsend(const void *buf, MPI_Count count, mpii_dtype_t *d, int dest, int tag,

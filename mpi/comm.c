@@ -46,6 +46,7 @@ int mpii_comm_wrap(rmp_comm_t rc, const mpii_comm_t *parent, mpii_comm_t **out)
     mpii_part_comm_new(c);
     c->errh = parent->errh;
     mpii_errh_retain(c->errh);
+    c->sbs = parent->sbs; /* derived from the same session */
     *out = c;
     return MPI_SUCCESS;
 }

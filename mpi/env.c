@@ -72,12 +72,16 @@ static int env_level_to_rmp(int mpi_level)
     return RMP_THREAD_SINGLE;
 }
 
-static int env_init(int *argc, char ***argv, int required, const char *fn)
+/* The engine (rmp) serves both models: MPI_Init and every MPI_Session_init take a
+ * reference, MPI_Finalize and MPI_Session_finalize drop theirs. rmp cannot start twice
+ * in a process, so an engine left by its last session stays up (a later session or
+ * MPI_Init reuses it) and stops at exit; MPI_Finalize stops it when no session is live. */
+static pthread_mutex_t env_engine_lock = PTHREAD_MUTEX_INITIALIZER;
+static int env_sessions; /* live sessions */
+int mpii_world_state;    /* the world model: 0 before MPI_Init, 1 initialized, 2 finalized */
+
+static int env_engine_start(int *argc, char ***argv, int required, const char *fn)
 {
-    if (mpii_state != 0) {
-        fprintf(stderr, "rmp MPI: %s called twice (or after MPI_Finalize)\n", fn);
-        _exit(1);
-    }
     mpii_dtype_init();
     int provided = RMP_THREAD_SINGLE;
     int rc = rmp_init_thread(argc, argv, env_level_to_rmp(required), &provided);
@@ -121,6 +125,78 @@ static int env_init(int *argc, char ***argv, int required, const char *fn)
     return rc;
 }
 
+static int env_engine_stop(void)
+{
+    mpii_p2p_fini();
+    /* Everybody's data is delivered before anybody leaves. */
+    rmp_barrier(mpii_comm_world.rc);
+    rmp_comm_free(&mpii_comm_self.rc);
+    mpii_topo_free(mpii_comm_world.topo);
+    mpii_comm_world.topo = NULL;
+    mpii_state = 2;
+    int rc = rmp_finalize();
+    return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_err_from_rmp(rc);
+}
+
+/* An engine its sessions left running stops when the program ends. */
+static void env_engine_atexit(void)
+{
+    pthread_mutex_lock(&env_engine_lock);
+    if (mpii_state == 1 && env_sessions == 0 && mpii_world_state != 1)
+        env_engine_stop();
+    pthread_mutex_unlock(&env_engine_lock);
+}
+
+int mpii_session_engine_get(int required, int *provided, const char *fn)
+{
+    static int atexit_set;
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&env_engine_lock);
+    if (mpii_state == 2) {
+        rc = MPI_ERR_OTHER; /* rmp_finalize ran: rmp cannot start again in this process */
+    } else {
+        if (mpii_state == 0)
+            rc = env_engine_start(NULL, NULL, required, fn);
+        if (rc == MPI_SUCCESS) {
+            env_sessions++;
+            if (!atexit_set)
+                atexit_set = atexit(env_engine_atexit) == 0;
+            *provided = env_thread_level;
+        }
+    }
+    pthread_mutex_unlock(&env_engine_lock);
+    return rc;
+}
+
+int mpii_session_engine_put(void)
+{
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&env_engine_lock);
+    /* MPI_Finalize left the engine to the last session: it stops it now. */
+    if (--env_sessions == 0 && mpii_world_state == 2 && mpii_state == 1)
+        rc = env_engine_stop();
+    pthread_mutex_unlock(&env_engine_lock);
+    return rc;
+}
+
+static int env_init(int *argc, char ***argv, int required, const char *fn)
+{
+    pthread_mutex_lock(&env_engine_lock);
+    if (mpii_world_state != 0 || mpii_state == 2) {
+        fprintf(stderr, "rmp MPI: %s called twice (or after MPI_Finalize)\n", fn);
+        _exit(1);
+    }
+    int rc = MPI_SUCCESS;
+    if (mpii_state == 0)
+        rc = env_engine_start(argc, argv, required, fn);
+    else if (argc) /* the engine was started by a session: the program's arguments now */
+        rc = mpii_info_env_init(*argc, argv ? *argv : NULL);
+    if (rc == MPI_SUCCESS)
+        mpii_world_state = 1;
+    pthread_mutex_unlock(&env_engine_lock);
+    return rc;
+}
+
 int PMPI_Init(int *argc, char ***argv)
 {
     return env_init(argc, argv, MPI_THREAD_SINGLE, "MPI_Init");
@@ -146,19 +222,22 @@ int PMPI_Finalize(void)
     int rc = mpii_check_init("MPI_Finalize");
     if (rc != MPI_SUCCESS)
         return rc;
+    if (mpii_world_state != 1) { /* the engine lives on for a session */
+        fprintf(stderr, "rmp MPI: MPI_Finalize called %s\n",
+                mpii_world_state == 0 ? "before MPI_Init" : "twice");
+        fflush(stderr);
+        _exit(1);
+    }
     /* The standard: Finalize first deletes MPI_COMM_SELF's attributes (their
      * delete callbacks may still make MPI calls). */
     mpii_attr_delete_all(&mpii_comm_self, "MPI_Finalize");
     mpii_attr_delete_all(&mpii_comm_world, "MPI_Finalize");
-    mpii_p2p_fini();
-    /* Everybody's data is delivered before anybody leaves. */
-    rmp_barrier(mpii_comm_world.rc);
-    rmp_comm_free(&mpii_comm_self.rc);
-    mpii_topo_free(mpii_comm_world.topo);
-    mpii_comm_world.topo = NULL;
-    mpii_state = 2;
-    rc = rmp_finalize();
-    return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_err_from_rmp(rc);
+    pthread_mutex_lock(&env_engine_lock);
+    mpii_world_state = 2;
+    /* A live session keeps the engine: its last MPI_Session_finalize stops it. */
+    rc = env_sessions > 0 ? MPI_SUCCESS : env_engine_stop();
+    pthread_mutex_unlock(&env_engine_lock);
+    return rc;
 }
 MPII_WEAK(Finalize)
 
@@ -166,7 +245,7 @@ int PMPI_Initialized(int *flag)
 {
     if (!flag)
         return MPI_ERR_ARG;
-    *flag = mpii_state != 0;
+    *flag = mpii_world_state != 0; /* the world model only (MPI-4.0 11.2.1) */
     return MPI_SUCCESS;
 }
 MPII_WEAK(Initialized)
@@ -175,7 +254,7 @@ int PMPI_Finalized(int *flag)
 {
     if (!flag)
         return MPI_ERR_ARG;
-    *flag = mpii_state == 2;
+    *flag = mpii_world_state == 2;
     return MPI_SUCCESS;
 }
 MPII_WEAK(Finalized)

@@ -5,7 +5,7 @@
 
 #include "mpii.h"
 
-mpii_group_t mpii_group_empty = {MPII_MAGIC_GROUP, 1, 0, MPI_UNDEFINED, NULL};
+mpii_group_t mpii_group_empty = {MPII_MAGIC_GROUP, 1, 0, MPI_UNDEFINED, NULL, NULL};
 static mpii_pool_t group_pool = MPII_POOL_INIT(mpii_group_t);
 
 mpii_group_t *mpii_group(MPI_Group h)

@@ -254,6 +254,24 @@ static void set_errh(mpii_comm_t *c, MPI_Errhandler errh)
     mpii_errh_retain(e);
 }
 
+/* Errors of the _from_group(s) creations go to their errhandler argument (there is no
+ * parent communicator); without one, to MPI_COMM_WORLD's. */
+static int from_err(MPI_Errhandler errh, int code, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int from_err(MPI_Errhandler errh, int code, const char *fn, const char *fmt, ...)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    mpii_errh_t *e = errh != MPI_ERRHANDLER_NULL ? mpii_errh(errh) : NULL;
+    MPI_Comm nul = MPI_COMM_NULL;
+    if (e)
+        return mpii_err_obj(e, &nul, code, fn, "%s", msg);
+    return mpii_err_comm(NULL, code, fn, "%s", msg);
+}
+
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
                                       MPI_Group remote_group, int remote_leader,
                                       const char *stringtag, MPI_Info info,
@@ -264,12 +282,13 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
     mpii_group_t *lg = mpii_group(local_group), *rg = mpii_group(remote_group);
     (void)info;
     if (!lg || !rg || lg->rank == MPI_UNDEFINED || rg->size == 0)
-        return mpii_err_comm(NULL, MPI_ERR_GROUP, fn, "invalid group, or not in the local one");
+        return from_err(errhandler, MPI_ERR_GROUP, fn,
+                        "invalid group, or not in the local one");
     if (!stringtag || !newintercomm)
-        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL stringtag or newintercomm");
+        return from_err(errhandler, MPI_ERR_ARG, fn, "NULL stringtag or newintercomm");
     if (local_leader < 0 || local_leader >= lg->size || remote_leader < 0 ||
         remote_leader >= rg->size)
-        return mpii_err_comm(NULL, MPI_ERR_RANK, fn, "invalid leader");
+        return from_err(errhandler, MPI_ERR_RANK, fn, "invalid leader");
     int side = lg->world[local_leader] > rg->world[remote_leader];
     rmp_comm_t urc = RMP_COMM_NULL;
     uint64_t key = 0;
@@ -281,7 +300,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
     if (err == MPI_SUCCESS && !c)
         err = MPI_ERR_INTERN;
     if (err != MPI_SUCCESS)
-        return mpii_err_comm(NULL, err, fn, "could not create the intercommunicator");
+        return from_err(errhandler, err, fn, "could not create the intercommunicator");
     c->key = key;
     set_errh(c, errhandler);
     *newintercomm = mpii_comm_handle(c);
@@ -297,9 +316,9 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     mpii_group_t *g = mpii_group(group);
     (void)info;
     if (!g)
-        return mpii_err_comm(NULL, MPI_ERR_GROUP, fn, "invalid group");
+        return from_err(errhandler, MPI_ERR_GROUP, fn, "invalid group");
     if (!stringtag || !newcomm)
-        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL stringtag or newcomm");
+        return from_err(errhandler, MPI_ERR_ARG, fn, "NULL stringtag or newcomm");
     if (g->rank == MPI_UNDEFINED) {
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
@@ -308,12 +327,13 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     int st = rmp_comm_create_group(mpii_comm_world.rc, g->size, g->world,
                                    string_tag(stringtag), &rc);
     if (st != RMP_SUCCESS)
-        return mpii_err_comm(NULL, mpii_err_from_rmp(st), fn, "%s", rmp_strerror(st));
+        return from_err(errhandler, mpii_err_from_rmp(st), fn, "%s", rmp_strerror(st));
     mpii_comm_t *c;
     int err = mpii_comm_wrap(rc, &mpii_comm_world, &c);
     if (err != MPI_SUCCESS)
-        return mpii_err_comm(NULL, err, fn, "out of memory");
+        return from_err(errhandler, err, fn, "out of memory");
     c->key = mpii_key_of_members(g->size, g->world, string_tag(stringtag));
+    c->sbs = g->sbs;
     set_errh(c, errhandler);
     *newcomm = mpii_comm_handle(c);
     return MPI_SUCCESS;

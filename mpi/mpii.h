@@ -127,12 +127,14 @@ typedef struct mpii_comm {
     void *coll_priv;     /* owned by the collectives module (mpi-c) */
     void (*coll_priv_free)(void *);
     struct mpii_bsbuf *bsbuf; /* MPI_Comm_attach_buffer's (bsend.c), NULL before */
+    struct mpii_bsbuf *sbs;   /* its session's buffer (session.c), NULL under the world */
     uint64_t part_id;         /* the same on all members (part_match.c) */
     char name[MPI_MAX_OBJECT_NAME];
 } mpii_comm_t;
 
 extern mpii_comm_t mpii_comm_world, mpii_comm_self;
-extern int mpii_state; /* 0 before Init, 1 initialized, 2 finalized */
+extern int mpii_state; /* the engine: 0 before Init, 1 initialized, 2 finalized */
+extern int mpii_world_state; /* the world model (MPI_Init/MPI_Finalize), the same values */
 
 /* The object of a communicator handle, NULL when invalid (inline: every call has one). */
 static inline mpii_comm_t *mpii_comm(MPI_Comm h)
@@ -162,6 +164,7 @@ struct mpii_group {
     int size;
     int rank;   /* of the calling process, MPI_UNDEFINED if not a member */
     int *world; /* group rank -> world rank */
+    struct mpii_bsbuf *sbs; /* a session pset's: the session's buffer, for its comms */
 };
 extern mpii_group_t mpii_group_empty;
 mpii_group_t *mpii_group(MPI_Group h);
@@ -186,6 +189,10 @@ int mpii_err_comm(mpii_comm_t *c, int errclass, const char *fn, const char *fmt,
 /* The same on a window (mpi-c passes its window's handler; NULL: world). */
 int mpii_err_win(MPI_Win win, mpii_errh_t *errh, int errclass, const char *fn,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The same through handler errh (NULL: fatal) of an object of its kind, whose handle is
+ * at objh (sessions; a creation's errhandler argument, objh at a null handle). */
+int mpii_err_obj(mpii_errh_t *errh, void *objh, int errclass, const char *fn, const char *fmt,
+                 ...) __attribute__((format(printf, 5, 6)));
 /* For the stubs: MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Name is not supported by rmp yet". */
 int mpii_unsupported(MPI_Comm comm, const char *fn);
 /* rmp status (negative) -> MPI error class. */
@@ -213,6 +220,10 @@ extern pthread_mutex_t mpii_mt_lock;
             pthread_mutex_unlock(&mpii_mt_lock);                                           \
     } while (0)
 int mpii_check_init(const char *fn);
+/* Sessions (session.c) take and drop a reference on the engine (env.c): get starts it
+ * if needed (MPI_ERR_OTHER once rmp has finalized: it cannot restart). */
+int mpii_session_engine_get(int required, int *provided, const char *fn);
+int mpii_session_engine_put(void);
 
 /* Attributes on communicators (attr.c), called by comm.c. */
 int mpii_attr_copy_all(mpii_comm_t *old, mpii_comm_t *newc, const char *fn);
