@@ -4,8 +4,12 @@
  * hands every (dt, op) outside its [core type][core op] table to this file. */
 #include <complex.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "coll.h"
+#include "coll_blocks.h"
+#include "coll_op.h"
+#include "coll_tune.h"
 
 typedef struct { float v; int i; } ext_float_int_t;
 typedef struct { double v; int i; } ext_double_int_t;

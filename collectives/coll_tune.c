@@ -6,17 +6,17 @@
  * The choice depends only on (kind, bytes, layout), which every rank of a call agrees on:
  * that keeps the ranks in step and the reductions bitwise identical. */
 #include <limits.h>
-#include <stddef.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "coll.h"
-#include "config.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_tune.h"
 #include "log.h"
 #include "tune_default.h"
-#include "tuning.h"
 
 #define COLL_TABLE_MAX 512
 
