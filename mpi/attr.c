@@ -3,7 +3,7 @@
  * predefined attributes (MPI_TAG_UB, MPI_UNIVERSE_SIZE, ...). */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
 
 /* User keyvals are numbered from here, away from the predefined 501..605. */
 #define ATTR_FIRST_KEYVAL 1000

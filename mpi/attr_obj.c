@@ -6,7 +6,7 @@
  * answered by win.c before it asks here. */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
 #include "mpii_dtype.h"
 #include "mpii_rma.h"
 
