@@ -69,7 +69,7 @@ static inline bool coll_tune_check(void)
 }
 
 /* algo, or for a non-commutative op the order-preserving algorithm to run instead
- * (coll_op_ext.c); root matters for COLL_REDUCE only. The predefined ops all commute. */
+ * (coll_tune.c); root matters for COLL_REDUCE only. The predefined ops all commute. */
 int coll_algo_ordered_user(coll_kind_t kind, int algo, rmp_op_t op, int root);
 static inline int coll_algo_ordered(coll_kind_t kind, int algo, rmp_op_t op, int root)
 {
