@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* One-sided put bandwidth (osu_put_bw with flush): per iteration rank 0 issues a window
  * of rmp_put_nbi of one buffer to rank 1, then rmp_win_flush. MB/s = 1e6 bytes/s. */
-#include "bench_rmp.h"
+#include "bench_rma.h"
 
 #define NCHECK 2
 
-static void validate(bench_rmp_t *b, char *lbuf, char *base, size_t size, rmp_win_t win)
+static void validate(bench_rma_t *r, size_t size)
 {
+    bench_rmp_t *b = &r->b;
+    char *lbuf = r->lbuf, *base = r->base;
+    rmp_win_t win = r->win;
     long bad;
     if (b->rank == 1)
         memset(base, 0, NCHECK * size);
@@ -25,42 +28,18 @@ static void validate(bench_rmp_t *b, char *lbuf, char *base, size_t size, rmp_wi
                 bench_rmp_bad_data("window contents after put_nbi + flush", size, bad);
 }
 
+/* One timed step. */
+static void step(bench_rma_t *r, size_t size)
+{
+    for (int j = 0; j < r->o.window; j++)
+        CK(rmp_put_nbi(r->lbuf, size, 1, 0, r->win));
+    CK(rmp_win_flush(1, r->win));
+}
+
 int main(int argc, char **argv)
 {
-    bench_rmp_t b;
-    bench_opts_t o;
-    bench_defaults(&o, BENCH_RMA_BW);
-    int rc = bench_rmp_start(&b, &argc, &argv, &o, "rmp_put_bw", NULL, 2);
-    if (rc >= 0)
-        return rc;
-
-    void *base;
-    rmp_win_t win;
-    CK(rmp_win_allocate(NCHECK * o.max_size, b.world, &base, &win));
-    char *lbuf = bench_alloc(NCHECK * o.max_size);
-    if (b.rank == 0)
-        bench_header("rmp", "Put Bandwidth Test", "      Bandwidth (MB/s)");
-
-    for (size_t size = bench_first_size(&o); size <= o.max_size; size = bench_next_size(size)) {
-        int iters = bench_iters(&o, size), warm = bench_warmup(&o, size);
-        if (o.validate)
-            validate(&b, lbuf, base, size, win);
-        CK(rmp_barrier(b.world));
-        if (b.rank == 0) {
-            double t0 = 0.0;
-            for (int i = 0; i < warm + iters; i++) {
-                if (i == warm)
-                    t0 = bench_now();
-                for (int j = 0; j < o.window; j++)
-                    CK(rmp_put_nbi(lbuf, size, 1, 0, win));
-                CK(rmp_win_flush(1, win));
-            }
-            bench_row(size, (double)size * o.window * iters / (bench_now() - t0) / 1e6);
-        }
-    }
-    CK(rmp_barrier(b.world));
-    CK(rmp_win_free(&win));
-    bench_free(lbuf);
-    CK(rmp_finalize());
-    return 0;
+    bench_rma_t r;
+    int rc = bench_rma_start(&r, &argc, &argv, BENCH_RMA_BW, "rmp_put_bw", NCHECK,
+                             "Put Bandwidth Test", "      Bandwidth (MB/s)");
+    return rc >= 0 ? rc : bench_rma_run(&r, validate, step, 1);
 }

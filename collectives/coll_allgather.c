@@ -3,7 +3,17 @@
  * for small blocks), direct (every rank sends its block to every other: one step, for
  * small blocks on few ranks), ring (bandwidth-optimal for large blocks). The ring and doubling
  * building blocks also serve bcast and allreduce. */
-#include "coll.h"
+#include <string.h>
+
+#include "coll_algo.h"
+#include "coll_blocks.h"
+#include "coll_check.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
+#include "coll_shm.h"
+#include "coll_tune.h"
 
 int coll_ag_ring(char *buf, const coll_blocks_t *b, int me, rmp_comm_t comm, int tag)
 {

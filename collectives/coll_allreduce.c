@@ -12,7 +12,18 @@
  * reduced by one rank and then copied; direct reduces x0 .. xn-1 left to right on every
  * rank. So every rank gets the same bits, and recursive doubling and Rabenseifner even
  * give the same result. */
-#include "coll.h"
+#include <string.h>
+
+#include "coll_algo.h"
+#include "coll_blocks.h"
+#include "coll_check.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_hier.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
+#include "coll_shm.h"
+#include "coll_tune.h"
 
 /* Fold: the even rank of a pair hands its vector to the odd one (sub-tag 0), which
  * combines it on the left. Unfold: the odd rank returns the result (sub-tag 2). */

@@ -4,7 +4,17 @@
  * moves once, one peer at a time) and Bruck (ceil(log2 n) steps, each moving about half
  * of the blocks: fewer messages for small blocks). RMP_IN_PLACE as sbuf: the blocks to
  * send are taken from rbuf (copied to scratch first). */
-#include "coll.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_blocks.h"
+#include "coll_check.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
+#include "coll_shm.h"
+#include "coll_tune.h"
 
 static int alltoall_pairwise(const char *src, char *rbuf, size_t blk, rmp_comm_t comm, int tag)
 {

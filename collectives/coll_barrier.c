@@ -4,7 +4,14 @@
  * transitively, from every other; any n, no extra step. Direct: every rank signals every
  * other and waits for all, one round of n - 1 messages: fewer scheduling rounds when the
  * ranks outnumber the cores, for small n. Hier: coll_hier.c. */
-#include "coll.h"
+#include "coll_algo.h"
+#include "coll_check.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_hier.h"
+#include "coll_p2p.h"
+#include "coll_shm.h"
+#include "coll_tune.h"
 
 int coll_barrier_run(rmp_comm_t comm, int algo)
 {

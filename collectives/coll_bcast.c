@@ -4,7 +4,16 @@
  * scatter of n blocks followed by a ring allgather (each rank moves ~2x the message
  * instead of log2 n times at the root). Ranks are renumbered relative to the root.
  * Hier: coll_hier.c. */
-#include "coll.h"
+#include "coll_algo.h"
+#include "coll_blocks.h"
+#include "coll_check.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_hier.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
+#include "coll_shm.h"
+#include "coll_tune.h"
 
 static int bcast_binomial(char *buf, size_t bytes, int root, rmp_comm_t comm, int tag)
 {

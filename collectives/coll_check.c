@@ -6,9 +6,12 @@
  * with every rank per call. Nonblocking collectives are not checked, because a blocking
  * exchange inside rmp_i* could deadlock a correct program that overlaps them with p2p. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "coll.h"
-#include "config.h"
+#include "coll_check.h"
+#include "coll_core.h"
+#include "coll_p2p.h"
 #include "log.h"
 
 typedef struct coll_sig {

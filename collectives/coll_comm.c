@@ -4,7 +4,11 @@
  * communicators). The layout comes from rmpi_comm_node_of, whose ids may differ between
  * ranks (a launcher gives some ranks numeric ids, others host-derived ones) but whose
  * partition into nodes is the same everywhere: only the partition is used. */
-#include "coll.h"
+#include <stdlib.h>
+
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_shm.h"
 
 static void coll_comm_free(void *p)
 {

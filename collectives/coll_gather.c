@@ -6,7 +6,12 @@
  * the root's block as already in place in rbuf; scatter with rbuf = RMP_IN_PLACE leaves
  * the root's block in sbuf and copies nothing. rbuf of gather and sbuf of scatter matter
  * at the root only. */
-#include "coll.h"
+#include <string.h>
+
+#include "coll_check.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
 
 static int coll_gs_check(const void *buf, int is_root, int in_place_ok, const char *what,
                          size_t count, rmp_datatype_t dt, rmp_comm_t comm, size_t *blk)

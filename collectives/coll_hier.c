@@ -15,7 +15,13 @@
  * algorithm on identical inputs, the leaders' allreduce is bitwise identical, and the
  * result is then copied. The combination order differs from the flat algorithms', within
  * the same error bound (a tree of depth < n). */
-#include "coll.h"
+#include "coll_algo.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_hier.h"
+#include "coll_op.h"
+#include "coll_shm.h"
+#include "coll_tune.h"
 #include "log.h"
 
 static int hier_setup(rmp_comm_t comm, coll_comm_t **out)

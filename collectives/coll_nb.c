@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Nonblocking collectives: the blocking algorithms written as schedules (coll_sched.c),
  * chosen by the same table, so rmp_iallreduce gives the same bits as rmp_allreduce. */
-#include "coll.h"
+#include "coll_algo.h"
+#include "coll_blocks.h"
+#include "coll_check.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
+#include "coll_sched.h"
+#include "coll_tune.h"
 
 /* ---- iallreduce ---- */
 

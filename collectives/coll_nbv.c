@@ -6,7 +6,15 @@
  * contribution and reduce in rank order (non-commutative ops are safe); scan runs the
  * recursive doubling of coll_scan.c. The count/displacement arrays are read while the
  * schedule is built: the caller may reuse them at once. */
-#include "coll.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_check.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
+#include "coll_sched.h"
+#include "coll_vlayout.h"
 #include "log.h"
 
 static int nbv_begin(rmp_comm_t comm, rmp_request_t *req, const char *call)

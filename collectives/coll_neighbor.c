@@ -5,7 +5,10 @@
  * skipped. Sub-tags tell apart several edges between the same pair of ranks (a periodic
  * dimension of size 2 has the same rank on both sides): edge i of the sender carries
  * ssub[i] and the receiver's edge j expects rsub[j]; NULL means 0 for all. */
-#include "coll.h"
+#include "coll_check.h"
+#include "coll_core.h"
+#include "coll_p2p.h"
+#include "coll_sched.h"
 #include "log.h"
 
 static void nb_edges(coll_sched_t *s, const char *sbuf, const size_t *sbytes,

@@ -257,8 +257,10 @@ void coll_op_reduce3(void *out, const void *a, const void *b, size_t count,
     assert(coll_op_check(dt, op) == RMP_SUCCESS);
     if (__builtin_expect(coll_op_check(dt, op) != RMP_SUCCESS, 0) || count == 0)
         return;
-    if ((unsigned)dt >= RMP_DATATYPE_COUNT || (unsigned)op >= RMP_OP_COUNT)
-        coll_op_ext_reduce3(out, a, b, count, dt, op);
+    if ((unsigned)dt >= RMP_DATATYPE_COUNT || (unsigned)op >= RMP_OP_COUNT) {
+        if (!coll_op_user_reduce3(out, a, b, count, dt, op))
+            coll_op_ext_reduce3(out, a, b, count, dt, op);
+    }
     else if (dt != RMP_FLOAT16 && dt != RMP_BFLOAT16)
         coll_kernels[dt][op](out, a, b, count);
 #ifdef COLL_HAVE_AVX2

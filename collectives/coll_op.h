@@ -31,15 +31,20 @@
 
 #include "rmp.h"
 
-/* Extended types, extended ops and user ops (coll_op_ext.c): what coll_op_check and
- * coll_op_reduce3 hand over for a (dt, op) outside the core table. */
+/* Extended types and ops (coll_op_ext.c): what coll_op_check and coll_op_reduce3 hand
+ * over for a (dt, op) outside the core table. */
 int coll_op_ext_check(rmp_datatype_t dt, rmp_op_t op);
 void coll_op_ext_reduce3(void *out, const void *a, const void *b, size_t count,
                          rmp_datatype_t dt, rmp_op_t op);
 /* Element size of an extended or opaque type, 0 when dt is neither. */
 size_t coll_ext_size(rmp_datatype_t dt);
-/* 0 for a non-commutative user op, else 1. */
+/* User ops (coll_op_user.c). 0 for a non-commutative user op, else 1. */
 int coll_op_commutative(rmp_op_t op);
+/* Is op a user op not freed? */
+int coll_op_user_live(rmp_op_t op);
+/* out = a op b for a user op: 1, or 0 (nothing done) when op is not one. */
+int coll_op_user_reduce3(void *out, const void *a, const void *b, size_t count,
+                         rmp_datatype_t dt, rmp_op_t op);
 
 /* Element sizes of the core types (coll_dtype.c). */
 extern const unsigned char coll_dt_sizes[RMP_DATATYPE_COUNT];

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point helpers on the collective context, and the argument checks every
  * collective shares. */
-#include "coll.h"
+#include <stdlib.h>
+
+#include "coll_check.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
 #include "log.h"
 
 int coll_req_finish(rmp_request_t req)

@@ -4,7 +4,17 @@
  * vectors a ring reduce-scatter followed by a gather of the reduced blocks at the root
  * (each rank moves ~2x the vector once instead of log2 n times). rbuf matters at the
  * root only; RMP_IN_PLACE as sbuf at the root takes the root's contribution from rbuf. */
-#include "coll.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_algo.h"
+#include "coll_blocks.h"
+#include "coll_check.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
+#include "coll_tune.h"
 
 /* Ranks are renumbered relative to the root (vr = 0 at the root); vr receives from
  * vr + mask for every mask below its lowest set bit, then sends to vr - lowbit. Lower

@@ -8,7 +8,18 @@
  * RMP_IN_PLACE (as sbuf, like MPI_Reduce_scatter_block): rbuf holds this rank's whole
  * contribution (size x count elements) on entry, and its first count elements hold the
  * result on return; the rest of rbuf is scratch and its contents are unspecified. */
-#include "coll.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_algo.h"
+#include "coll_blocks.h"
+#include "coll_check.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
+#include "coll_shm.h"
+#include "coll_tune.h"
 
 void coll_halving_window(int nr, int pof2, int near_first, int *lo, int *hi)
 {

@@ -4,7 +4,13 @@
  * 2 * mask ranks containing this rank, combined with the lower half as the left operand;
  * the result takes the partner's part only from below. So the order is rank order and
  * non-commutative ops are safe (the algorithm of MPICH). */
-#include "coll.h"
+#include <string.h>
+
+#include "coll_blocks.h"
+#include "coll_check.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
 
 static int scan_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_t dt,
                     rmp_op_t op, rmp_comm_t comm, int exclusive, const char *call)

@@ -2,7 +2,14 @@
 /* Round-based schedules run by the progress engine (the libNBC model): the nonblocking
  * collectives build the whole schedule up front, then a generic request's poll function
  * advances it without ever blocking. */
-#include "coll.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
+#include "coll_sched.h"
+#include "coll_vlayout.h"
 
 enum { SOP_SEND, SOP_RECV, SOP_REDUCE3, SOP_COPY, SOP_SEND_LAY, SOP_RECV_LAY, SOP_COPY_LAY };
 

@@ -24,11 +24,19 @@
  * Waiting spins on the control lines and runs the progress engine in between (other
  * requests move; with more ranks than cores it yields the core, so a descheduled peer
  * gets to run), checks RMP_TIMEOUT and peer failures. No system call otherwise. */
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
-#include "coll.h"
+#include "coll_algo.h"
+#include "coll_blocks.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
+#include "coll_shm.h"
+#include "coll_tune.h"
 #include "log.h"
-#include "shmem.h"
 
 /* Chunk (slot) size: a pipeline step. 64 KiB keeps both sets of 2 ranks in L2 (at 1-4 MiB,
  * 2 ranks: about 2x the bandwidth of 256 KiB chunks, measured on the 2-core EPYC). */
@@ -76,7 +84,7 @@ static size_t shm_chunk_bytes(int n)
         c = coll_params.shm_chunk < (256u << 20) ? coll_params.shm_chunk : (256u << 20);
     else if (n > 32) /* keep the segment near 4 MiB */
         c = (4u << 20) / (2 * (size_t)(n + 1));
-    else if (rmpi_g.oversubscribed) /* and near 6 MiB */
+    else if (rmpi_oversubscribed()) /* and near 6 MiB */
         c = (6u << 20) / (2 * (size_t)(n + 1)) < SHM_CHUNK_OVERSUB
                 ? (6u << 20) / (2 * (size_t)(n + 1))
                 : SHM_CHUNK_OVERSUB;

@@ -6,17 +6,18 @@
  * The choice depends only on (kind, bytes, layout), which every rank of a call agrees on:
  * that keeps the ranks in step and the reductions bitwise identical. */
 #include <limits.h>
-#include <stddef.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "coll.h"
-#include "config.h"
+#include "coll_comm.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_tune.h"
 #include "log.h"
 #include "tune_default.h"
-#include "tuning.h"
 
 #define COLL_TABLE_MAX 512
 
@@ -472,4 +473,22 @@ static const rmpi_tune_section_t coll_file_section = {
 __attribute__((constructor)) static void coll_file_register(void)
 {
     (void)rmpi_tuning_register(&coll_file_section);
+}
+
+/* The order-preserving algorithm for a non-commutative op (coll_tune.h). */
+int coll_algo_ordered_user(coll_kind_t kind, int algo, rmp_op_t op, int root)
+{
+    if (coll_op_commutative(op))
+        return algo;
+    switch (kind) {
+    case COLL_ALLREDUCE:
+        return algo == COLL_ALLREDUCE_DIRECT || algo == COLL_ALLREDUCE_SHM ? algo
+                                                                           : COLL_ALLREDUCE_RD;
+    case COLL_REDUCE: /* binomial combines relative ranks: in order from root 0 only */
+        return algo == COLL_REDUCE_BINOMIAL && root == 0 ? algo : COLL_REDUCE_LINEAR;
+    case COLL_REDUCE_SCATTER:
+        return algo == COLL_RS_SHM ? algo : COLL_RS_DIRECT;
+    default:
+        return algo;
+    }
 }

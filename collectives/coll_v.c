@@ -12,7 +12,14 @@
  * RMP_IN_PLACE as in MPI: gatherv's sbuf at the root, scatterv's rbuf at the root,
  * allgatherv's sbuf (the block is at rdispls[rank]), alltoallv's sbuf (data in rbuf),
  * reduce_scatter_v's sbuf (the vector in rbuf). */
-#include "coll.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_blocks.h"
+#include "coll_check.h"
+#include "coll_core.h"
+#include "coll_op.h"
+#include "coll_p2p.h"
 #include "log.h"
 
 /* Every block len[0] bytes: known to every rank alike, so every rank takes the same

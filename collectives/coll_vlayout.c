@@ -5,12 +5,15 @@
  * whole-message copy. The messages, tags and algorithms are those of coll_v.c (linear at
  * the root, the allgather or the ring, pairwise exchange), so a rank may call the layout form while the others call
  * the plain one. A layout with NULL callbacks is the plain bytes at ctx. */
+#include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
+#include "coll_blocks.h"
+#include "coll_check.h"
+#include "coll_core.h"
+#include "coll_p2p.h"
+#include "coll_vlayout.h"
 #include "log.h"
-#include "recv.h"
-#include "send.h"
 
 /* Transfers a root keeps in flight: each layout transfer holds core's piece buffers. */
 #define VL_WINDOW 8

@@ -48,10 +48,6 @@ typedef struct rmpi_param_set {
  * order, then each registered module's. Returns how many were written to sets. */
 int rmpi_config_sets(rmpi_config_t *cfg, rmpi_param_set_t *sets);
 
-/* A module above the core (the collectives: collectives/coll_tune.c) registers
- * its table and values, from a constructor (before rmpi_config_load).
- * RMP_ERR_NOMEM when RMPI_CONFIG_MAX_MODULES are registered. */
-int rmpi_config_register(const char *owner, const rmpi_param_t *params, void *values);
 
 /* Called with each problem found: is_error (the job must not start) or a warning;
  * sentence names the variable, the value and what is accepted. */
@@ -72,12 +68,6 @@ int rmpi_config_load(void);
 
 /* Parse val into p's place in values (its owner's struct). RMP_SUCCESS or RMP_ERR_ARG. */
 int rmpi_config_set(void *values, const rmpi_param_t *p, const char *val);
-/* Pure parsers, exposed for tests. Each returns RMP_SUCCESS or RMP_ERR_ARG. */
-int rmpi_parse_size(const char *s, size_t *out);
-int rmpi_parse_bool(const char *s, bool *out);
-int rmpi_parse_int(const char *s, int *out);
-int rmpi_parse_double(const char *s, double *out);
-int rmpi_parse_enum(const char *s, const char *choices, int *out);
 /* Was the parameter `name` set in the environment cfg was loaded from? (A tuning file
  * fills in only what the environment left unset.) */
 bool rmpi_config_from_env(const rmpi_config_t *cfg, const char *name);

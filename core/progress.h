@@ -21,4 +21,10 @@ static inline int rmpi_progress_yields(void)
     return rmpi_g.yield_when_idle;
 }
 
+/* More local ranks than cores (decided once by rmp_init): spinning costs a peer its core. */
+static inline int rmpi_oversubscribed(void)
+{
+    return rmpi_g.oversubscribed;
+}
+
 #endif

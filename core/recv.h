@@ -6,6 +6,7 @@
 #ifndef RMPI_RECV_H
 #define RMPI_RECV_H
 
+#include "cid_msg.h"
 #include "engine.h"
 #include "match.h"
 #include "proto.h"
@@ -29,16 +30,6 @@ typedef struct rmpi_ux {
     unsigned char inline_buf[RMPI_UX_INLINE];
 } rmpi_ux_t;
 
-int rmpi_irecv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
-                   uint32_t cid, rmp_request_t *req);
-/* A receive into the caller's layout (core/layout.h). */
-int rmpi_irecv_layout_cid(const rmp_layout_t *lay, size_t bytes, int source, int tag,
-                          rmp_comm_t comm, uint32_t cid, rmp_request_t *out);
-int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm, uint32_t cid,
-                  rmp_status_t *st);
-/* Give up on req (its waiter timed out): an unmatched receive is withdrawn
- * and freed, anything else is freed when it completes. */
-void rmpi_req_abandon(rmp_request_t req);
 
 /* The posted receive that message h matches, taken off the queue; NULL if none. */
 static inline rmp_request_t rmpi_recv_match(const rmpi_hdr_t *h)

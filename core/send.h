@@ -6,20 +6,9 @@
 
 #include <stdint.h>
 
+#include "cid_msg.h"
 #include "rmp.h"
 
-/* Messaging on an explicit context id (collectives use their own, core/coll_id.h).
- * dest/source are ranks in comm. */
-int rmpi_isend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
-                   uint32_t cid, rmp_request_t *req);
-/* A synchronous send: completes once the receiver matched it (docs/protocols.md). */
-int rmpi_issend_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
-                    uint32_t cid, rmp_request_t *req);
-/* A message in the caller's layout (core/layout.c): always the fragmented protocol. */
-int rmpi_isend_layout_cid(const rmp_layout_t *lay, size_t bytes, int dest, int tag,
-                          rmp_comm_t comm, uint32_t cid, int sync, rmp_request_t *out);
-int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
-                  uint32_t cid);
 /* Send a control message (<= 64 bytes of header) to world rank peer, queued in order. */
 int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, size_t plen);
 /* The FIN of a rendezvous: completes target_req on peer with status. */

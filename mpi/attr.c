@@ -1,98 +1,81 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Attributes on communicators: keyvals with copy/delete callbacks, and the
- * predefined attributes (MPI_TAG_UB, MPI_UNIVERSE_SIZE, ...). */
+/* The attribute engine (mpii_attr.h): keyvals with copy and delete callbacks, one table
+ * for communicators, datatypes and windows, and the per-object lists. */
+#include <stdint.h>
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_attr.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
+#include "mpii_rma.h"
 
 /* User keyvals are numbered from here, away from the predefined 501..605. */
 #define ATTR_FIRST_KEYVAL 1000
 
 typedef struct attr_keyval {
+    mpii_attr_kind_t kind;
     int live; /* freed by the user: no new attribute may use it */
-    int refs; /* attributes still set with it, plus one while live */
-    MPI_Comm_copy_attr_function *copy_fn;
-    MPI_Comm_delete_attr_function *delete_fn;
-    void *extra_state;
+    int refs; /* attributes still set with it, plus one while live; 0: gone */
+    mpii_keyval_fns_t f;
 } attr_keyval_t;
 
 static attr_keyval_t *attr_keys;
 static int attr_nkeys;
 
-/* Values of the predefined attributes: the standard hands out pointers to them. */
-static int attr_tag_ub = RMP_TAG_UB;
-static int attr_universe_size, attr_appnum, attr_wtime_global, attr_host = MPI_PROC_NULL;
-static int attr_io = MPI_ANY_SOURCE, attr_lastused;
-int mpii_err_lastused(void);
-
-int mpii_attr_init(void)
+static const char *attr_kind_name(mpii_attr_kind_t kind)
 {
-    attr_universe_size = mpii_comm_world.size;
-    const char *appnum = getenv("PMIX_APPNUM");
-    attr_appnum = appnum ? atoi(appnum) : 0;
-    attr_wtime_global = 0; /* each rank reads its own clock */
-    return MPI_SUCCESS;
+    return kind == MPII_ATTR_COMM ? "communicator" : kind == MPII_ATTR_TYPE ? "datatype" : "window";
 }
 
-static attr_keyval_t *attr_key(int keyval)
+/* The slot of keyval if it is of kind; NULL otherwise. */
+static attr_keyval_t *attr_slot(int keyval, mpii_attr_kind_t kind)
 {
     int i = keyval - ATTR_FIRST_KEYVAL;
-    return i >= 0 && i < attr_nkeys && attr_keys[i].live ? &attr_keys[i] : NULL;
+    return i >= 0 && i < attr_nkeys && attr_keys[i].kind == kind ? &attr_keys[i] : NULL;
 }
 
-/* A keyval that still exists: live, or freed by the user but still set somewhere. */
-static attr_keyval_t *attr_key_any(int keyval)
+/* any_state: also a keyval freed by the user but still set somewhere. */
+static attr_keyval_t *attr_key(int keyval, mpii_attr_kind_t kind, int any_state)
 {
-    int i = keyval - ATTR_FIRST_KEYVAL;
-    return i >= 0 && i < attr_nkeys && attr_keys[i].refs > 0 ? &attr_keys[i] : NULL;
+    attr_keyval_t *k = attr_slot(keyval, kind);
+    return k && (any_state ? k->refs > 0 : k->live) ? k : NULL;
 }
 
-static void attr_key_release(int keyval)
+static int attr_err(mpii_attr_kind_t kind, void *h, int cls, const char *fn, const char *what,
+                    int keyval)
 {
-    attr_keys[keyval - ATTR_FIRST_KEYVAL].refs--;
-}
-
-static int attr_predefined(int keyval, void **val)
-{
-    switch (keyval) {
-    case MPI_TAG_UB: *val = &attr_tag_ub; return 1;
-    case MPI_UNIVERSE_SIZE: *val = &attr_universe_size; return 1;
-    case MPI_APPNUM: *val = &attr_appnum; return 1;
-    case MPI_WTIME_IS_GLOBAL: *val = &attr_wtime_global; return 1;
-    case MPI_HOST: *val = &attr_host; return 1;
-    case MPI_IO: *val = &attr_io; return 1;
-    case MPI_LASTUSEDCODE:
-        attr_lastused = mpii_err_lastused();
-        *val = &attr_lastused;
-        return 1;
-    default: return 0;
+    if (kind == MPII_ATTR_WIN) {
+        mpii_win_t *w = h;
+        return MPII_WIN_ERR(w, cls, fn, "%s (keyval %d)", what, keyval);
     }
+    return mpii_err_comm(kind == MPII_ATTR_COMM ? h : NULL, cls, fn, "%s (keyval %d)", what,
+                         keyval);
 }
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
-                            MPI_Comm_delete_attr_function *delete_fn, int *comm_keyval,
-                            void *extra_state)
+int mpii_attr_create_keyval(mpii_attr_kind_t kind, mpii_keyval_fns_t f, int *keyval,
+                            const char *fn)
 {
-    mpii_check_init("MPI_Comm_create_keyval");
-    if (!comm_keyval)
-        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Comm_create_keyval", "keyval is NULL");
+    mpii_check_init(fn);
+    if (!keyval)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "keyval is NULL");
+    MPII_LOCK();
     attr_keyval_t *n = realloc(attr_keys, (size_t)(attr_nkeys + 1) * sizeof(*n));
-    if (!n)
-        return mpii_err_comm(NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_keyval", "out of memory");
-    attr_keys = n;
-    attr_keys[attr_nkeys] = (attr_keyval_t){1, 1, copy_fn, delete_fn, extra_state};
-    *comm_keyval = ATTR_FIRST_KEYVAL + attr_nkeys++;
-    return MPI_SUCCESS;
+    if (n) {
+        attr_keys = n;
+        attr_keys[attr_nkeys] = (attr_keyval_t){kind, 1, 1, f};
+        *keyval = ATTR_FIRST_KEYVAL + attr_nkeys++;
+    }
+    MPII_UNLOCK();
+    return n ? MPI_SUCCESS : mpii_err_comm(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
 }
-MPII_WEAK(Comm_create_keyval)
 
-int PMPI_Comm_free_keyval(int *comm_keyval)
+int mpii_attr_free_keyval(mpii_attr_kind_t kind, int *keyval, const char *fn)
 {
-    mpii_check_init("MPI_Comm_free_keyval");
-    attr_keyval_t *k = comm_keyval ? attr_key_any(*comm_keyval) : NULL;
+    mpii_check_init(fn);
+    attr_keyval_t *k = keyval ? attr_key(*keyval, kind, 1) : NULL;
     if (!k)
-        return mpii_err_comm(NULL, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval",
-                             "invalid or predefined keyval %d", comm_keyval ? *comm_keyval : 0);
+        return mpii_err_comm(NULL, MPI_ERR_KEYVAL, fn, "invalid or predefined %s keyval %d",
+                             attr_kind_name(kind), keyval ? *keyval : 0);
     /* Attributes already set keep their callbacks until deleted. Freeing it again while
      * they do (from their delete callbacks, or through a copy of the handle) is accepted,
      * as MPICH does: the keyval still exists. */
@@ -100,120 +83,114 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
         k->live = 0;
         k->refs--;
     }
-    *comm_keyval = MPI_KEYVAL_INVALID;
+    *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
-MPII_WEAK(Comm_free_keyval)
 
-static mpii_attr_t **attr_find(mpii_comm_t *c, int keyval)
+static mpii_attr_t **attr_find(mpii_attr_t **head, int keyval)
 {
-    mpii_attr_t **p = &c->attrs;
-    while (*p && (*p)->keyval != keyval)
-        p = &(*p)->next;
-    return p;
+    while (*head && (*head)->keyval != keyval)
+        head = &(*head)->next;
+    return head;
 }
 
-/* Unlink one attribute and run its delete callback. Unlinked first: the callback may
- * delete other attributes of the same communicator, p's node among them. A failing
- * callback leaves the attribute set (back at the head of the list). */
-static int attr_delete_one(mpii_comm_t *c, mpii_attr_t **p, const char *fn)
+static int attr_call_delete(mpii_attr_kind_t kind, void *h, const attr_keyval_t *k,
+                            const mpii_attr_t *a)
+{
+    if (kind == MPII_ATTR_COMM && k->f.del.comm)
+        return k->f.del.comm(mpii_comm_handle(h), a->keyval, a->value, k->f.extra_state);
+    if (kind == MPII_ATTR_TYPE && k->f.del.type)
+        return k->f.del.type(mpii_dtype_handle(h), a->keyval, a->value, k->f.extra_state);
+    if (kind == MPII_ATTR_WIN && k->f.del.win)
+        return k->f.del.win(mpii_win_handle(h), a->keyval, a->value, k->f.extra_state);
+    return MPI_SUCCESS;
+}
+
+/* Unlink *p (of object h, list head) and run its delete callback. Unlinked first: the
+ * callback may delete other attributes of h, p's node among them. A failing callback
+ * leaves the attribute set (back at the head of the list). */
+static int attr_delete_one(mpii_attr_kind_t kind, void *h, mpii_attr_t **head, mpii_attr_t **p,
+                           const char *fn)
 {
     mpii_attr_t *a = *p;
-    attr_keyval_t *k = &attr_keys[a->keyval - ATTR_FIRST_KEYVAL];
+    attr_keyval_t *k = attr_key(a->keyval, kind, 1);
     *p = a->next;
-    if (k->delete_fn) {
-        int rc = k->delete_fn(mpii_comm_handle(c), a->keyval, a->value, k->extra_state);
-        if (rc != MPI_SUCCESS) {
-            a->next = c->attrs;
-            c->attrs = a;
-            return mpii_err_comm(c, rc, fn, "the delete callback of keyval %d returned %d",
-                                 a->keyval, rc);
-        }
+    int rc = k ? attr_call_delete(kind, h, k, a) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) {
+        a->next = *head;
+        *head = a;
+        return attr_err(kind, h, rc, fn, "the delete callback failed", a->keyval);
     }
-    attr_key_release(a->keyval);
+    if (k)
+        k->refs--;
     free(a);
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+int mpii_attr_set(mpii_attr_kind_t kind, void *h, mpii_attr_t **head, int keyval, void *val,
+                  const char *fn)
 {
-    mpii_check_init("MPI_Comm_set_attr");
-    mpii_comm_t *c = mpii_comm(comm);
-    if (!c)
-        return mpii_err_comm(NULL, MPI_ERR_COMM, "MPI_Comm_set_attr", "invalid communicator");
-    attr_keyval_t *k = attr_key(comm_keyval);
-    if (!k)
-        return mpii_err_comm(c, MPI_ERR_KEYVAL, "MPI_Comm_set_attr",
-                             "invalid or predefined keyval %d", comm_keyval);
-    mpii_attr_t **p = attr_find(c, comm_keyval);
+    if (!attr_key(keyval, kind, 0))
+        return attr_err(kind, h, MPI_ERR_KEYVAL, fn, "invalid or predefined keyval", keyval);
+    mpii_attr_t **p = attr_find(head, keyval);
     if (*p) {
-        int err = attr_delete_one(c, p, "MPI_Comm_set_attr");
+        int err = attr_delete_one(kind, h, head, p, fn);
         if (err != MPI_SUCCESS)
             return err;
     }
     mpii_attr_t *a = malloc(sizeof(*a));
     if (!a)
-        return mpii_err_comm(c, MPI_ERR_NO_MEM, "MPI_Comm_set_attr", "out of memory");
-    *a = (mpii_attr_t){c->attrs, comm_keyval, attribute_val};
-    c->attrs = a;
-    k->refs++;
+        return attr_err(kind, h, MPI_ERR_NO_MEM, fn, "out of memory", keyval);
+    *a = (mpii_attr_t){*head, keyval, val};
+    *head = a;
+    /* looked up again: a delete callback above may have created keyvals (realloc) */
+    attr_key(keyval, kind, 0)->refs++;
     return MPI_SUCCESS;
 }
-MPII_WEAK(Comm_set_attr)
 
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+int mpii_attr_get(mpii_attr_kind_t kind, void *h, mpii_attr_t *head, int keyval, void *val,
+                  int *flag, const char *fn)
 {
-    mpii_check_init("MPI_Comm_get_attr");
-    mpii_comm_t *c = mpii_comm(comm);
-    if (!c)
-        return mpii_err_comm(NULL, MPI_ERR_COMM, "MPI_Comm_get_attr", "invalid communicator");
-    if (!attribute_val || !flag)
-        return mpii_err_comm(c, MPI_ERR_ARG, "MPI_Comm_get_attr", "NULL output argument");
-    void *v;
-    if (attr_predefined(comm_keyval, &v)) {
-        *(void **)attribute_val = v;
-        *flag = 1;
-        return MPI_SUCCESS;
-    }
-    int i = comm_keyval - ATTR_FIRST_KEYVAL;
-    if (i < 0 || i >= attr_nkeys)
-        return mpii_err_comm(c, MPI_ERR_KEYVAL, "MPI_Comm_get_attr", "invalid keyval %d",
-                             comm_keyval);
-    mpii_attr_t *a = *attr_find(c, comm_keyval);
+    if (!val || !flag)
+        return attr_err(kind, h, MPI_ERR_ARG, fn, "NULL output argument", keyval);
+    /* A communicator keyval freed and no longer set anywhere still reads as unset. */
+    if (kind == MPII_ATTR_COMM ? !attr_slot(keyval, kind) : !attr_key(keyval, kind, 1))
+        return attr_err(kind, h, MPI_ERR_KEYVAL, fn, "invalid keyval", keyval);
+    mpii_attr_t *a = *attr_find(&head, keyval);
     *flag = a != NULL;
     if (a)
-        *(void **)attribute_val = a->value;
+        *(void **)val = a->value;
     return MPI_SUCCESS;
 }
-MPII_WEAK(Comm_get_attr)
 
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+int mpii_attr_delete(mpii_attr_kind_t kind, void *h, mpii_attr_t **head, int keyval,
+                     const char *fn)
 {
-    mpii_check_init("MPI_Comm_delete_attr");
-    mpii_comm_t *c = mpii_comm(comm);
-    if (!c)
-        return mpii_err_comm(NULL, MPI_ERR_COMM, "MPI_Comm_delete_attr", "invalid communicator");
-    mpii_attr_t **p = attr_find(c, comm_keyval);
+    mpii_attr_t **p = attr_find(head, keyval);
     if (!*p)
-        return mpii_err_comm(c, MPI_ERR_KEYVAL, "MPI_Comm_delete_attr",
-                             "keyval %d is not set on this communicator", comm_keyval);
-    return attr_delete_one(c, p, "MPI_Comm_delete_attr");
+        return attr_err(kind, h, MPI_ERR_KEYVAL, fn, "not set on this object", keyval);
+    return attr_delete_one(kind, h, head, p, fn);
 }
-MPII_WEAK(Comm_delete_attr)
 
-int mpii_attr_copy_all(mpii_comm_t *old, mpii_comm_t *newc, const char *fn)
+int mpii_attr_copy_list(mpii_attr_kind_t kind, void *old, mpii_attr_t *from, mpii_attr_t **head,
+                        int *keyval)
 {
-    /* Walk in set order (the list is newest first): copy into a list of the new comm. */
-    for (mpii_attr_t *a = old->attrs; a; a = a->next) {
-        attr_keyval_t *k = &attr_keys[a->keyval - ATTR_FIRST_KEYVAL];
+    for (mpii_attr_t *a = from; a; a = a->next) {
+        attr_keyval_t *k = attr_key(a->keyval, kind, 1);
+        /* NULL_COPY_FN is 0 and DUP_FN 1 for every kind (mpi.h) */
+        uintptr_t how = k && kind != MPII_ATTR_WIN ? (uintptr_t)k->f.copy.comm : 0;
         void *out = NULL;
         int flag = 0;
-        if (k->copy_fn == MPI_COMM_DUP_FN) {
+        *keyval = a->keyval;
+        if (how == 1) {
             out = a->value;
             flag = 1;
-        } else if (k->copy_fn != MPI_COMM_NULL_COPY_FN) {
-            int rc = k->copy_fn(mpii_comm_handle(old), a->keyval, k->extra_state, a->value,
-                                &out, &flag);
+        } else if (how != 0) {
+            int rc = kind == MPII_ATTR_COMM
+                         ? k->f.copy.comm(mpii_comm_handle(old), a->keyval, k->f.extra_state,
+                                          a->value, &out, &flag)
+                         : k->f.copy.type(mpii_dtype_handle(old), a->keyval, k->f.extra_state,
+                                          a->value, &out, &flag);
             if (rc != MPI_SUCCESS)
                 return rc;
         }
@@ -222,53 +199,19 @@ int mpii_attr_copy_all(mpii_comm_t *old, mpii_comm_t *newc, const char *fn)
         mpii_attr_t *n = malloc(sizeof(*n));
         if (!n)
             return MPI_ERR_NO_MEM;
-        *n = (mpii_attr_t){newc->attrs, a->keyval, out};
-        newc->attrs = n;
-        k->refs++;
+        *n = (mpii_attr_t){*head, a->keyval, out};
+        *head = n;
+        attr_key(a->keyval, kind, 1)->refs++; /* the callback may have grown the table */
     }
-    (void)fn;
     return MPI_SUCCESS;
 }
 
-int mpii_attr_delete_all(mpii_comm_t *c, const char *fn)
+int mpii_attr_delete_list(mpii_attr_kind_t kind, void *h, mpii_attr_t **head, const char *fn)
 {
-    while (c->attrs) {
-        int err = attr_delete_one(c, &c->attrs, fn);
+    while (*head) {
+        int err = attr_delete_one(kind, h, head, head, fn);
         if (err != MPI_SUCCESS)
             return err;
     }
     return MPI_SUCCESS;
 }
-
-/* ---- The MPI-1 names of the same functions ---- */
-
-int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
-                       void *extra_state)
-{
-    return PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
-}
-MPII_WEAK(Keyval_create)
-
-int PMPI_Keyval_free(int *keyval)
-{
-    return PMPI_Comm_free_keyval(keyval);
-}
-MPII_WEAK(Keyval_free)
-
-int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
-{
-    return PMPI_Comm_set_attr(comm, keyval, attribute_val);
-}
-MPII_WEAK(Attr_put)
-
-int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
-{
-    return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
-}
-MPII_WEAK(Attr_get)
-
-int PMPI_Attr_delete(MPI_Comm comm, int keyval)
-{
-    return PMPI_Comm_delete_attr(comm, keyval);
-}
-MPII_WEAK(Attr_delete)

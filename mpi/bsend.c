@@ -9,7 +9,9 @@
 #include <stdlib.h>
 
 #include "mpii_bsend.h"
+#include "mpii_dtype.h"
 #include "mpii_inter.h"
+#include "mpii_p2p.h"
 
 struct mpii_bsseg {
     mpii_bsseg_t *next;

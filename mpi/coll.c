@@ -2,7 +2,10 @@
 /* Blocking collectives over rmp's: contiguous buffers go straight through (no copy),
  * derived types through a packed copy of at most MPII_COLL_PIECE bytes (larger
  * messages go piece by piece); reductions resolved by mpii_red_resolve. */
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_coll.h"
+#include "mpii_dtype.h"
+#include "mpii_inter.h"
 
 /* ---- Shared helpers ---- */
 

@@ -2,7 +2,10 @@
 /* The blocks of a v-collective as rmp layouts (rmp_gatherv_layout and friends): a
  * non-contiguous block is packed and unpacked by core piece by piece as it moves, a
  * contiguous one is plain bytes; no whole-message copy on either side. */
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_coll.h"
+#include "mpii_dtype.h"
+#include "mpii_p2p.h"
 
 void mpii_blocks_one(rmp_layout_t *lay, mpii_typed_t *t, const mpii_dtype_t *d,
                      const void *buf, MPI_Count count)

@@ -3,7 +3,10 @@
  * variants, and reduce_scatter with counts. Blocks travel as bytes: a contiguous type is
  * used in place (displacements in bytes), any other goes through a packed copy (blocks
  * over MPII_COLL_PIECE: piece by piece, mv_pieces). */
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_coll.h"
+#include "mpii_dtype.h"
+#include "mpii_inter.h"
 
 /* ---- Per-rank byte arrays ---- */
 typedef struct mv_arr {

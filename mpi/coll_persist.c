@@ -4,7 +4,10 @@
  * persistent request completes when that one does. MPI requires the arguments, arrays
  * included, to stay valid and unchanged until the request is freed, so they are kept by
  * reference. The info argument carries no hint rmp uses. */
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_coll.h"
+#include "mpii_inter.h"
+#include "mpii_p2p.h"
 
 typedef enum {
     PC_BARRIER, PC_BCAST, PC_GATHER, PC_GATHERV, PC_SCATTER, PC_SCATTERV, PC_ALLGATHER,

@@ -6,7 +6,8 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_p2p.h"
 
 static int cpc_fits(MPI_Count v)
 {

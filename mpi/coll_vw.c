@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Alltoallv, alltoallw (blocking and nonblocking) and reduce_scatter with counts. */
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_coll.h"
+#include "mpii_dtype.h"
+#include "mpii_inter.h"
+#include "mpii_p2p.h"
 
 /* Per-peer bytes and offsets of one side: types[i] (or d for all), counts, displacements
  * (in extents of the type, or in bytes for alltoallw). A non-contiguous type puts the

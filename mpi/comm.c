@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_inter.h"
+#include "mpii_p2p.h"
 
 mpii_comm_t mpii_comm_world = {.magic = MPII_MAGIC_COMM, .key = 1, .name = "MPI_COMM_WORLD"};
 mpii_comm_t mpii_comm_self = {.magic = MPII_MAGIC_COMM, .key = 2, .name = "MPI_COMM_SELF"};

@@ -10,10 +10,11 @@
  * - MPI_COMM_TYPE_HW_UNGUIDED splits by node when that makes strict subsets of comm (it
  *   spans several nodes) and then sets "mpi_hw_resource_type" = "mpi_shared_memory" in
  *   info; within one node there is no finer level rmp knows: MPI_COMM_NULL. */
+#include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
 
 #define ST_KEY "mpi_hw_resource_type"
 #define ST_SHM "mpi_shared_memory"

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 mpii_dtype_t *mpii_dtype_predef[MPII_DTYPE_SLOTS];
 mpii_pool_t mpii_dtype_pool = MPII_POOL_INIT(mpii_dtype_t);

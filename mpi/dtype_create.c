@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 static MPI_Aint dc_min(MPI_Aint a, MPI_Aint b)
 {

@@ -8,7 +8,8 @@
  * lb 0 and the extent of the whole array. */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 /* The type of dimension i from in (extent: span bytes of the inner dimensions); its
  * start index in *start. */

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 struct mpii_dtype_env {
     int large;            /* built by a _c constructor */

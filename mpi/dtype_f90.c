@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 typedef struct f90_type {
     mpii_dtype_t d; /* first: the handle is its address */

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 /* What a Fortran type is: its class and, for the optional types, its fixed size. */
 enum { F_INT, F_REAL, F_CPLX, F_LOG, F_CHAR, F_PAIR };

@@ -4,7 +4,7 @@
  * answer for a process not started by MPI_Comm_spawn) and MPI_Comm_disconnect (on the
  * communicators rmp has, a collective free that first lets pending communication end).
  * Spawn, ports, name publishing and join are issue 26's work left (docs/mpi.md). */
-#include "mpii.h"
+#include "mpii_base.h"
 
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {

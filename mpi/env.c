@@ -7,7 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
+#include "mpii_p2p.h"
 
 int mpii_state;
 int mpii_mt;

@@ -6,7 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 /* after mpii.h, which includes mpi.h its own way */
 #include "mpi-ext.h"
 

@@ -4,7 +4,7 @@
  * status (each time one is returned, as the standard has it) and call free_fn once,
  * when the request is freed: by the completion, or by Grequest_complete after a
  * MPI_Request_free (query_fn is not called then). */
-#include "mpii.h"
+#include "mpii_base.h"
 #include "mpii_p2p.h"
 
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,

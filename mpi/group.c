@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
 
 mpii_group_t mpii_group_empty = {MPII_MAGIC_GROUP, 1, 0, MPI_UNDEFINED, NULL, NULL};
 static mpii_pool_t group_pool = MPII_POOL_INIT(mpii_group_t);

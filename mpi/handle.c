@@ -4,7 +4,7 @@
  * predefined range, the first time it is converted. */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
 
 static void **handle_table;
 static int handle_n, handle_cap;

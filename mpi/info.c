@@ -5,7 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_rma.h"
 
 struct mpii_info {
     uint32_t magic;

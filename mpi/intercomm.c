@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
+#include "mpii_inter.h"
 
 void mpii_inter_free(mpii_inter_t *x)
 {

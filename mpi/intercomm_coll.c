@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_coll.h"
+#include "mpii_dtype.h"
+#include "mpii_inter.h"
+#include "mpii_p2p.h"
 
 typedef struct ic_run {
     mpii_comm_t *c;

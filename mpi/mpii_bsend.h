@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
 
 enum { MPII_BS_NONE = 0, MPII_BS_USER, MPII_BS_AUTO };
 

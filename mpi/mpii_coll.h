@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
-
-typedef struct mpii_dtype mpii_dtype_t; /* mpii_dtype.h (C11 allows the repeat) */
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 /* The most scratch a blocking collective takes for a non-contiguous buffer: larger
  * messages go through it piece by piece. */
@@ -91,7 +90,6 @@ int mpii_view_out(void *buf, MPI_Count count, mpii_dtype_t *d, mpii_view_t *v);
 void mpii_view_done(mpii_view_t *v, void *buf, MPI_Count count, mpii_dtype_t *d);
 
 /* ---- The blocks of a v-collective as rmp layouts (coll_lay.c) ---- */
-typedef struct mpii_typed mpii_typed_t; /* mpii_dtype.h */
 
 /* One side's arguments: counts and displacements as int (icnt/idsp) or large-count
  * (cnt/dsp) arrays; one type (type) or one per block (types); displacements in the

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
 
 /* Basic element kinds (what a reduction needs to know): one per predefined C
  * type family. A derived type made of a single basic kind has that kind in

@@ -10,7 +10,7 @@
 #ifndef MPII_INTER_H
 #define MPII_INTER_H
 
-#include "mpii.h"
+#include "mpii_base.h"
 
 #define MPII_P2P_SLOW_INTER 0x80000000u
 

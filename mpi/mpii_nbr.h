@@ -4,7 +4,8 @@
 #ifndef MPII_NBR_H
 #define MPII_NBR_H
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 /* One side's arguments: count (one block, or one per neighbour: cnt or icnt), the
  * block's place (consecutive blocks of count, or displacements dsp/idsp in extents,

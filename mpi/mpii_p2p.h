@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 /* ---- Status: MPI_internal[0..1] hold the byte count, [2] the cancelled flag. ---- */
 static inline void mpii_status_set(MPI_Status *st, int src, int tag, int err, MPI_Count bytes)

@@ -15,7 +15,7 @@
 #ifndef MPII_PART_H
 #define MPII_PART_H
 
-#include "mpii.h"
+#include "mpii_base.h"
 
 /* A hello: what a Psend_init tells its receiver. */
 typedef struct mpii_part_hello {

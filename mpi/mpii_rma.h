@@ -8,7 +8,8 @@
 #ifndef MPII_RMA_H
 #define MPII_RMA_H
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 /* Control words of each rank (uint64_t each). */
 enum {

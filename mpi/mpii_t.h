@@ -12,7 +12,7 @@
 #ifndef MPII_T_H
 #define MPII_T_H
 
-#include "mpii.h"
+#include "mpii_base.h"
 
 extern pthread_mutex_t mpii_t_lock;
 

@@ -2,7 +2,11 @@
 /* Nonblocking collectives: the rmp_i* schedules behind an MPI request. Packed copies of
  * derived types live in the request's context: the receive side is unpacked when the
  * request completes (fin), everything is freed with the request (release). */
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_coll.h"
+#include "mpii_dtype.h"
+#include "mpii_inter.h"
+#include "mpii_p2p.h"
 
 typedef struct nbc_ctx {
     mpii_view_t sv, rv;  /* packed copies (tmp set) or plain views */

@@ -4,7 +4,10 @@
  * displacements; a non-contiguous side goes as layouts (rmp_i*v_layout: core packs and
  * unpacks each block piece by piece as it moves, no packed copy), which live in the
  * request's context with a reference on their types until the request is freed. */
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_coll.h"
+#include "mpii_dtype.h"
+#include "mpii_inter.h"
 
 /* A new context holding a reference on a and b (NULL: none). */
 static mpii_lay_req_t *nv_ctx_new(mpii_dtype_t *a, mpii_dtype_t *b)

@@ -16,8 +16,11 @@
  * (rmp's base is the lowest block, so MPI_BOTTOM and negative displacements work);
  * otherwise the side is packed into one scratch buffer, sent, and received blocks are
  * unpacked once the exchange completed. */
-#include "mpii_nbr.h"
+#include "mpii_coll.h"
+#include "mpii_dtype.h"
 #include "mpii_inter.h"
+#include "mpii_nbr.h"
+#include "mpii_p2p.h"
 
 typedef struct nbr_blk {
     mpii_dtype_t *d;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The blocking and nonblocking neighbourhood collectives, int and MPI_Count forms: each
  * describes its two sides for the plan (neighbor.c). */
+#include "mpii_dtype.h"
 #include "mpii_nbr.h"
 
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -3,7 +3,9 @@
  * forms): the plan is made once, at init (MPI keeps the buffers and arrays unchanged
  * until the request is freed), and each MPI_Start runs it again. The persistent request
  * itself is coll_persist.c's, started through mpii_pcoll_custom. */
+#include "mpii_dtype.h"
 #include "mpii_nbr.h"
+#include "mpii_p2p.h"
 
 static int nbr_launch(void *ctx, MPI_Request *q)
 {

@@ -4,7 +4,9 @@
  * datatype handle and rmp's algorithms (shm paths included) run them. */
 #include <limits.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_coll.h"
+#include "mpii_dtype.h"
 
 static mpii_pool_t op_pool = MPII_POOL_INIT(mpii_op_t);
 

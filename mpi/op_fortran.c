@@ -7,7 +7,8 @@
  * collectives/ needs no new datatype. */
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 #ifdef __SIZEOF_INT128__
 typedef __int128 fk_i128;

@@ -5,7 +5,10 @@
  * data is packed (docs/mpi.md, "Point-to-point"). */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
+#include "mpii_inter.h"
+#include "mpii_p2p.h"
 
 /* ---- checks and errors (the slow path) ---- */
 

@@ -5,7 +5,9 @@
  * with the request. */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
+#include "mpii_p2p.h"
 
 typedef struct isr {
     mpii_req_t *rr, *sr;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Persistent requests: Send_init (every mode), Recv_init, Start, Startall.
  * The request keeps its arguments; each Start posts one rmp operation into it. */
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
+#include "mpii_p2p.h"
 
 static int persist_init(const void *buf, MPI_Count count, MPI_Datatype dt, int rank, int tag,
                         MPI_Comm comm, MPI_Request *request, int recv, int mode, const char *fn)

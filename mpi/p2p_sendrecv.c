@@ -4,7 +4,9 @@
  * outgoing data first, so the receive may land in the same buffer. */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
+#include "mpii_p2p.h"
 
 /* Wait for both; the receive's status goes out. Returns the error to report. */
 static int p2p_wait_pair(mpii_comm_t *c, mpii_req_t *rr, mpii_req_t *sr, MPI_Status *status,

@@ -3,7 +3,8 @@
  * of the packed stream; MPI_Pack, MPI_Unpack, MPI_Pack_size. */
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 /* Addresses are computed as integers: a displacement may point before the
  * buffer (negative lb), which is valid MPI but not valid pointer arithmetic. */

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
 
 static int px_datarep(const char *datarep, const char *fn)
 {

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpii_dtype.h"
+#include "mpii_p2p.h"
 #include "mpii_part.h"
 
 enum { PM_IDLE, PM_READY, PM_POSTED, PM_DONE }; /* a message's state in a round */

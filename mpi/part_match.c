@@ -3,6 +3,7 @@
  * its tags, and communicator ids (mpii_part.h). */
 #include <stdlib.h>
 
+#include "mpii_p2p.h"
 #include "mpii_part.h"
 
 rmp_comm_t mpii_part_comm;

@@ -4,7 +4,10 @@
  * can match it before Mrecv (rmp_improbe). */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
+#include "mpii_inter.h"
+#include "mpii_p2p.h"
 
 mpii_pool_t mpii_msg_pool = MPII_POOL_INIT(mpii_msg_t);
 

@@ -4,7 +4,10 @@
  * requests the user freed while they ran (reaped by the waits). */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
+#include "mpii_inter.h"
+#include "mpii_p2p.h"
 
 mpii_pool_t mpii_req_pool = MPII_POOL_INIT(mpii_req_t);
 mpii_req_t *mpii_req_orphans; /* freed by the user while running: reaped by the waits */

@@ -5,7 +5,8 @@
  * its low bit set, which goes straight to rmp_wait/rmp_test. */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_p2p.h"
 
 /* ---- completion of one handle ---- */
 

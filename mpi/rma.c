@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_coll.h"
+#include "mpii_dtype.h"
+#include "mpii_rma.h"
 
 int mpii_rma_prepare(MPI_Win win, int target, MPI_Aint disp, const void *obuf,
                      MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount,

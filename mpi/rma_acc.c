@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_coll.h"
+#include "mpii_dtype.h"
+#include "mpii_rma.h"
 
 #define RMA_CTL_OFF(word) ((size_t)(word) * sizeof(uint64_t))
 

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
+#include "mpii_rma.h"
 
 typedef struct lay_blk {
     mpii_win_t *w;

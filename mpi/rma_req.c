@@ -5,7 +5,8 @@
  * put/get and the accumulate path), so the request it hands out is already complete:
  * Wait/Test return at once, the origin buffer is reusable and the data is at the target,
  * which is more than the standard asks of the request (local completion). */
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_p2p.h"
 #include "mpii_rma.h"
 
 /* The epoch check shared by the four: a lock on target, or lock_all. */

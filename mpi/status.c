@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Status queries and setters: Get_count, Get_elements, the Status_* accessors,
  * Test_cancelled. The byte count lives in MPI_internal (mpii_p2p.h). */
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_dtype.h"
+#include "mpii_p2p.h"
 
 static int status_args(const MPI_Status *st, MPI_Datatype dt, const void *out, const char *fn,
                        mpii_dtype_t **d)

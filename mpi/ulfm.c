@@ -5,7 +5,7 @@
  * MPIX_Name its weak alias, exported by name. Intracommunicators only. */
 #include <stdlib.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
 /* after mpii.h, which includes mpi.h its own way */
 #include "mpi-ext.h"
 

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_rma.h"
 
 static mpii_pool_t win_pool = MPII_POOL_INIT(mpii_win_t);
 

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpii.h"
+#include "mpii_base.h"
+#include "mpii_rma.h"
 
 #define SYNC_OFF(word) ((size_t)(word) * sizeof(uint64_t))
 

@@ -8,7 +8,7 @@
 extern char **environ;
 
 #include "bootstrap.h"
-#include "collectives/coll.h"
+#include "collectives/coll_tune.h"
 #include "config.h"
 #include "proto.h"
 #include "rmp_info.h"

@@ -7,6 +7,7 @@
 #ifndef RMPI_PARAM_H
 #define RMPI_PARAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum {
@@ -34,5 +35,17 @@ typedef struct rmpi_param {
 /* Table entries: RMPI_PARAM_OFF(struct, field) for scalars, RMPI_PARAM_STR for strings. */
 #define RMPI_PARAM_OFF(type, f) offsetof(type, f), 0
 #define RMPI_PARAM_STR(type, f) offsetof(type, f), sizeof(((type *)0)->f)
+
+/* A module above the core (the collectives: collectives/coll_tune.c) registers
+ * its table and values, from a constructor (before rmpi_config_load).
+ * RMP_ERR_NOMEM when RMPI_CONFIG_MAX_MODULES are registered. */
+int rmpi_config_register(const char *owner, const rmpi_param_t *params, void *values);
+/* The parsers of parameter values (pure; tests call them too). Each returns
+ * RMP_SUCCESS or RMP_ERR_ARG. */
+int rmpi_parse_size(const char *s, size_t *out);
+int rmpi_parse_bool(const char *s, bool *out);
+int rmpi_parse_int(const char *s, int *out);
+int rmpi_parse_double(const char *s, double *out);
+int rmpi_parse_enum(const char *s, const char *choices, int *out);
 
 #endif

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "../common/t.h"
-#include "collectives/coll.h"
+#include "collectives/coll_tune.h"
 #include "p2p.h"
 #include "tuning.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collectives/coll.h"
+#include "collectives/coll_tune.h"
 #include "core/config.h"
 #include "core/tl_registry.h"
 #include "core/tuning.h"
