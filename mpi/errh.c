@@ -199,6 +199,9 @@ static int errh_invoke(mpii_errh_t *e, mpii_comm_t *c, void *objh, int code, con
         } else if (e->obj == MPII_OBJ_WIN) {
             MPI_Win h = objh ? *(MPI_Win *)objh : MPI_WIN_NULL;
             ((MPI_Win_errhandler_function *)e->fn)(&h, &code, fn, msg);
+        } else if (e->obj == MPII_OBJ_FILE) {
+            MPI_File h = objh ? *(MPI_File *)objh : MPI_FILE_NULL;
+            ((MPI_File_errhandler_function *)e->fn)(&h, &code, fn, msg);
         }
         return code;
     case MPII_ERRH_FATAL:
@@ -231,6 +234,11 @@ int mpii_err_win(MPI_Win win, mpii_errh_t *errh, int code, const char *fn, const
     if (!errh) /* no window: the error goes to MPI_COMM_WORLD */
         return mpii_err_comm(NULL, code, fn, "%s", msg);
     return errh_invoke(errh, NULL, &win, code, fn, msg);
+}
+
+int mpii_err_fileh(MPI_File fh, mpii_errh_t *errh, int code, const char *fn, const char *msg)
+{
+    return errh_invoke(errh, NULL, &fh, code, fn, msg);
 }
 
 int mpii_unsupported(MPI_Comm comm, const char *fn)
@@ -432,6 +440,13 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *
                        "MPI_Win_create_errhandler");
 }
 MPII_WEAK(Win_create_errhandler)
+
+int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return errh_create((void (*)(void))fn, MPII_OBJ_FILE, errhandler,
+                       "MPI_File_create_errhandler");
+}
+MPII_WEAK(File_create_errhandler)
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
