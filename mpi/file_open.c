@@ -138,8 +138,7 @@ static void file_destroy(mpii_file_t *f)
 {
     if (f->fd >= 0)
         close(f->fd);
-    if (f->shwin != MPI_WIN_NULL)
-        PMPI_Win_free(&f->shwin);
+    mpii_file_shared_close(f);
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
     mpii_file_view_free(f);
@@ -193,7 +192,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
         return mpii_file_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     f->fd = -1;
     f->comm = MPI_COMM_NULL;
-    f->shwin = MPI_WIN_NULL;
+    f->shfd = -1;
     f->amode = amode;
     f->errh = file_default_errh();
     mpii_errh_retain(f->errh);
@@ -214,24 +213,17 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     int any = 0;
     PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, f->comm);
     err = any ? any : file_open_fd(f, f->path, amode);
+    MPI_Offset end = 0;
+    struct stat sb;
+    if (!err && (amode & MPI_MODE_APPEND))
+        end = fstat(f->fd, &sb) == 0 ? (MPI_Offset)sb.st_size : 0;
     if (!err)
-        err = PMPI_Win_allocate(f->rank == 0 ? (MPI_Aint)sizeof(int64_t) : 0, sizeof(int64_t),
-                                MPI_INFO_NULL, f->comm, &f->shbase, &f->shwin);
+        err = mpii_file_shared_open(f, end);
     if (err) {
-        if (f->shwin != MPI_WIN_NULL && err)
-            f->shwin = MPI_WIN_NULL;
         file_destroy(f);
         return mpii_file_err(NULL, err, fn, "cannot open %s: %s", filename, mpii_err_name(err));
     }
-    if (f->rank == 0)
-        *f->shbase = 0;
-    if (amode & MPI_MODE_APPEND) {
-        struct stat sb;
-        MPI_Offset end = fstat(f->fd, &sb) == 0 ? (MPI_Offset)sb.st_size : 0;
-        f->ptr = end;
-        if (f->rank == 0)
-            *f->shbase = end;
-    }
+    f->ptr = end;
     PMPI_Barrier(f->comm);
     *fh = (MPI_File)f;
     return MPI_SUCCESS;

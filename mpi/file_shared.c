@@ -1,32 +1,95 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* MPI-IO shared file pointer: a 64-bit counter of etypes in a window on rank 0,
- * advanced with an atomic fetch-and-add (independent _shared forms) or once per
+/* MPI-IO shared file pointer: a 64-bit counter of etypes in a locked side file,
+ * advanced with a fetch-and-add (independent _shared forms) or once per
  * collective call after an exclusive scan of the ranks' amounts (_ordered forms). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mpii.h"
 #include "mpii_file.h"
 #include "mpii_p2p.h"
 
-int mpii_file_shared_fetch_add(mpii_file_t *f, int64_t n, int64_t *old)
+/* The counter is 8 bytes in a file rank 0 makes beside the data file (in TMPDIR when
+ * that directory is not writable), opened by every rank and unlinked at once, so it
+ * lives exactly as long as the descriptors: a crash leaves nothing behind. Updates are
+ * serialized by an fcntl write lock on it. */
+int mpii_file_shared_open(mpii_file_t *f, int64_t init)
 {
-    int rc = PMPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, f->shwin);
-    if (rc)
-        return rc;
-    rc = PMPI_Fetch_and_op(&n, old, MPI_INT64_T, 0, 0, MPI_SUM, f->shwin);
-    int rc2 = PMPI_Win_unlock(0, f->shwin);
-    return rc ? rc : rc2;
+    char name[PATH_MAX];
+    int err = 0;
+    if (f->rank == 0) {
+        const char *slash = strrchr(f->path, '/');
+        int dl = slash ? (int)(slash - f->path) : 1;
+        snprintf(name, sizeof(name), "%.*s/.rmpio-shfp-XXXXXX", dl, slash ? f->path : ".");
+        f->shfd = mkstemp(name);
+        if (f->shfd < 0) {
+            const char *t = getenv("TMPDIR");
+            snprintf(name, sizeof(name), "%s/.rmpio-shfp-XXXXXX", t && *t ? t : "/tmp");
+            f->shfd = mkstemp(name);
+        }
+        if (f->shfd < 0 || pwrite(f->shfd, &init, sizeof(init), 0) != (ssize_t)sizeof(init))
+            err = MPI_ERR_IO;
+    }
+    PMPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
+    if (err)
+        return err;
+    PMPI_Bcast(name, sizeof(name), MPI_CHAR, 0, f->comm);
+    if (f->rank != 0 && (f->shfd = open(name, O_RDWR)) < 0)
+        err = mpii_file_errno_class(errno);
+    int any = 0;
+    PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, f->comm);
+    if (f->rank == 0)
+        unlink(name);
+    return any;
 }
 
-static int fsh_set(mpii_file_t *f, int64_t v)
+void mpii_file_shared_close(mpii_file_t *f)
 {
-    int64_t old;
-    int rc = PMPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, f->shwin);
+    if (f->shfd >= 0)
+        close(f->shfd);
+    f->shfd = -1;
+}
+
+static int fsh_lock(mpii_file_t *f, short type)
+{
+    struct flock fk = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 8};
+    while (fcntl(f->shfd, F_SETLKW, &fk) != 0)
+        if (errno != EINTR)
+            return MPI_ERR_IO;
+    return MPI_SUCCESS;
+}
+
+int mpii_file_shared_fetch_add(mpii_file_t *f, int64_t n, int64_t *old)
+{
+    int rc = fsh_lock(f, F_WRLCK);
     if (rc)
         return rc;
-    rc = PMPI_Fetch_and_op(&v, &old, MPI_INT64_T, 0, 0, MPI_REPLACE, f->shwin);
-    int rc2 = PMPI_Win_unlock(0, f->shwin);
-    return rc ? rc : rc2;
+    int64_t v = 0;
+    if (pread(f->shfd, &v, sizeof(v), 0) != (ssize_t)sizeof(v))
+        rc = MPI_ERR_IO;
+    *old = v;
+    v += n;
+    if (rc == MPI_SUCCESS && n && pwrite(f->shfd, &v, sizeof(v), 0) != (ssize_t)sizeof(v))
+        rc = MPI_ERR_IO;
+    fsh_lock(f, F_UNLCK);
+    return rc;
+}
+
+int mpii_file_shared_set(mpii_file_t *f, int64_t v)
+{
+    int rc = fsh_lock(f, F_WRLCK);
+    if (rc)
+        return rc;
+    if (pwrite(f->shfd, &v, sizeof(v), 0) != (ssize_t)sizeof(v))
+        rc = MPI_ERR_IO;
+    fsh_lock(f, F_UNLCK);
+    return rc;
 }
 
 /* Collective: the ranks' data lands in rank order from the shared pointer, which
@@ -83,6 +146,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     int rc = MPI_SUCCESS;
     int64_t cur = 0;
     MPI_Offset np = offset;
+    PMPI_Barrier(f->comm); /* every rank is done with the pointer before it moves */
     if (f->rank == 0) {
         if (whence == MPI_SEEK_CUR) {
             rc = mpii_file_shared_fetch_add(f, 0, &cur);
@@ -97,7 +161,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
         if (rc == MPI_SUCCESS && np < 0)
             rc = MPI_ERR_ARG;
         if (rc == MPI_SUCCESS)
-            rc = fsh_set(f, (int64_t)np);
+            rc = mpii_file_shared_set(f, (int64_t)np);
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, f->comm);
     PMPI_Barrier(f->comm); /* nobody uses the pointer before it moved */

@@ -266,7 +266,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     PMPI_Barrier(f->comm); /* no rank still uses the shared pointer of the old view */
     int rc = view_set(f, disp, et, ft, datarep);
     if (rc == MPI_SUCCESS && f->rank == 0)
-        *f->shbase = 0;
+        mpii_file_shared_set(f, 0);
     if (rc == MPI_SUCCESS)
         PMPI_File_set_info(fh, info);
     PMPI_Barrier(f->comm);

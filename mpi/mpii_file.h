@@ -5,8 +5,7 @@
  * filetype) is kept flattened: one filetype element as a list of (offset, length)
  * pieces in typemap order, tiled every filetype extent from disp. Offsets given by
  * the user (explicit, individual and shared pointers) count etypes of the view's
- * data stream; "stream position" below is that count in bytes. The shared pointer
- * lives in a one-word window on rank 0 of the file's communicator. */
+ * data stream; "stream position" below is that count in bytes. */
 #ifndef MPII_FILE_H
 #define MPII_FILE_H
 
@@ -32,8 +31,7 @@ typedef struct mpii_file {
     int atomic;
     MPI_Comm comm; /* a private duplicate */
     int rank, size;
-    MPI_Win shwin; /* the shared pointer (etypes), on rank 0 */
-    int64_t *shbase;
+    int shfd; /* the shared pointer (etypes): an unlinked file of every rank, see file_shared.c */
     mpii_errh_t *errh;
     char *path;
     /* the view */
@@ -91,7 +89,11 @@ int mpii_file_args(MPI_File fh, MPI_Count count, MPI_Datatype dt, int write, mpi
 /* End of a split collective (file_coll.c): the status its begin saved. */
 int mpii_file_split_end(MPI_File fh, MPI_Status *st, const char *fn);
 
-/* Shared pointer (file_shared.c): add n etypes, returning the old value. */
+/* Shared pointer (file_shared.c): make it (collective; 0 or the value given), free it,
+ * set it (rank 0 only), add n etypes returning the old value. */
+int mpii_file_shared_open(mpii_file_t *f, int64_t init);
+void mpii_file_shared_close(mpii_file_t *f);
+int mpii_file_shared_set(mpii_file_t *f, int64_t v);
 int mpii_file_shared_fetch_add(mpii_file_t *f, int64_t n, int64_t *old);
 
 #endif

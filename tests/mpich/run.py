@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TARBALL = "mpich-testsuite-6a79bf6.tar.gz"
 # Folders never entered (the top-level testlist.in names the rest): MPI-IO (not in rmp
 # yet), the language bindings, GPU, MPICH's implementation-specific tests, checkpointing.
-SKIP_DIRS = {"io", "f77", "f90", "f08", "cxx", "cuda", "hip", "ze", "impls", "ckpoint"}
+SKIP_DIRS = {"f77", "f90", "f08", "cxx", "cuda", "hip", "ze", "impls", "ckpoint"}
 # configure's substitutions in testlist.in, as MPICH's configure makes them with
 # --enable-strictmpi for an MPI that is not MPICH ("#" comments the line out), except
 # that perf and ft are entered (they are MPI-standard behaviour we want judged).
