@@ -76,6 +76,26 @@ void mpii_file_view_free(mpii_file_t *f)
     f->nseg = 0;
 }
 
+/* The standard requires a view's typemaps to have non-negative, non-decreasing
+ * displacements; pieces may overlap only in a file opened read-only. */
+static int flat_monotone(const mpii_dtype_t *d, int overlap_ok)
+{
+    fflat_t fl = {0};
+    if (d->contig) {
+        flat_add(&fl, d->true_lb, (MPI_Offset)d->size);
+    } else {
+        /* no merging here: every piece is checked against the end of the one before */
+        flat_walk(&fl, d->dl, 0);
+    }
+    int ok = !fl.err;
+    for (int i = 0; ok && i < fl.n; i++)
+        ok = fl.seg[i].off >= 0 &&
+             (i == 0 || fl.seg[i].off >= fl.seg[i - 1].off +
+                                             (overlap_ok ? 0 : fl.seg[i - 1].len));
+    free(fl.seg);
+    return ok;
+}
+
 static int view_set(mpii_file_t *f, MPI_Offset disp, mpii_dtype_t *et, mpii_dtype_t *ft,
                     const char *datarep)
 {
@@ -261,6 +281,11 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     } else if (disp < 0) {
         return mpii_file_err(f, MPI_ERR_ARG, fn, "negative displacement");
     }
+    int ro = !!(f->amode & MPI_MODE_RDONLY);
+    if (!flat_monotone(et, ro) || !flat_monotone(ft, ro))
+        return mpii_file_err(f, MPI_ERR_IO, fn,
+                             "%s displacements are negative, decreasing or overlapping",
+                             flat_monotone(et, ro) ? "filetype" : "etype");
     if (et->size && ft->size % et->size)
         return mpii_file_err(f, MPI_ERR_TYPE, fn, "filetype is not made of whole etypes");
     PMPI_Barrier(f->comm); /* no rank still uses the shared pointer of the old view */

@@ -41,9 +41,9 @@ SUBST = {
     "partdir": "part", "rmadir": "rma", "spawndir": "spawn", "perfdir": "perf",
     "errordir": "errors", "threadsdir": "threads", "ftdir": "ft", "faultsdir": "faults",
     "comm_overlap": "", "namepub_tests": "", "coll_error": "#", "mpix": "#",
-    "threadcommdir": "#",
+    "threadcommdir": "#", "iodir": "io",
 }
-SUBST.update({d: "#" for d in ("iodir", "f77dir", "f90dir", "f08dir", "cxxdir", "cudadir", "hipdir",
+SUBST.update({d: "#" for d in ("f77dir", "f90dir", "f08dir", "cxxdir", "cudadir", "hipdir",
                                "impldir", "pmidir", "ckpointdir")})
 # Keys a testlist line may carry (runtests' list), besides arg=, env=, mpiexecarg=.
 KNOWN_KEYS = {"resultTest", "init", "timeLimit", "xfail", "lock", "mem", "strict",
