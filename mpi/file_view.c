@@ -96,6 +96,13 @@ static int flat_monotone(const mpii_dtype_t *d, int overlap_ok)
     return ok;
 }
 
+int mpii_file_ext32_ok(mpii_dtype_t *d)
+{
+    MPI_Aint xs = 0;
+    return PMPI_Pack_external_size("external32", 1, mpii_dtype_handle(d), &xs) == MPI_SUCCESS &&
+           (size_t)xs == d->size;
+}
+
 static int view_set(mpii_file_t *f, MPI_Offset disp, mpii_dtype_t *et, mpii_dtype_t *ft,
                     const char *datarep)
 {
@@ -126,6 +133,7 @@ static int view_set(mpii_file_t *f, MPI_Offset disp, mpii_dtype_t *et, mpii_dtyp
     f->ftsize = (MPI_Offset)ft->size;
     f->ftext = ft->extent > 0 ? ft->extent : (MPI_Offset)ft->size;
     snprintf(f->datarep, sizeof(f->datarep), "%s", datarep);
+    f->ext32 = 0;
     f->ptr = 0;
     return MPI_SUCCESS;
 }
@@ -266,9 +274,11 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                              mpii_dtype_ok(et) ? "filetype" : "etype");
     if (!datarep)
         return mpii_file_err(f, MPI_ERR_ARG, fn, "datarep is NULL");
-    if (strcmp(datarep, "native") != 0 && strcmp(datarep, "internal") != 0)
-        return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn, "data representation %s",
-                             datarep);
+    int ext32 = strcmp(datarep, "external32") == 0;
+    if (strcmp(datarep, "native") != 0 && strcmp(datarep, "internal") != 0 &&
+        (!ext32 || !mpii_file_ext32_ok(et) || !mpii_file_ext32_ok(ft)))
+        return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn, "data representation %s%s",
+                             datarep, ext32 ? " with types whose external32 size differs" : "");
     if (info != MPI_INFO_NULL && !mpii_info(info))
         return mpii_file_err(f, MPI_ERR_INFO, fn, "invalid info");
     if (disp == MPI_DISPLACEMENT_CURRENT) {
@@ -290,6 +300,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         return mpii_file_err(f, MPI_ERR_TYPE, fn, "filetype is not made of whole etypes");
     PMPI_Barrier(f->comm); /* no rank still uses the shared pointer of the old view */
     int rc = view_set(f, disp, et, ft, datarep);
+    f->ext32 = ext32;
     if (rc == MPI_SUCCESS && f->rank == 0)
         mpii_file_shared_set(f, 0);
     if (rc == MPI_SUCCESS)

@@ -2,7 +2,8 @@
 /* MPI-IO views and collective/shared access: vector, subarray and struct filetypes
  * (with holes and a resized extent) written collectively and read back through the
  * view and byte-for-byte with POSIX; non-contiguous memory types; the shared
- * pointer (every rank's record lands once) and the ordered forms (rank order). */
+ * pointer (every rank's record lands once) and the ordered forms (rank order);
+ * the external32 data representation. */
 #include "io_util.h"
 
 #define B 3  /* ints per rank per block */
@@ -209,6 +210,42 @@ static void test_shared(const char *path)
     CHECK_OK(MPI_File_close(&fh));
 }
 
+/* external32: big-endian in the file, native in memory; a type whose external32 size
+ * differs (long) is refused with MPI_ERR_UNSUPPORTED_DATAREP. */
+static void test_ext32(const char *path)
+{
+    MPI_File fh;
+    CHECK_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
+                           &fh));
+    CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    int v[2] = {0x01020304 + rank, -2}, back[2];
+    MPI_Status st;
+    CHECK_OK(MPI_File_write_at_all(fh, 2 * rank, v, 2, MPI_INT, &st));
+    CHECK_OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_OK(MPI_File_sync(fh));
+    unsigned char raw[8 * 64];
+    CHECK(io_slurp(path, raw, sizeof(raw)) == 8 * size, "external32 file length");
+    for (int r = 0; r < size; r++) {
+        const unsigned char want[8] = {1, 2, 3, (unsigned char)(4 + r), 0xff, 0xff, 0xff, 0xfe};
+        CHECK(memcmp(raw + 8 * r, want, 8) == 0, "external32 bytes of rank %d", r);
+    }
+    CHECK_OK(MPI_File_read_at(fh, 2 * ((rank + 1) % size), back, 2, MPI_INT, &st));
+    CHECK(back[0] == 0x01020304 + (rank + 1) % size && back[1] == -2, "external32 read back");
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_Offset d;
+    MPI_Datatype et, ft;
+    MPI_File_get_view(fh, &d, &et, &ft, rep);
+    CHECK(strcmp(rep, "external32") == 0, "datarep %s", rep);
+    int rc = MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL), c;
+    MPI_Error_class(rc, &c);
+    CHECK(sizeof(long) == 4 || c == MPI_ERR_UNSUPPORTED_DATAREP, "external32 long: %d", c);
+    rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep", MPI_INFO_NULL);
+    MPI_Error_class(rc, &c);
+    CHECK(c == MPI_ERR_UNSUPPORTED_DATAREP, "unknown datarep: %d", c);
+    CHECK_OK(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -222,8 +259,10 @@ int main(int argc, char **argv)
     test_subarray_struct(p);
     snprintf(p, sizeof(p), "%s", io_path("shared"));
     test_shared(p);
-    const char *names[] = {"vec", "sub", "shared"};
-    io_dir_remove(names, 3);
+    snprintf(p, sizeof(p), "%s", io_path("ext"));
+    test_ext32(p);
+    const char *names[] = {"vec", "sub", "shared", "ext"};
+    io_dir_remove(names, 4);
     MPI_Finalize();
     if (rank == 0)
         printf("io_view: ok\n");
