@@ -215,6 +215,37 @@ static int view_lock(mpii_file_t *f, MPI_Offset lo, MPI_Offset hi, int type)
     return 0;
 }
 
+/* Data sieving for non-contiguous reads: small pieces are served from one large pread
+ * of the span around them (holes included) instead of a system call each. Used when
+ * the access is dense enough that the holes read cost less than the calls saved. */
+#define VIEW_SIEVE ((size_t)4 << 20)
+#define VIEW_SIEVE_PIECE ((MPI_Offset)64 << 10)
+
+typedef struct sieve {
+    char *buf;
+    MPI_Offset lo, cap;
+    size_t len;
+} sieve_t;
+
+/* Piece [off, off + m) through the sieve; hi: the end of the access in the file. */
+static int sieve_piece(mpii_file_t *f, sieve_t *sv, MPI_Offset off, char *pk, size_t m,
+                       MPI_Offset hi, size_t *got)
+{
+    if (off < sv->lo || off + (MPI_Offset)m > sv->lo + (MPI_Offset)sv->len) {
+        MPI_Offset want = hi - off < sv->cap ? hi - off : sv->cap;
+        if (want < (MPI_Offset)m) /* the piece lies in [first, end): never */
+            return view_piece(f, off, pk, m, 0, got);
+        sv->lo = off;
+        int rc = view_piece(f, off, sv->buf, (size_t)want, 0, &sv->len);
+        if (rc)
+            return rc;
+    }
+    MPI_Offset avail = sv->lo + (MPI_Offset)sv->len - off;
+    *got = avail <= 0 ? 0 : (size_t)avail < m ? (size_t)avail : m;
+    memcpy(pk, sv->buf + (off - sv->lo), *got);
+    return MPI_SUCCESS;
+}
+
 int mpii_file_view_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int write,
                       size_t *done)
 {
@@ -237,12 +268,23 @@ int mpii_file_view_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int wr
         MPI_Offset k = pos / f->ftsize, r = pos % f->ftsize;
         int i = view_seg_of(f, r);
         size_t moved = 0;
+        sieve_t sv = {NULL, 0, 0, 0};
+        MPI_Offset first = mpii_file_byte_of(f, pos);
+        MPI_Offset end = mpii_file_byte_of(f, pos + (MPI_Offset)n - 1) + 1;
+        /* at least 1/8 of the span is data */
+        if (!write && end > first && (end - first) / 8 <= (MPI_Offset)n) {
+            sv.cap = end - first < (MPI_Offset)VIEW_SIEVE ? end - first : (MPI_Offset)VIEW_SIEVE;
+            sv.buf = malloc((size_t)sv.cap);
+        }
         while (moved < n && rc == MPI_SUCCESS) {
             MPI_Offset in = r - f->segsum[i];
             MPI_Offset len = f->seg[i].len - in;
             size_t m = (size_t)len < n - moved ? (size_t)len : n - moved, got = 0;
-            rc = view_piece(f, f->disp + k * f->ftext + f->seg[i].off + in, pk + moved, m, write,
-                            &got);
+            MPI_Offset off = f->disp + k * f->ftext + f->seg[i].off + in;
+            if (sv.buf && (MPI_Offset)m < VIEW_SIEVE_PIECE && off >= first && off < end)
+                rc = sieve_piece(f, &sv, off, pk + moved, m, end, &got);
+            else
+                rc = view_piece(f, off, pk + moved, m, write, &got);
             moved += got;
             if (got < m)
                 break;
@@ -254,6 +296,7 @@ int mpii_file_view_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int wr
             }
         }
         *done = moved;
+        free(sv.buf);
     }
     if (locked) {
         view_lock(f, lo, hi, F_UNLCK);
