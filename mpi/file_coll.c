@@ -1,16 +1,38 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO collective access (the _all forms) and split collectives (begin/end).
- * Each rank does its own part with independent POSIX transfers: correct for any
- * views, since a collective call only adds the freedom to combine accesses. */
+ * Interleaved accesses go two-phase (file_twophase.c); otherwise, and in atomic mode,
+ * with external32, or when the romio_cb_read/write hint disables it, each rank does
+ * its own part independently. */
 #include <string.h>
 
 #include "mpii.h"
 #include "mpii_file.h"
+#include "mpii_p2p.h"
 
 static int fio_rw_all(MPI_File fh, int kind, MPI_Offset off, void *buf, MPI_Count count,
-                            MPI_Datatype dt, int write, MPI_Status *st, const char *fn)
+                      MPI_Datatype dt, int write, MPI_Status *st, const char *fn)
 {
-    return mpii_file_rw(fh, kind, off, buf, count, dt, write, st, fn);
+    mpii_file_t *f;
+    mpii_dtype_t *d;
+    int rc = mpii_file_args(fh, count, dt, write, &f, &d, fn);
+    if (rc)
+        return rc;
+    int cb = write ? f->cb_write : f->cb_read;
+    if (cb == 0 || f->atomic || f->ext32 || f->size == 1 || (f->amode & MPI_MODE_SEQUENTIAL) ||
+        (kind == MPII_FIO_AT && off < 0))
+        return mpii_file_rw(fh, kind, off, buf, count, dt, write, st, fn);
+    MPI_Offset es = (MPI_Offset)f->esize;
+    MPI_Offset pos = kind == MPII_FIO_AT ? off * es : f->ptr * es;
+    MPI_Count bytes = 0;
+    int done = 0;
+    rc = mpii_file_twophase(f, pos, buf, count, d, write, &bytes, &done, fn);
+    if (!done)
+        return mpii_file_rw(fh, kind, off, buf, count, dt, write, st, fn);
+    if (kind == MPII_FIO_INDIV)
+        f->ptr += bytes / es;
+    if (st != MPI_STATUS_IGNORE)
+        mpii_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, rc, bytes);
+    return rc;
 }
 
 /* A split collective does the access at begin and hands its status to end; one may

@@ -182,6 +182,52 @@ MPI_Offset mpii_file_pos_of(const mpii_file_t *f, MPI_Offset off)
     return pos;
 }
 
+int mpii_file_view_pieces(const mpii_file_t *f, MPI_Offset pos, size_t n, mpii_fseg_t **out,
+                          size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    if (n == 0 || f->ftsize == 0)
+        return MPI_SUCCESS;
+    size_t cap = 16, np = 0, moved = 0;
+    mpii_fseg_t *v = malloc(cap * sizeof(*v));
+    MPI_Offset k = pos / f->ftsize, r = pos % f->ftsize;
+    int i = view_seg_of(f, r);
+    while (v && moved < n) {
+        MPI_Offset in = r - f->segsum[i];
+        size_t m = (size_t)(f->seg[i].len - in);
+        m = m < n - moved ? m : n - moved;
+        MPI_Offset off = f->disp + k * f->ftext + f->seg[i].off + in;
+        if (np && v[np - 1].off + v[np - 1].len == off) {
+            v[np - 1].len += (MPI_Offset)m;
+        } else {
+            if (np == cap) {
+                mpii_fseg_t *w = realloc(v, 2 * cap * sizeof(*v));
+                if (!w) {
+                    free(v);
+                    return MPI_ERR_NO_MEM;
+                }
+                v = w;
+                cap *= 2;
+            }
+            v[np].off = off;
+            v[np++].len = (MPI_Offset)m;
+        }
+        moved += m;
+        r += (MPI_Offset)m;
+        if (++i == f->nseg || r >= f->ftsize) {
+            i = 0;
+            r = 0;
+            k++;
+        }
+    }
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    *out = v;
+    *nout = np;
+    return MPI_SUCCESS;
+}
+
 /* One contiguous piece: pread/pwrite until done, a short read stops at end of file. */
 static int view_piece(mpii_file_t *f, MPI_Offset off, char *pk, size_t n, int write,
                       size_t *done)

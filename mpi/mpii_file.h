@@ -77,6 +77,15 @@ MPI_Offset mpii_file_pos_of(const mpii_file_t *f, MPI_Offset off);
 int mpii_file_view_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int write,
                       size_t *done);
 
+/* The file pieces of n stream bytes from pos, in stream order, adjacent ones merged
+ * (*out: malloc'ed, NULL when n is 0). */
+int mpii_file_view_pieces(const mpii_file_t *f, MPI_Offset pos, size_t n, mpii_fseg_t **out,
+                          size_t *nout);
+/* Two-phase collective access (file_twophase.c) by every rank of f: *done set to 0
+ * when the accesses do not interleave (the caller then goes independent). */
+int mpii_file_twophase(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
+                       mpii_dtype_t *d, int write, MPI_Count *bytes, int *done, const char *fn);
+
 /* Access kinds of mpii_file_rw (file_io.c). */
 enum { MPII_FIO_AT = 0, MPII_FIO_INDIV, MPII_FIO_SHARED, MPII_FIO_ORDERED };
 /* One blocking access: count elements of dt at buf, from etype offset off (AT), the
