@@ -59,7 +59,13 @@ int mpii_file_rw_pos(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
     *bytes = 0;
     if (total == 0)
         return MPI_SUCCESS;
-    if (f->ext32) {
+    if (f->drep) {
+        if (!mpii_file_datarep_ok(f->drep, d))
+            return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
+                                 "datarep %s of a type whose file extent is not native",
+                                 f->datarep);
+        rc = mpii_file_datarep_io(f, pos, buf, count, d, write, &done);
+    } else if (f->ext32) {
         if (!mpii_file_ext32_ok(d))
             return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
                                  "external32 of a type whose external32 size differs");

@@ -134,6 +134,7 @@ static int view_set(mpii_file_t *f, MPI_Offset disp, mpii_dtype_t *et, mpii_dtyp
     f->ftext = ft->extent > 0 ? ft->extent : (MPI_Offset)ft->size;
     snprintf(f->datarep, sizeof(f->datarep), "%s", datarep);
     f->ext32 = 0;
+    f->drep = NULL;
     f->ptr = 0;
     return MPI_SUCCESS;
 }
@@ -364,7 +365,11 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     if (!datarep)
         return mpii_file_err(f, MPI_ERR_ARG, fn, "datarep is NULL");
     int ext32 = strcmp(datarep, "external32") == 0;
-    if (strcmp(datarep, "native") != 0 && strcmp(datarep, "internal") != 0 &&
+    const mpii_datarep_t *drep = mpii_file_datarep(datarep);
+    if (drep && (!mpii_file_datarep_ok(drep, et) || !mpii_file_datarep_ok(drep, ft)))
+        return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
+                             "datarep %s with types whose file extent is not native", datarep);
+    if (strcmp(datarep, "native") != 0 && strcmp(datarep, "internal") != 0 && !drep &&
         (!ext32 || !mpii_file_ext32_ok(et) || !mpii_file_ext32_ok(ft)))
         return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn, "data representation %s%s",
                              datarep, ext32 ? " with types whose external32 size differs" : "");
@@ -390,6 +395,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     PMPI_Barrier(f->comm); /* no rank still uses the shared pointer of the old view */
     int rc = view_set(f, disp, et, ft, datarep);
     f->ext32 = ext32;
+    f->drep = drep;
     if (rc == MPI_SUCCESS && f->rank == 0)
         mpii_file_shared_set(f, 0);
     if (rc == MPI_SUCCESS)
@@ -448,7 +454,15 @@ static int view_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Count *exten
         return mpii_file_err(f, MPI_ERR_TYPE, fn, "invalid datatype");
     if (!extent)
         return mpii_file_err(f, MPI_ERR_ARG, fn, "extent is NULL");
-    *extent = d->extent; /* native and internal: the memory extent */
+    if (f->drep) {
+        MPI_Aint e = 0;
+        int rc = mpii_file_datarep_extent(f->drep, d, &e);
+        if (rc)
+            return mpii_file_err(f, rc, fn, "dtype_file_extent_fn failed");
+        *extent = e;
+        return MPI_SUCCESS;
+    }
+    *extent = d->extent; /* native, internal and external32 (same-size types): memory's */
     return MPI_SUCCESS;
 }
 

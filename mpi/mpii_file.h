@@ -24,6 +24,8 @@ typedef struct mpii_fsplit {
     MPI_Status st;
 } mpii_fsplit_t;
 
+typedef struct mpii_datarep mpii_datarep_t; /* file_datarep.c */
+
 typedef struct mpii_file {
     uint32_t magic;
     int fd;
@@ -45,6 +47,7 @@ typedef struct mpii_file {
     MPI_Offset *segsum;     /* data bytes before seg[i] (nseg + 1) */
     char datarep[MPI_MAX_DATAREP_STRING];
     int ext32;              /* datarep external32: data converted by Pack_external */
+    const mpii_datarep_t *drep; /* a user's (MPI_Register_datarep), else NULL */
     MPI_Offset ptr;         /* individual pointer, etypes */
     mpii_fsplit_t split;
     /* hints in force */
@@ -101,6 +104,14 @@ int mpii_file_args(MPI_File fh, MPI_Count count, MPI_Datatype dt, int write, mpi
 
 /* End of a split collective (file_coll.c): the status its begin saved. */
 int mpii_file_split_end(MPI_File fh, MPI_Status *st, const char *fn);
+
+/* User data representations (file_datarep.c): look a name up; whether d's elements have
+ * their native size in it; a type's file extent; one access converted. */
+mpii_datarep_t *mpii_file_datarep(const char *name);
+int mpii_file_datarep_ok(const mpii_datarep_t *r, mpii_dtype_t *d);
+int mpii_file_datarep_extent(const mpii_datarep_t *r, mpii_dtype_t *d, MPI_Aint *extent);
+int mpii_file_datarep_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
+                         mpii_dtype_t *d, int write, size_t *done);
 
 /* Shared pointer (file_shared.c): make it (collective; 0 or the value given), free it,
  * set it (rank 0 only), add n etypes returning the old value. */

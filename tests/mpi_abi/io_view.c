@@ -3,7 +3,7 @@
  * (with holes and a resized extent) written collectively and read back through the
  * view and byte-for-byte with POSIX; non-contiguous memory types; the shared
  * pointer (every rank's record lands once) and the ordered forms (rank order);
- * the external32 data representation. */
+ * the external32 data representation and a user's (MPI_Register_datarep). */
 #include "io_util.h"
 
 #define B 3  /* ints per rank per block */
@@ -246,6 +246,67 @@ static void test_ext32(const char *path)
     CHECK_OK(MPI_File_close(&fh));
 }
 
+/* A user data representation: ints stored plus 1000 in the file. */
+static int plus_extent(MPI_Datatype dt, MPI_Aint *extent, void *extra)
+{
+    (void)extra;
+    int s;
+    MPI_Type_size(dt, &s);
+    *extent = s;
+    return MPI_SUCCESS;
+}
+
+static int plus_write(void *ubuf, MPI_Datatype dt, int count, void *fbuf, MPI_Offset pos,
+                      void *extra)
+{
+    (void)dt;
+    (*(int *)extra)++;
+    for (int i = 0; i < count; i++)
+        ((int *)fbuf)[i] = ((int *)ubuf)[pos + i] + 1000;
+    return MPI_SUCCESS;
+}
+
+static int plus_read(void *ubuf, MPI_Datatype dt, int count, void *fbuf, MPI_Offset pos,
+                     void *extra)
+{
+    (void)dt;
+    (*(int *)extra)++;
+    for (int i = 0; i < count; i++)
+        ((int *)ubuf)[pos + i] = ((int *)fbuf)[i] - 1000;
+    return MPI_SUCCESS;
+}
+
+static void test_datarep(const char *path)
+{
+    static int calls;
+    CHECK_OK(MPI_Register_datarep("rmp-plus1000", plus_read, plus_write, plus_extent, &calls));
+    int c, rc = MPI_Register_datarep("rmp-plus1000", plus_read, plus_write, plus_extent, &calls);
+    MPI_Error_class(rc, &c);
+    CHECK(c == MPI_ERR_DUP_DATAREP, "second registration: %d", c);
+    MPI_File fh;
+    CHECK_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
+                           &fh));
+    CHECK_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "rmp-plus1000", MPI_INFO_NULL));
+    int v[3] = {rank, 7, -5}, back[3];
+    MPI_Status st;
+    CHECK_OK(MPI_File_write_at_all(fh, 3 * rank, v, 3, MPI_INT, &st));
+    CHECK_OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_OK(MPI_File_sync(fh));
+    int raw[3 * 64];
+    CHECK(io_slurp(path, (unsigned char *)raw, sizeof(raw)) == 12 * size, "datarep file length");
+    for (int r = 0; r < size; r++)
+        CHECK(raw[3 * r] == r + 1000 && raw[3 * r + 1] == 1007 && raw[3 * r + 2] == 995,
+              "datarep file ints of rank %d", r);
+    CHECK_OK(MPI_File_read_at(fh, 3 * ((rank + 1) % size), back, 3, MPI_INT, &st));
+    CHECK(back[0] == (rank + 1) % size && back[1] == 7 && back[2] == -5, "datarep read back");
+    CHECK(calls == 2, "conversion calls %d", calls);
+    MPI_Aint ext;
+    CHECK_OK(MPI_File_get_type_extent(fh, MPI_INT, &ext));
+    CHECK(ext == 4, "file extent %ld", (long)ext);
+    CHECK_OK(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -261,8 +322,10 @@ int main(int argc, char **argv)
     test_shared(p);
     snprintf(p, sizeof(p), "%s", io_path("ext"));
     test_ext32(p);
-    const char *names[] = {"vec", "sub", "shared", "ext"};
-    io_dir_remove(names, 4);
+    snprintf(p, sizeof(p), "%s", io_path("drep"));
+    test_datarep(p);
+    const char *names[] = {"vec", "sub", "shared", "ext", "drep"};
+    io_dir_remove(names, 5);
     MPI_Finalize();
     if (rank == 0)
         printf("io_view: ok\n");
