@@ -197,7 +197,6 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     f->errh = file_default_errh();
     mpii_errh_retain(f->errh);
     f->cb_buffer_size = 16777216;
-    f->cb_nodes = 0; /* every rank aggregates (set below) */
     f->cb_read = f->cb_write = 2;
     f->path = strdup(file_path(filename));
     int rc = PMPI_Comm_dup(comm, &f->comm);
@@ -208,7 +207,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     }
     PMPI_Comm_rank(f->comm, &f->rank);
     PMPI_Comm_size(f->comm, &f->size);
-    f->cb_nodes = f->size;
+    f->cb_nodes = f->size; /* every rank aggregates unless the hint says fewer */
     file_hints(f, info);
     int err = f->path ? mpii_file_view_default(f) : MPI_ERR_NO_MEM;
     int any = 0;
