@@ -12,6 +12,12 @@
 
 static char io_dir[256];
 
+#if defined(__GNUC__)
+#define IO_UNUSED __attribute__((unused))
+#else
+#define IO_UNUSED
+#endif
+
 static void io_dir_make(void)
 {
     int rank;
@@ -32,7 +38,7 @@ static const char *io_path(const char *name)
 }
 
 /* The whole file as bytes (test side: plain POSIX, independent of MPI-IO). */
-static long io_slurp(const char *path, unsigned char *buf, long max)
+IO_UNUSED static long io_slurp(const char *path, unsigned char *buf, long max)
 {
     FILE *fp = fopen(path, "rb");
     CHECK(fp != NULL, "cannot open %s", path);
