@@ -203,6 +203,9 @@ static int errh_invoke(mpii_errh_t *e, mpii_comm_t *c, void *objh, int code, con
         } else if (e->obj == MPII_OBJ_SESSION) {
             MPI_Session h = objh ? *(MPI_Session *)objh : MPI_SESSION_NULL;
             ((MPI_Session_errhandler_function *)e->fn)(&h, &code, fn, msg);
+        } else if (e->obj == MPII_OBJ_FILE) {
+            MPI_File h = objh ? *(MPI_File *)objh : MPI_FILE_NULL;
+            ((MPI_File_errhandler_function *)e->fn)(&h, &code, fn, msg);
         }
         return code;
     case MPII_ERRH_FATAL:
@@ -245,6 +248,11 @@ int mpii_err_obj(mpii_errh_t *errh, void *objh, int code, const char *fn, const 
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     return errh_invoke(errh, NULL, objh, code, fn, msg);
+}
+
+int mpii_err_fileh(MPI_File fh, mpii_errh_t *errh, int code, const char *fn, const char *msg)
+{
+    return errh_invoke(errh, NULL, &fh, code, fn, msg);
 }
 
 int mpii_unsupported(MPI_Comm comm, const char *fn)
@@ -454,6 +462,13 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn,
                        "MPI_Session_create_errhandler");
 }
 MPII_WEAK(Session_create_errhandler)
+
+int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return errh_create((void (*)(void))fn, MPII_OBJ_FILE, errhandler,
+                       "MPI_File_create_errhandler");
+}
+MPII_WEAK(File_create_errhandler)
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {

@@ -195,6 +195,9 @@ int mpii_err_win(MPI_Win win, mpii_errh_t *errh, int errclass, const char *fn,
  * at objh (sessions; a creation's errhandler argument, objh at a null handle). */
 int mpii_err_obj(mpii_errh_t *errh, void *objh, int errclass, const char *fn, const char *fmt,
                  ...) __attribute__((format(printf, 5, 6)));
+/* The same on a file (file_*.c formats msg; errh is the file's or MPI_FILE_NULL's). */
+int mpii_err_fileh(MPI_File fh, mpii_errh_t *errh, int errclass, const char *fn,
+                   const char *msg);
 /* For the stubs: MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Name is not supported by rmp yet". */
 int mpii_unsupported(MPI_Comm comm, const char *fn);
 /* rmp status (negative) -> MPI error class. */

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI-IO independent access: explicit offsets and the individual file pointer
+ * (read, write, their _at and _c forms), seek and position queries. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mpii.h"
+#include "mpii_file.h"
+#include "mpii_p2p.h"
+
+/* Non-contiguous memory moves through a bounce buffer of at most this many bytes. */
+#define FIO_CHUNK ((size_t)4 << 20)
+
+int mpii_file_args(MPI_File fh, MPI_Count count, MPI_Datatype dt, int write, mpii_file_t **f,
+                   mpii_dtype_t **d, const char *fn)
+{
+    if (!(*f = mpii_file(fh)))
+        return mpii_file_err(NULL, MPI_ERR_FILE, fn, "invalid file");
+    if (count < 0)
+        return mpii_file_err(*f, MPI_ERR_COUNT, fn, "negative count %lld", (long long)count);
+    if (!mpii_dtype_ok(*d = mpii_dtype(dt)))
+        return mpii_file_err(*f, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
+    if (write && ((*f)->amode & MPI_MODE_RDONLY))
+        return mpii_file_err(*f, MPI_ERR_READ_ONLY, fn, "file opened read-only");
+    if (!write && ((*f)->amode & MPI_MODE_WRONLY))
+        return mpii_file_err(*f, MPI_ERR_ACCESS, fn, "file opened write-only");
+    if ((*d)->size % (*f)->esize)
+        return mpii_file_err(*f, MPI_ERR_TYPE, fn, "datatype is not made of whole etypes");
+    return MPI_SUCCESS;
+}
+
+/* external32: the whole access converted at once (Pack_external has no partial form). */
+static int fio_ext32(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
+                     mpii_dtype_t *d, int write, size_t *done)
+{
+    size_t total = (size_t)count * d->size;
+    char *tmp = malloc(total);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    MPI_Datatype h = mpii_dtype_handle(d);
+    MPI_Aint p = 0;
+    int rc = write ? PMPI_Pack_external("external32", buf, count, h, tmp, (MPI_Aint)total, &p)
+                   : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        rc = mpii_file_view_io(f, pos, tmp, total, write, done);
+    if (rc == MPI_SUCCESS && !write && *done >= d->size)
+        rc = PMPI_Unpack_external("external32", tmp, (MPI_Aint)*done, &p, buf,
+                                  (MPI_Count)(*done / d->size), h);
+    free(tmp);
+    return rc;
+}
+
+int mpii_file_rw_pos(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
+                     mpii_dtype_t *d, int write, MPI_Count *bytes, const char *fn)
+{
+    size_t total = (size_t)count * d->size, done = 0;
+    int rc = MPI_SUCCESS;
+    *bytes = 0;
+    if (total == 0)
+        return MPI_SUCCESS;
+    if (f->drep) {
+        if (!mpii_file_datarep_ok(f->drep, d))
+            return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
+                                 "datarep %s of a type whose file extent is not native",
+                                 f->datarep);
+        rc = mpii_file_datarep_io(f, pos, buf, count, d, write, &done);
+    } else if (f->ext32) {
+        if (!mpii_file_ext32_ok(d))
+            return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
+                                 "external32 of a type whose external32 size differs");
+        rc = fio_ext32(f, pos, buf, count, d, write, &done);
+    } else if (d->contig) {
+        rc = mpii_file_view_io(f, pos, (char *)buf + d->true_lb, total, write, &done);
+    } else {
+        size_t cap = total < FIO_CHUNK ? total : FIO_CHUNK;
+        char *tmp = malloc(cap);
+        if (!tmp)
+            return mpii_file_err(f, MPI_ERR_NO_MEM, fn, "out of memory");
+        while (done < total && rc == MPI_SUCCESS) {
+            size_t n = total - done < cap ? total - done : cap, got = 0;
+            if (write)
+                mpii_dtype_pack(d, buf, count, done, tmp, n);
+            rc = mpii_file_view_io(f, pos + (MPI_Offset)done, tmp, n, write, &got);
+            if (!write)
+                mpii_dtype_unpack(d, buf, count, done, tmp, got);
+            done += got;
+            if (got < n)
+                break;
+        }
+        free(tmp);
+    }
+    *bytes = (MPI_Count)done;
+    return rc ? mpii_file_err(f, rc, fn, "%s failed", write ? "write" : "read") : MPI_SUCCESS;
+}
+
+int mpii_file_rw(MPI_File fh, int kind, MPI_Offset off, void *buf, MPI_Count count,
+                 MPI_Datatype dt, int write, MPI_Status *st, const char *fn)
+{
+    mpii_file_t *f;
+    mpii_dtype_t *d;
+    int rc = mpii_file_args(fh, count, dt, write, &f, &d, fn);
+    if (rc)
+        return rc;
+    if (kind != MPII_FIO_SHARED && (f->amode & MPI_MODE_SEQUENTIAL))
+        return mpii_file_err(f, MPI_ERR_UNSUPPORTED_OPERATION, fn,
+                             "a sequential file has only the shared pointer");
+    if (kind == MPII_FIO_AT && off < 0)
+        return mpii_file_err(f, MPI_ERR_ARG, fn, "negative offset %lld", (long long)off);
+    MPI_Offset es = (MPI_Offset)f->esize, pos;
+    if (kind == MPII_FIO_AT) {
+        pos = off * es;
+    } else if (kind == MPII_FIO_INDIV) {
+        pos = f->ptr * es;
+    } else {
+        int64_t old = 0;
+        rc = mpii_file_shared_fetch_add(f, (int64_t)((MPI_Offset)count * (MPI_Offset)d->size / es),
+                                        &old);
+        if (rc)
+            return mpii_file_err(f, rc, fn, "cannot update the shared file pointer");
+        pos = old * es;
+    }
+    MPI_Count bytes = 0;
+    rc = mpii_file_rw_pos(f, pos, buf, count, d, write, &bytes, fn);
+    if (kind == MPII_FIO_INDIV)
+        f->ptr += bytes / es;
+    if (st != MPI_STATUS_IGNORE)
+        mpii_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, rc, bytes);
+    return rc;
+}
+
+int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+{
+    const char *fn = "MPI_File_seek";
+    mpii_file_t *f = mpii_file(fh);
+    if (!f)
+        return mpii_file_err(NULL, MPI_ERR_FILE, fn, "invalid file");
+    if (f->amode & MPI_MODE_SEQUENTIAL)
+        return mpii_file_err(f, MPI_ERR_UNSUPPORTED_OPERATION, fn, "sequential file");
+    MPI_Offset base;
+    if (whence == MPI_SEEK_SET) {
+        base = 0;
+    } else if (whence == MPI_SEEK_CUR) {
+        base = f->ptr;
+    } else if (whence == MPI_SEEK_END) {
+        struct stat sb;
+        if (fstat(f->fd, &sb) != 0)
+            return mpii_file_err(f, MPI_ERR_IO, fn, "fstat failed");
+        base = mpii_file_pos_of(f, (MPI_Offset)sb.st_size) / (MPI_Offset)f->esize;
+    } else {
+        return mpii_file_err(f, MPI_ERR_ARG, fn, "invalid whence %d", whence);
+    }
+    if (base + offset < 0)
+        return mpii_file_err(f, MPI_ERR_ARG, fn, "seek before the start of the view");
+    f->ptr = base + offset;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(File_seek)
+
+int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
+{
+    const char *fn = "MPI_File_get_position";
+    mpii_file_t *f = mpii_file(fh);
+    if (!f)
+        return mpii_file_err(NULL, MPI_ERR_FILE, fn, "invalid file");
+    if (!offset)
+        return mpii_file_err(f, MPI_ERR_ARG, fn, "offset is NULL");
+    *offset = f->ptr;
+    return MPI_SUCCESS;
+}
+MPII_WEAK(File_get_position)
+
+int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                   MPI_Status *status)
+{
+    return mpii_file_rw(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, status,
+                        "MPI_File_read");
+}
+MPII_WEAK(File_read)
+
+int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Status *status)
+{
+    return mpii_file_rw(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, status,
+                        "MPI_File_read");
+}
+MPII_WEAK(File_read_c)
+
+int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                    MPI_Status *status)
+{
+    return mpii_file_rw(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, status,
+                        "MPI_File_write");
+}
+MPII_WEAK(File_write)
+
+int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Status *status)
+{
+    return mpii_file_rw(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, status,
+                        "MPI_File_write");
+}
+MPII_WEAK(File_write_c)
+
+int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                      MPI_Status *status)
+{
+    return mpii_file_rw(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, status,
+                        "MPI_File_read_at");
+}
+MPII_WEAK(File_read_at)
+
+int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Status *status)
+{
+    return mpii_file_rw(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, status,
+                        "MPI_File_read_at");
+}
+MPII_WEAK(File_read_at_c)
+
+int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                       MPI_Status *status)
+{
+    return mpii_file_rw(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, status,
+                        "MPI_File_write_at");
+}
+MPII_WEAK(File_write_at)
+
+int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Status *status)
+{
+    return mpii_file_rw(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, status,
+                        "MPI_File_write_at");
+}
+MPII_WEAK(File_write_at_c)
+

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI-IO over POSIX files (mpi/file_*.c): the object behind an MPI_File handle.
+ *
+ * A file is one descriptor per process on the same path. The view (disp, etype,
+ * filetype) is kept flattened: one filetype element as a list of (offset, length)
+ * pieces in typemap order, tiled every filetype extent from disp. Offsets given by
+ * the user (explicit, individual and shared pointers) count etypes of the view's
+ * data stream; "stream position" below is that count in bytes. */
+#ifndef MPII_FILE_H
+#define MPII_FILE_H
+
+#include "mpii.h"
+
+#define MPII_MAGIC_FILE 0x6d70f10au
+
+typedef struct mpii_fseg {
+    MPI_Offset off; /* from the start of a filetype element */
+    MPI_Offset len;
+} mpii_fseg_t;
+
+/* One access of a blocking call, saved by a split collective's begin for its end. */
+typedef struct mpii_fsplit {
+    int active;
+    MPI_Status st;
+} mpii_fsplit_t;
+
+typedef struct mpii_datarep mpii_datarep_t; /* file_datarep.c */
+
+typedef struct mpii_file {
+    uint32_t magic;
+    int fd;
+    int amode;
+    int atomic;
+    MPI_Comm comm; /* a private duplicate */
+    int rank, size;
+    int shfd; /* the shared pointer (etypes): an unlinked file of every rank, see file_shared.c */
+    mpii_errh_t *errh;
+    char *path;
+    /* the view */
+    MPI_Offset disp;
+    mpii_dtype_t *etype, *ftype;
+    size_t esize;           /* etype size */
+    MPI_Offset ftsize;      /* filetype size (data bytes per element) */
+    MPI_Offset ftext;       /* filetype extent */
+    int nseg;
+    mpii_fseg_t *seg;       /* one filetype element */
+    MPI_Offset *segsum;     /* data bytes before seg[i] (nseg + 1) */
+    char datarep[MPI_MAX_DATAREP_STRING];
+    int ext32;              /* datarep external32: data converted by Pack_external */
+    const mpii_datarep_t *drep; /* a user's (MPI_Register_datarep), else NULL */
+    MPI_Offset ptr;         /* individual pointer, etypes */
+    mpii_fsplit_t split;
+    /* hints in force */
+    MPI_Offset cb_buffer_size;
+    int cb_nodes, cb_read, cb_write; /* romio_cb_*: 0 disable, 1 enable, 2 automatic */
+    MPI_Offset striping_unit;
+    int striping_factor;
+} mpii_file_t;
+
+/* The object of a handle, NULL when invalid (MPI_FILE_NULL included). */
+mpii_file_t *mpii_file(MPI_File h);
+/* Report an error on f (NULL: on MPI_FILE_NULL, whose handler open/delete errors use). */
+int mpii_file_err(mpii_file_t *f, int code, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* errno of a failed system call -> MPI error class. */
+int mpii_file_errno_class(int err);
+
+/* The view (file_view.c): the default one (bytes from offset 0), its release. */
+int mpii_file_view_default(mpii_file_t *f);
+void mpii_file_view_free(mpii_file_t *f);
+/* external32 is supported for types whose external32 size is their native size (then
+ * the view's layout is the same in both): 1 if d is one. */
+int mpii_file_ext32_ok(mpii_dtype_t *d);
+/* File byte offset of stream position pos. */
+MPI_Offset mpii_file_byte_of(const mpii_file_t *f, MPI_Offset pos);
+/* Stream position of the data before file byte off (the end of file as a position). */
+MPI_Offset mpii_file_pos_of(const mpii_file_t *f, MPI_Offset off);
+/* Move n packed bytes between pk and the stream at pos; *done: bytes moved (a read
+ * stops short at the end of file). MPI error class. */
+int mpii_file_view_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int write,
+                      size_t *done);
+
+/* The file pieces of n stream bytes from pos, in stream order, adjacent ones merged
+ * (*out: malloc'ed, NULL when n is 0). */
+int mpii_file_view_pieces(const mpii_file_t *f, MPI_Offset pos, size_t n, mpii_fseg_t **out,
+                          size_t *nout);
+/* Two-phase collective access (file_twophase.c) by every rank of f: *done set to 0
+ * when the accesses do not interleave (the caller then goes independent). */
+int mpii_file_twophase(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
+                       mpii_dtype_t *d, int write, MPI_Count *bytes, int *done, const char *fn);
+
+/* Access kinds of mpii_file_rw (file_io.c). */
+enum { MPII_FIO_AT = 0, MPII_FIO_INDIV, MPII_FIO_SHARED, MPII_FIO_ORDERED };
+/* One blocking access: count elements of dt at buf, from etype offset off (AT), the
+ * individual pointer or the shared one; fills st (may be MPI_STATUS_IGNORE). */
+int mpii_file_rw(MPI_File fh, int kind, MPI_Offset off, void *buf, MPI_Count count,
+                 MPI_Datatype dt, int write, MPI_Status *st, const char *fn);
+/* The same where the data is at the stream position pos, for the shared forms. */
+int mpii_file_rw_pos(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
+                     mpii_dtype_t *d, int write, MPI_Count *bytes, const char *fn);
+/* Check a file handle, buffer, count and datatype for an access; sets *f and *d. */
+int mpii_file_args(MPI_File fh, MPI_Count count, MPI_Datatype dt, int write, mpii_file_t **f,
+                   mpii_dtype_t **d, const char *fn);
+
+/* End of a split collective (file_coll.c): the status its begin saved. */
+int mpii_file_split_end(MPI_File fh, MPI_Status *st, const char *fn);
+
+/* User data representations (file_datarep.c): look a name up; whether d's elements have
+ * their native size in it; a type's file extent; one access converted. */
+mpii_datarep_t *mpii_file_datarep(const char *name);
+int mpii_file_datarep_ok(const mpii_datarep_t *r, mpii_dtype_t *d);
+int mpii_file_datarep_extent(const mpii_datarep_t *r, mpii_dtype_t *d, MPI_Aint *extent);
+int mpii_file_datarep_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
+                         mpii_dtype_t *d, int write, size_t *done);
+
+/* Shared pointer (file_shared.c): make it (collective; 0 or the value given), free it,
+ * set it (rank 0 only), add n etypes returning the old value. */
+int mpii_file_shared_open(mpii_file_t *f, int64_t init);
+void mpii_file_shared_close(mpii_file_t *f);
+int mpii_file_shared_set(mpii_file_t *f, int64_t v);
+int mpii_file_shared_fetch_add(mpii_file_t *f, int64_t n, int64_t *old);
+
+#endif
