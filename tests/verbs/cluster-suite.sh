@@ -68,14 +68,15 @@ fi
 # ---- suites across the two nodes (2+2 unless stated) ----
 run p2p-np4        400 4 "$T/p2p/p2p_test"
 run soak-np4       300 4 "$T/p2p/soak" 4000
-# NOT the full suite yet (issue 27 open): the full rma_test (20,000 fetch-adds, 300 lock
-# rounds, put/get up to 8 MiB) segfaulted rank 0 in test_put_get(1) at 8,323,072 bytes
-# over verbs in the one complete cluster run (docs/verbs.md, "Open"), and takes up to
-# 900 s under TCG. --quick stops at 1 MiB: it does not reach that bug, which stays open
-# and visible here and in docs/verbs.md until it is fixed and the full run restored.
+# put/get up to 8 MiB across the nodes (issue 27: one 8 MiB RDMA request per transfer made
+# Soft-RoCE's retransmissions storm between the guests; now 128 KiB pieces, docs/verbs.md),
+# both window kinds, with --fewer-atomics: 2,000 fetch-adds and 100 lock rounds instead of
+# 20,000 and 300, because each emulated atomic is a TCG round trip: the full run's put/get
+# phases took 329 s and its first 20,000-fetch-add phase had not ended 670 s later (the
+# full run passes the 1,000 s mark; too slow for CI, not a failure).
 # Idle ranks yield and then sleep (RMP_POLL_YIELD=always): the two guests' 4 vCPUs share
 # the host's 2 cores, and a spinning rank held one from the rank it waited for.
-RMP_POLL_YIELD=always run rma-np4 400 4 "$T/rma/rma_test" --quick
+RMP_POLL_YIELD=always run rma-np4 900 4 "$T/rma/rma_test" --fewer-atomics
 RMP_ALLREDUCE_ALGO=hier RMP_BCAST_ALGO=hier RMP_BARRIER_ALGO=hier \
   run coll-np4-hier 600 4 "$T/coll/coll_test" --quick
 # The layout the hierarchical allreduce built, from its RMP_LOG=info line on every rank:

@@ -38,7 +38,7 @@ run() {
     fail=$((fail + 1)); echo "FAIL $name (exit $rc, $((SECONDS - t0)) s) ${summary}"
     grep -v -e 'invalid argument' -e 'called twice' "$LOG/$name.out" | tail -n 25 | sed 's/^/    /'
   fi
-  grep -E '^(burst|rndv|coherence)[ :]' "$LOG/$name.out" | sed 's/^/    /'
+  grep -E '^(burst|rndv|coherence|rdma-window)[ :]' "$LOG/$name.out" | sed 's/^/    /'
 }
 
 # rmp_info (no job): rxe0's port state, link layer and GID table, and verbs usable.
@@ -76,6 +76,8 @@ run lazy-np4-again 120 4 "$T/verbs/verbs_lazy"
 run burst-np2      300 2 "$T/verbs/verbs_burst"
 RMP_LOG=debug run rndv64m-np2 300 2 "$T/verbs/verbs_rndv"
 run coherence-np2  120 2 "$T/verbs/verbs_coherence"
+# put/get up to 8 MiB in pieces under a per-QP window (issue 27, transports/verbs/verbs_rdma.c)
+run rdma-window-np2 180 2 "$T/verbs/verbs_rdma_window"
 # Idle-connection probes (transports/verbs/verbs_live.c): a rank out of rmp for 3 x
 # RMP_FAILURE_TIMEOUT is probed every T/3 by its blocked peer, its HCA answers, and it is
 # not declared failed (tests/multinode/busy_peer.c).

@@ -139,6 +139,7 @@ static int cm_create_qp(verbs_ep_t *ep, struct rdma_cm_id *id)
     ep->to_return = 0;
     ep->unsignaled = 0;
     ep->sq_head = ep->sq_tail = 0;
+    ep->rdma_bytes = 0;
     return rmpi_verbs_qpmap_add(tl, ep->qp->qp_num, ep);
 }
 

@@ -33,6 +33,7 @@ void rmpi_verbs_retire(verbs_ep_t *ep, uint64_t upto, int status)
     while (ep->sq_tail <= upto && ep->sq_tail < ep->sq_head) {
         verbs_op_t op = ep->ops[ep->sq_tail % VERBS_SQ_DEPTH];
         ep->sq_tail++;
+        ep->rdma_bytes -= op.bytes;
         if (op.buf)
             rmpi_verbs_send_buf_put(tl, op.buf);
         if (op.reg)
@@ -155,6 +156,8 @@ int rmpi_verbs_progress(rmpi_tl_t *tl_)
     }
     if (RMPI_UNLIKELY(tl->credit_list != NULL))
         cq_credits(tl);
+    if (RMPI_UNLIKELY(tl->rdma_queued > 0))
+        rmpi_verbs_rdma_pump(tl);
     if (RMPI_UNLIKELY(tl->need_report)) {
         tl->need_report = 0;
         for (int i = 0; i < tl->neps; i++)

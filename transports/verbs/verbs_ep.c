@@ -18,9 +18,6 @@
 #include "log.h"
 #include "verbs_int.h"
 
-static int ep_post(verbs_ep_t *ep, struct ibv_send_wr *wr);
-static verbs_op_t *ep_slot(verbs_ep_t *ep, uint64_t seq, int kind);
-
 int rmpi_verbs_connect(rmpi_tl_t *tl_, int peer, const void *a, size_t alen, rmpi_ep_t **out,
                        rmpi_tl_caps_t *caps)
 {
@@ -93,6 +90,7 @@ void rmpi_verbs_ep_fail(verbs_ep_t *ep, int status)
     ep->tl->need_report = 1;
     if (ep->ops && ep->sq_head > ep->sq_tail)
         rmpi_verbs_retire(ep, ep->sq_head - 1, status);
+    rmpi_verbs_rdma_fail(ep, status); /* the pieces never posted */
 }
 
 /* A signalled zero-byte RDMA write: it needs no key and no receive buffer, and the peer's
@@ -104,11 +102,11 @@ int rmpi_verbs_post_probe(verbs_ep_t *ep)
         return RMPI_AGAIN;
     struct ibv_send_wr wr;
     memset(&wr, 0, sizeof(wr));
-    ep_slot(ep, ep->sq_head, VERBS_OP_PUT);
+    rmpi_verbs_slot(ep, ep->sq_head, VERBS_OP_PUT);
     wr.wr_id = ep->sq_head << 1;
     wr.opcode = IBV_WR_RDMA_WRITE;
     wr.send_flags = IBV_SEND_SIGNALED;
-    int rc = ep_post(ep, &wr);
+    int rc = rmpi_verbs_post(ep, &wr);
     if (rc == RMP_SUCCESS) {
         ep->sq_head++;
         ep->unsignaled = 0;
@@ -125,7 +123,7 @@ int rmpi_verbs_flushed(rmpi_tl_t *tl_)
     int rc = RMP_SUCCESS;
     for (int i = 0; i < tl->neps; i++) {
         verbs_ep_t *ep = &tl->eps[i];
-        if (ep->state != VEP_CONNECTED || ep->sq_tail == ep->sq_head)
+        if (ep->state != VEP_CONNECTED || (ep->sq_tail == ep->sq_head && !ep->rq_head))
             continue;
         rc = RMPI_AGAIN;
         if (ep->unsignaled != 0)
@@ -134,7 +132,7 @@ int rmpi_verbs_flushed(rmpi_tl_t *tl_)
     return rc;
 }
 
-static int ep_post(verbs_ep_t *ep, struct ibv_send_wr *wr)
+int rmpi_verbs_post(verbs_ep_t *ep, struct ibv_send_wr *wr)
 {
     struct ibv_send_wr *bad;
     int rc = ibv_post_send(ep->qp, wr, &bad);
@@ -145,12 +143,13 @@ static int ep_post(verbs_ep_t *ep, struct ibv_send_wr *wr)
     return RMP_SUCCESS;
 }
 
-static verbs_op_t *ep_slot(verbs_ep_t *ep, uint64_t seq, int kind)
+verbs_op_t *rmpi_verbs_slot(verbs_ep_t *ep, uint64_t seq, int kind)
 {
     verbs_op_t *op = &ep->ops[seq % VERBS_SQ_DEPTH];
     op->kind = (uint8_t)kind;
     op->buf = NULL;
     op->reg = NULL;
+    op->bytes = 0;
     op->cb = NULL;
     op->arg = NULL;
     return op;
@@ -175,7 +174,7 @@ int rmpi_verbs_send(rmpi_ep_t *ep_, const void *hdr, size_t hlen, const void *pa
     struct ibv_sge sge[2];
     struct ibv_send_wr wr;
     memset(&wr, 0, sizeof(wr));
-    verbs_op_t *op = ep_slot(ep, ep->sq_head, VERBS_OP_SEND);
+    verbs_op_t *op = rmpi_verbs_slot(ep, ep->sq_head, VERBS_OP_SEND);
     wr.wr_id = ep->sq_head << 1;
     wr.sg_list = sge;
     wr.opcode = IBV_WR_SEND_WITH_IMM;
@@ -199,7 +198,7 @@ int rmpi_verbs_send(rmpi_ep_t *ep_, const void *hdr, size_t hlen, const void *pa
         wr.send_flags = IBV_SEND_SIGNALED;
         op->buf = b;
     }
-    int rc = ep_post(ep, &wr);
+    int rc = rmpi_verbs_post(ep, &wr);
     if (RMPI_UNLIKELY(rc != RMP_SUCCESS)) {
         if (op->buf)
             rmpi_verbs_send_buf_put(tl, op->buf);
@@ -222,104 +221,20 @@ int rmpi_verbs_send_credits(verbs_ep_t *ep)
     int credits = ep->to_return < 0xffff ? ep->to_return : 0xffff;
     struct ibv_send_wr wr;
     memset(&wr, 0, sizeof(wr));
-    ep_slot(ep, ep->sq_head, VERBS_OP_SEND);
+    rmpi_verbs_slot(ep, ep->sq_head, VERBS_OP_SEND);
     wr.wr_id = ep->sq_head << 1;
     wr.opcode = IBV_WR_SEND_WITH_IMM;
     wr.imm_data = htonl(VERBS_IMM(0, credits, 1));
     wr.send_flags = IBV_SEND_INLINE;
     if (ep->unsignaled + 1 >= VERBS_SIGNAL_EVERY)
         wr.send_flags |= IBV_SEND_SIGNALED;
-    int rc = ep_post(ep, &wr);
+    int rc = rmpi_verbs_post(ep, &wr);
     if (rc != RMP_SUCCESS)
         return rc;
     ep->sq_head++;
     ep->to_return -= credits;
     ep->unsignaled = (wr.send_flags & IBV_SEND_SIGNALED) ? 0 : ep->unsignaled + 1;
     return RMP_SUCCESS;
-}
-
-/* RDMA WRITE or READ of [local, local + len) at raddr; split at the port's
- * largest message; only the last piece is signalled and holds the callback. */
-static int ep_rdma(verbs_ep_t *ep, enum ibv_wr_opcode opcode, void *local, size_t len,
-                   uint64_t raddr, uint64_t rkey, rmpi_comp_cb_t cb, void *arg)
-{
-    if (RMPI_UNLIKELY(ep->state != VEP_CONNECTED)) {
-        int rc = rmpi_verbs_ep_ready(ep);
-        if (rc != RMP_SUCCESS)
-            return rc;
-    }
-    verbs_tl_t *tl = ep->tl;
-    if (len == 0) {
-        cb(arg, RMP_SUCCESS);
-        return RMP_SUCCESS;
-    }
-    size_t n = (len + tl->max_msg - 1) / tl->max_msg;
-    if (n > 16)
-        return RMP_ERR_NOT_SUPPORTED;
-    if (ep->sq_head - ep->sq_tail + n > VERBS_SQ_DEPTH)
-        return RMPI_AGAIN;
-    rcache_region_t *reg = NULL;
-    uint32_t lkey = 0;
-    int inl = opcode == IBV_WR_RDMA_WRITE && len <= tl->max_inline;
-    if (!inl) {
-        int rc = rmpi_verbs_local_reg(tl, local, len, opcode == IBV_WR_RDMA_READ, &reg, &lkey);
-        if (rc != RMP_SUCCESS) {
-            rmpi_error("verbs: cannot register the local buffer (%zu bytes at %p) of an RDMA %s "
-                       "with rank %d: %s",
-                       len, local, opcode == IBV_WR_RDMA_READ ? "read" : "write", ep->base.peer,
-                       rmp_strerror(rc));
-            return rc;
-        }
-    }
-    struct ibv_send_wr wr[16];
-    struct ibv_sge sge[16];
-    size_t off = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t chunk = len - off < tl->max_msg ? len - off : tl->max_msg;
-        uint64_t seq = ep->sq_head + i;
-        verbs_op_t *op = ep_slot(ep, seq, opcode == IBV_WR_RDMA_READ ? VERBS_OP_GET : VERBS_OP_PUT);
-        sge[i] = (struct ibv_sge){(uint64_t)(uintptr_t)local + off, (uint32_t)chunk, lkey};
-        memset(&wr[i], 0, sizeof(wr[i]));
-        wr[i].wr_id = seq << 1;
-        wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
-        wr[i].sg_list = &sge[i];
-        wr[i].num_sge = 1;
-        wr[i].opcode = opcode;
-        wr[i].send_flags = inl ? IBV_SEND_INLINE : 0;
-        wr[i].wr.rdma.remote_addr = raddr + off;
-        wr[i].wr.rdma.rkey = (uint32_t)rkey;
-        if (i + 1 == n) {
-            wr[i].send_flags |= IBV_SEND_SIGNALED;
-            op->reg = reg;
-            op->cb = cb;
-            op->arg = arg;
-        }
-        off += chunk;
-    }
-    int rc = ep_post(ep, wr);
-    if (rc != RMP_SUCCESS) {
-        if (reg)
-            rcache_put(tl->rcache, reg);
-        ep->ops[(ep->sq_head + n - 1) % VERBS_SQ_DEPTH].reg = NULL;
-        return rc;
-    }
-    ep->sq_head += n;
-    ep->unsignaled = 0;
-    return RMP_SUCCESS;
-}
-
-int rmpi_verbs_put(rmpi_ep_t *ep_, const void *src, size_t len, uint64_t raddr, uint64_t rkey,
-                   rmpi_comp_cb_t cb, void *arg)
-{
-    verbs_ep_t *ep = (verbs_ep_t *)ep_;
-    return ep_rdma(ep, IBV_WR_RDMA_WRITE, (void *)src, len, raddr, rkey, cb, arg);
-}
-
-int rmpi_verbs_get(rmpi_ep_t *ep_, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
-                   rmpi_comp_cb_t cb, void *arg)
-{
-    verbs_ep_t *ep = (verbs_ep_t *)ep_;
-    return ep_rdma(ep, IBV_WR_RDMA_READ, dst, len, raddr, rkey, cb, arg);
 }
 
 /* QP number -> endpoint, for receive completions (the SRQ is shared). Open

@@ -30,6 +30,10 @@ enum {
     VERBS_ACK_TIMEOUT = 14,   /* 4.096 us * 2^14 = 67 ms per try (perftest's), 7 tries */
     VERBS_ACK_TIMEOUT_MIN = 8, /* 1 ms per try: the shortest verbs_live.c picks */
     VERBS_RETRY_CNT = 7,      /* transport retries after the first try (the field's max) */
+    /* RDMA WRITE/READ is posted in pieces of at most VERBS_RDMA_CHUNK bytes, with at most
+     * VERBS_RDMA_WINDOW bytes of them in flight per queue pair (verbs_rdma.c: why). */
+    VERBS_RDMA_CHUNK = 128 * 1024,
+    VERBS_RDMA_WINDOW = VERBS_RDMA_CHUNK,
 };
 
 /* The chosen device, port and GID, and the IP address that names them for rdma_cm. */
@@ -71,6 +75,7 @@ typedef struct verbs_op {
     uint8_t kind;
     verbs_buf_t *buf;      /* bounce buffer (eager send) */
     rcache_region_t *reg;  /* local registration of put/get */
+    uint32_t bytes;        /* RDMA bytes of this request (counted in the ep's window) */
     rmpi_comp_cb_t cb;
     void *arg;
 } verbs_op_t;
@@ -105,6 +110,8 @@ struct verbs_ep {
     unsigned unsignaled;
     uint64_t sq_head, sq_tail; /* next to post, next to retire */
     verbs_op_t *ops;   /* VERBS_SQ_DEPTH slots, allocated at first connection */
+    size_t rdma_bytes; /* RDMA bytes posted and not completed (<= VERBS_RDMA_WINDOW) */
+    struct verbs_rdma *rq_head, *rq_tail; /* RDMA operations with pieces not yet posted */
     struct verbs_ep *next_credit;
     /* Liveness (verbs_live.c): receive completions from the peer (cq_recv counts them),
      * and what the last check saw. */
@@ -158,6 +165,7 @@ struct verbs_tl {
     } *qpmap;
     size_t qpmap_mask;
     verbs_ep_t *credit_list;
+    int rdma_queued; /* operations waiting on the endpoints' rq lists */
     int need_report;
     double hb_interval; /* idle seconds before a probe (RMP_FAILURE_TIMEOUT / 3; 0: off) */
     uint8_t ack_timeout; /* the RC local ACK timeout exponent (verbs_live.c) */
@@ -206,8 +214,14 @@ int rmpi_verbs_put(rmpi_ep_t *ep, const void *src, size_t len, uint64_t raddr, u
                    rmpi_comp_cb_t cb, void *arg);
 int rmpi_verbs_get(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
                    rmpi_comp_cb_t cb, void *arg);
+int rmpi_verbs_post(verbs_ep_t *ep, struct ibv_send_wr *wr);
+verbs_op_t *rmpi_verbs_slot(verbs_ep_t *ep, uint64_t seq, int kind);
 int rmpi_verbs_qpmap_add(verbs_tl_t *tl, uint32_t qpn, verbs_ep_t *ep);
 verbs_ep_t *rmpi_verbs_qpmap_find(verbs_tl_t *tl, uint32_t qpn);
+
+/* verbs_rdma.c: put/get as bounded pieces under a per-QP window. */
+void rmpi_verbs_rdma_pump(verbs_tl_t *tl);
+void rmpi_verbs_rdma_fail(verbs_ep_t *ep, int status);
 
 /* verbs_live.c: liveness within RMP_FAILURE_TIMEOUT (idle-connection probes, async events). */
 void rmpi_verbs_live_init(verbs_tl_t *tl, double failure_timeout);
