@@ -70,6 +70,13 @@ static void check_message(const void *hdr, size_t hlen, size_t plen)
                                 ? 0 : ((size_t)f->size + 7) / 8));
         break;
     }
+    case RMPI_MSG_CANCEL: { /* core/cancel.c compares an eager payload of size bytes */
+        const rmpi_cancel_t *c = hdr;
+        FUZZ_CHECK(c->sreq != 0 && c->op >= RMPI_CANCEL_REQ && c->op <= RMPI_CANCEL_REP);
+        FUZZ_CHECK(c->waiting <= 1 && c->cancelled <= 1);
+        FUZZ_CHECK(plen == 0 || (c->op == RMPI_CANCEL_REQ && plen == c->size));
+        break;
+    }
     default:
         FUZZ_CHECK(type == RMPI_MSG_EAGER || type == RMPI_MSG_FRAG);
     }
