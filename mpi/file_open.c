@@ -272,20 +272,30 @@ static int file_get(MPI_File fh, const void *out, const char *fn, mpii_file_t **
     return MPI_SUCCESS;
 }
 
-/* Collective size changes: every rank applies the same size (ftruncate is idempotent). */
-int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
+/* The checks set_size and preallocate share: a writable, non-sequential file. */
+static int file_resize_check(MPI_File fh, MPI_Offset size, const char *fn, mpii_file_t **fp)
 {
-    const char *fn = "MPI_File_set_size";
-    mpii_file_t *f;
-    int rc = file_get(fh, fh, fn, &f);
+    int rc = file_get(fh, fh, fn, fp);
     if (rc)
         return rc;
+    mpii_file_t *f = *fp;
     if (size < 0)
         return mpii_file_err(f, MPI_ERR_ARG, fn, "negative size");
     if (f->amode & MPI_MODE_RDONLY)
         return mpii_file_err(f, MPI_ERR_READ_ONLY, fn, "file opened read-only");
     if (f->amode & MPI_MODE_SEQUENTIAL)
         return mpii_file_err(f, MPI_ERR_UNSUPPORTED_OPERATION, fn, "sequential file");
+    return MPI_SUCCESS;
+}
+
+/* Collective size changes: rank 0 truncates, every rank returns its error class. */
+int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
+{
+    const char *fn = "MPI_File_set_size";
+    mpii_file_t *f;
+    int rc = file_resize_check(fh, size, fn, &f);
+    if (rc)
+        return rc;
     int err = 0, any = 0;
     if (f->rank == 0 && ftruncate(f->fd, (off_t)size) != 0)
         err = mpii_file_errno_class(errno);
@@ -298,15 +308,9 @@ int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
     const char *fn = "MPI_File_preallocate";
     mpii_file_t *f;
-    int rc = file_get(fh, fh, fn, &f);
+    int rc = file_resize_check(fh, size, fn, &f);
     if (rc)
         return rc;
-    if (size < 0)
-        return mpii_file_err(f, MPI_ERR_ARG, fn, "negative size");
-    if (f->amode & MPI_MODE_RDONLY)
-        return mpii_file_err(f, MPI_ERR_READ_ONLY, fn, "file opened read-only");
-    if (f->amode & MPI_MODE_SEQUENTIAL)
-        return mpii_file_err(f, MPI_ERR_UNSUPPORTED_OPERATION, fn, "sequential file");
     int err = 0, any = 0;
     struct stat sb;
     if (f->rank == 0 && size > 0 && fstat(f->fd, &sb) == 0 && (MPI_Offset)sb.st_size < size) {
