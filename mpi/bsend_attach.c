@@ -35,17 +35,7 @@ static int ba_detach(mpii_comm_t *c, mpii_bsbuf_t *b, void *buffer_addr, int *is
     return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_attach(void *buffer, int size)
-{
-    return ba_attach(NULL, &mpii_bs_proc, buffer, size, "MPI_Buffer_attach");
-}
-MPII_WEAK(Buffer_attach)
-
-int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
-{
-    return ba_attach(NULL, &mpii_bs_proc, buffer, size, "MPI_Buffer_attach_c");
-}
-MPII_WEAK(Buffer_attach_c)
+MPII_TWINS(Buffer_attach, ba_attach(NULL, &mpii_bs_proc, buffer, size, FN))
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
@@ -91,17 +81,7 @@ static int ba_comm_attach(MPI_Comm comm, void *buffer, MPI_Count size, const cha
     return ba_attach(c, c->bsbuf, buffer, size, fn);
 }
 
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
-{
-    return ba_comm_attach(comm, buffer, size, "MPI_Comm_attach_buffer");
-}
-MPII_WEAK(Comm_attach_buffer)
-
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
-{
-    return ba_comm_attach(comm, buffer, size, "MPI_Comm_attach_buffer_c");
-}
-MPII_WEAK(Comm_attach_buffer_c)
+MPII_TWINS(Comm_attach_buffer, ba_comm_attach(comm, buffer, size, FN))
 
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
@@ -138,3 +118,6 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
                              : mpii_err_comm(c, rc, "MPI_Comm_iflush_buffer", "out of memory");
 }
 MPII_WEAK(Comm_iflush_buffer)
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "bsend_attach.twins.h"

@@ -260,70 +260,16 @@ static int red_run(red_kind_t kind, const void *sbuf, void *rbuf, MPI_Count coun
     return red_pieces(kind, c, d, &r, sbuf, rbuf, count, root, is_root, n, fn);
 }
 
-int PMPI_Reduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
-{
-    return red_run(RED_REDUCE, sbuf, rbuf, count, dt, op, root, comm, "MPI_Reduce");
-}
-MPII_WEAK(Reduce_c)
+MPII_TWINS(Reduce, red_run(RED_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, FN))
 
-int PMPI_Allreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
-{
-    return red_run(RED_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Allreduce");
-}
-MPII_WEAK(Allreduce_c)
+MPII_TWINS(Allreduce, red_run(RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, FN))
 
-int PMPI_Scan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
-{
-    return red_run(RED_SCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Scan");
-}
-MPII_WEAK(Scan_c)
+MPII_TWINS(Scan, red_run(RED_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, FN))
 
-int PMPI_Exscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
-{
-    return red_run(RED_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Exscan");
-}
-MPII_WEAK(Exscan_c)
+MPII_TWINS(Exscan, red_run(RED_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, FN))
 
-int PMPI_Reduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count count,
-                                MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
-{
-    return red_run(RED_RS_BLOCK, sbuf, rbuf, count, dt, op, 0, comm,
-                   "MPI_Reduce_scatter_block");
-}
-MPII_WEAK(Reduce_scatter_block_c)
+MPII_TWINS(Reduce_scatter_block, red_run(RED_RS_BLOCK, sendbuf, recvbuf, recvcount, datatype, op,
+           0, comm, FN))
 
-int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                MPI_Comm comm)
-{
-    return red_run(RED_REDUCE, sbuf, rbuf, count, dt, op, root, comm, "MPI_Reduce");
-}
-MPII_WEAK(Reduce)
-
-int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                   MPI_Comm comm)
-{
-    return red_run(RED_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Allreduce");
-}
-MPII_WEAK(Allreduce)
-
-int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-              MPI_Comm comm)
-{
-    return red_run(RED_SCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Scan");
-}
-MPII_WEAK(Scan)
-
-int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                MPI_Comm comm)
-{
-    return red_run(RED_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, "MPI_Exscan");
-}
-MPII_WEAK(Exscan)
-
-int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                              MPI_Op op, MPI_Comm comm)
-{
-    return red_run(RED_RS_BLOCK, sbuf, rbuf, count, dt, op, 0, comm,
-                   "MPI_Reduce_scatter_block");
-}
-MPII_WEAK(Reduce_scatter_block)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "coll.twins.h"

@@ -228,61 +228,17 @@ static int mv_run(mv_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Dataty
     return mv_done(c, rc, fn);
 }
 
-int PMPI_Gather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-    MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-    return mv_run(MV_GATHER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, "MPI_Gather");
-}
-MPII_WEAK(Gather_c)
+MPII_TWINS(Gather, mv_run(MV_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+           root, comm, FN))
 
-int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-    MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-    return mv_run(MV_GATHER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, "MPI_Gather");
-}
-MPII_WEAK(Gather)
+MPII_TWINS(Scatter, mv_run(MV_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+           root, comm, FN))
 
-int PMPI_Scatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-    MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-    return mv_run(MV_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, "MPI_Scatter");
-}
-MPII_WEAK(Scatter_c)
+MPII_TWINS(Allgather, mv_run(MV_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+           recvtype, 0, comm, FN))
 
-int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-    MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-    return mv_run(MV_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, "MPI_Scatter");
-}
-MPII_WEAK(Scatter)
-
-int PMPI_Allgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-    MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
-{
-    return mv_run(MV_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, "MPI_Allgather");
-}
-MPII_WEAK(Allgather_c)
-
-int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-    MPI_Datatype rtype, MPI_Comm comm)
-{
-    return mv_run(MV_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, "MPI_Allgather");
-}
-MPII_WEAK(Allgather)
-
-int PMPI_Alltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-    MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
-{
-    return mv_run(MV_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, "MPI_Alltoall");
-}
-MPII_WEAK(Alltoall_c)
-
-int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-    MPI_Datatype rtype, MPI_Comm comm)
-{
-    return mv_run(MV_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, "MPI_Alltoall");
-}
-MPII_WEAK(Alltoall)
+MPII_TWINS(Alltoall, mv_run(MV_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+           recvtype, 0, comm, FN))
 
 /* ---- The v variants ---- */
 
@@ -485,3 +441,6 @@ int PMPI_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, vo
     return allgatherv_run(sbuf, scount, stype, rbuf, r, rtype, comm, "MPI_Allgatherv");
 }
 MPII_WEAK(Allgatherv_c)
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "coll_move.twins.h"

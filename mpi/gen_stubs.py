@@ -92,14 +92,22 @@ def parse_header(path):
     return text, head, funcs, pm
 
 
-def defined_functions(paths):
-    """name -> file for every `PMPI_Name(...) {` definition."""
+def defined_functions(paths, names):
+    """name -> file for every `PMPI_Name(...) {` definition, and for Name and Name_c (when
+    mpi.h has it: names) of every MPII_TWINS(Name, ...) line (gen_twins.py)."""
     found = {}
     start = re.compile(r'^(?:[A-Za-z_][\w ]*[\w*])\s+PMPI_(\w+)\s*\(', re.M)
+    twins = re.compile(r'^MPII_TWINS\((\w+),', re.M)
     for p in paths:
         if not p.endswith('.c') or os.path.basename(p) == 'stubs.c':
             continue
         src = open(p).read()
+        for m in twins.finditer(src):
+            for name in (m.group(1), m.group(1) + '_c'):
+                if name == m.group(1) or name in names:
+                    if name in found:
+                        sys.exit(f'PMPI_{name} is defined in both {found[name]} and {p}')
+                    found[name] = p
         for m in start.finditer(src):
             rest = src[m.end():]
             semi, brace = rest.find(';'), rest.find('{')
@@ -207,7 +215,7 @@ def main():
         missing = {f[1] for f in funcs} ^ {f[1] for f in pm}
         sys.exit(f'{a.header}: the PMPI_ block differs from the MPI_ block '
                  f'({sorted(missing)[:5] or "signatures"}); run gen_stubs.py --write-pmpi')
-    impl = defined_functions(a.sources)
+    impl = defined_functions(a.sources, {f[1] for f in funcs})
     unknown = set(impl) - {f[1] for f in funcs}
     if unknown:
         sys.exit(f'PMPI_ functions that are not in mpi.h: {sorted(unknown)}')

@@ -37,6 +37,11 @@
     extern __typeof__(PMPI_##name) MPI_##name                                          \
         __attribute__((weak, alias("PMPI_" #name), visibility("default")));
 
+/* MPII_TWINS(Name, expression): MPI_Name and its large-count twin MPI_Name_c, both
+ * returning the expression (mpi.h's parameter names, FN for the name string), written
+ * by mpi/gen_twins.py into FILE.twins.h, which FILE.c includes. Nothing in C. */
+#define MPII_TWINS(name, expression)
+
 #define MPII_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MPII_UNLIKELY(x) __builtin_expect(!!(x), 0)
 

@@ -140,19 +140,7 @@ static int nbc_bcast(void *buf, MPI_Count count, MPI_Datatype datatype, int root
     return nbc_finish(c, rc, rr, x, req, fn);
 }
 
-int PMPI_Ibcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                MPI_Request *req)
-{
-    return nbc_bcast(buf, count, datatype, root, comm, req, "MPI_Ibcast");
-}
-MPII_WEAK(Ibcast)
-
-int PMPI_Ibcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                  MPI_Request *req)
-{
-    return nbc_bcast(buf, count, datatype, root, comm, req, "MPI_Ibcast_c");
-}
-MPII_WEAK(Ibcast_c)
+MPII_TWINS(Ibcast, nbc_bcast(buffer, count, datatype, root, comm, request, FN))
 
 /* ---- Reductions ---- */
 typedef enum { NR_REDUCE, NR_ALLREDUCE, NR_SCAN, NR_EXSCAN, NR_RS_BLOCK } nr_kind_t;
@@ -229,77 +217,18 @@ static int nr_run(nr_kind_t kind, const void *sbuf, void *rbuf, MPI_Count count,
     return nbc_finish(c, rc, rr, x, req, fn);
 }
 
-int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                 MPI_Comm comm, MPI_Request *req)
-{
-    return nr_run(NR_REDUCE, sbuf, rbuf, count, dt, op, root, comm, req, "MPI_Ireduce");
-}
-MPII_WEAK(Ireduce)
+MPII_TWINS(Ireduce, nr_run(NR_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, request,
+           FN))
 
-int PMPI_Ireduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-              int root, MPI_Comm comm, MPI_Request *req)
-{
-    return nr_run(NR_REDUCE, sbuf, rbuf, count, dt, op, root, comm, req, "MPI_Ireduce_c");
-}
-MPII_WEAK(Ireduce_c)
+MPII_TWINS(Iallreduce, nr_run(NR_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm,
+           request, FN))
 
-int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                    MPI_Comm comm, MPI_Request *req)
-{
-    return nr_run(NR_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iallreduce");
-}
-MPII_WEAK(Iallreduce)
+MPII_TWINS(Iscan, nr_run(NR_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request, FN))
 
-int PMPI_Iallreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-              MPI_Comm comm, MPI_Request *req)
-{
-    return nr_run(NR_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iallreduce_c");
-}
-MPII_WEAK(Iallreduce_c)
+MPII_TWINS(Iexscan, nr_run(NR_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, request, FN))
 
-int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-               MPI_Comm comm, MPI_Request *req)
-{
-    return nr_run(NR_SCAN, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iscan");
-}
-MPII_WEAK(Iscan)
-
-int PMPI_Iscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-              MPI_Comm comm, MPI_Request *req)
-{
-    return nr_run(NR_SCAN, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iscan_c");
-}
-MPII_WEAK(Iscan_c)
-
-int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                 MPI_Comm comm, MPI_Request *req)
-{
-    return nr_run(NR_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iexscan");
-}
-MPII_WEAK(Iexscan)
-
-int PMPI_Iexscan_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-              MPI_Comm comm, MPI_Request *req)
-{
-    return nr_run(NR_EXSCAN, sbuf, rbuf, count, dt, op, 0, comm, req, "MPI_Iexscan_c");
-}
-MPII_WEAK(Iexscan_c)
-
-int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                               MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    return nr_run(NR_RS_BLOCK, sbuf, rbuf, count, dt, op, 0, comm, req,
-                  "MPI_Ireduce_scatter_block");
-}
-MPII_WEAK(Ireduce_scatter_block)
-
-int PMPI_Ireduce_scatter_block_c(const void *sbuf, void *rbuf, MPI_Count count,
-                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    return nr_run(NR_RS_BLOCK, sbuf, rbuf, count, dt, op, 0, comm, req,
-                  "MPI_Ireduce_scatter_block_c");
-}
-MPII_WEAK(Ireduce_scatter_block_c)
+MPII_TWINS(Ireduce_scatter_block, nr_run(NR_RS_BLOCK, sendbuf, recvbuf, recvcount, datatype, op,
+           0, comm, request, FN))
 
 int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                          MPI_Op op, MPI_Comm comm, MPI_Request *req)
@@ -455,66 +384,17 @@ static int nm_run(nm_kind_t kind, const void *sbuf, MPI_Count scount, MPI_Dataty
     return nbc_finish(c, rc, rr, x, req, fn);
 }
 
-int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                 MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
-{
-    return nm_run(NM_GATHER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req,
-                  "MPI_Igather");
-}
-MPII_WEAK(Igather)
+MPII_TWINS(Igather, nm_run(NM_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+           root, comm, request, FN))
 
-int PMPI_Igather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-              MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
-{
-    return nm_run(NM_GATHER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req,
-                  "MPI_Igather_c");
-}
-MPII_WEAK(Igather_c)
+MPII_TWINS(Iscatter, nm_run(NM_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+           recvtype, root, comm, request, FN))
 
-int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                  MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
-{
-    return nm_run(NM_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req,
-                  "MPI_Iscatter");
-}
-MPII_WEAK(Iscatter)
+MPII_TWINS(Iallgather, nm_run(NM_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+           recvtype, 0, comm, request, FN))
 
-int PMPI_Iscatter_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-              MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
-{
-    return nm_run(NM_SCATTER, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req,
-                  "MPI_Iscatter_c");
-}
-MPII_WEAK(Iscatter_c)
+MPII_TWINS(Ialltoall, nm_run(NM_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+           recvtype, 0, comm, request, FN))
 
-int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
-{
-    return nm_run(NM_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req,
-                  "MPI_Iallgather");
-}
-MPII_WEAK(Iallgather)
-
-int PMPI_Iallgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-              MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
-{
-    return nm_run(NM_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req,
-                  "MPI_Iallgather_c");
-}
-MPII_WEAK(Iallgather_c)
-
-int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
-{
-    return nm_run(NM_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req,
-                  "MPI_Ialltoall");
-}
-MPII_WEAK(Ialltoall)
-
-int PMPI_Ialltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-              MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
-{
-    return nm_run(NM_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req,
-                  "MPI_Ialltoall_c");
-}
-MPII_WEAK(Ialltoall_c)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "nbc.twins.h"

@@ -208,19 +208,7 @@ static int mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *messa
                                                                       : "receive failed");
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-               MPI_Status *status)
-{
-    return mrecv(buf, count, datatype, message, status, "MPI_Mrecv");
-}
-MPII_WEAK(Mrecv)
-
-int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
-                 MPI_Status *status)
-{
-    return mrecv(buf, count, datatype, message, status, "MPI_Mrecv_c");
-}
-MPII_WEAK(Mrecv_c)
+MPII_TWINS(Mrecv, mrecv(buf, count, datatype, message, status, FN))
 
 static int imrecv_out(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *message,
                       MPI_Request *request, const char *fn)
@@ -234,16 +222,7 @@ static int imrecv_out(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *
     return rc;
 }
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                MPI_Request *request)
-{
-    return imrecv_out(buf, count, datatype, message, request, "MPI_Imrecv");
-}
-MPII_WEAK(Imrecv)
+MPII_TWINS(Imrecv, imrecv_out(buf, count, datatype, message, request, FN))
 
-int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
-                  MPI_Request *request)
-{
-    return imrecv_out(buf, count, datatype, message, request, "MPI_Imrecv_c");
-}
-MPII_WEAK(Imrecv_c)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "probe.twins.h"

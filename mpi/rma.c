@@ -134,31 +134,11 @@ int mpii_rma_get(void *obuf, MPI_Count ocount, MPI_Datatype otype, int target, M
     return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_rma_fail(a.w, rc, fn);
 }
 
-int PMPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-             int tcount, MPI_Datatype ttype, MPI_Win win)
-{
-    return mpii_rma_put(obuf, ocount, otype, target, disp, tcount, ttype, win, 0, "MPI_Put");
-}
-MPII_WEAK(Put)
+MPII_TWINS(Put, mpii_rma_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+           target_count, target_datatype, win, 0, FN))
 
-int PMPI_Put_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
-               MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
-{
-    return mpii_rma_put(obuf, ocount, otype, target, disp, tcount, ttype, win, 0, "MPI_Put");
-}
-MPII_WEAK(Put_c)
+MPII_TWINS(Get, mpii_rma_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+           target_count, target_datatype, win, 0, FN))
 
-int PMPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-             int tcount, MPI_Datatype ttype, MPI_Win win)
-{
-    return mpii_rma_get(obuf, ocount, otype, target, disp, tcount, ttype, win, 0, "MPI_Get");
-}
-MPII_WEAK(Get)
-
-int PMPI_Get_c(void *obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-               MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
-{
-    return mpii_rma_get(obuf, ocount, otype, target, disp, tcount, ttype, win, 0, "MPI_Get");
-}
-MPII_WEAK(Get_c)
-
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "rma.twins.h"

@@ -139,40 +139,13 @@ int mpii_rma_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *r
     return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_rma_fail(w, rc, fn);
 }
 
-int PMPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int target,
-                    MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
-{
-    return mpii_rma_acc(obuf, ocount, otype, NULL, 0, MPI_DATATYPE_NULL, NULL, target, disp,
-                        tcount, ttype, op, win, "MPI_Accumulate");
-}
-MPII_WEAK(Accumulate)
+MPII_TWINS(Accumulate, mpii_rma_acc(origin_addr, origin_count, origin_datatype, NULL, 0,
+           MPI_DATATYPE_NULL, NULL, target_rank, target_disp, target_count, target_datatype, op,
+           win, FN))
 
-int PMPI_Accumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
-                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
-                      MPI_Win win)
-{
-    return mpii_rma_acc(obuf, ocount, otype, NULL, 0, MPI_DATATYPE_NULL, NULL, target, disp,
-                        tcount, ttype, op, win, "MPI_Accumulate");
-}
-MPII_WEAK(Accumulate_c)
-
-int PMPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *rbuf,
-                        int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-                        MPI_Datatype ttype, MPI_Op op, MPI_Win win)
-{
-    return mpii_rma_acc(obuf, ocount, otype, rbuf, rcount, rtype, NULL, target, disp, tcount,
-                        ttype, op, win, "MPI_Get_accumulate");
-}
-MPII_WEAK(Get_accumulate)
-
-int PMPI_Get_accumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *rbuf,
-                          MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
-                          MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
-{
-    return mpii_rma_acc(obuf, ocount, otype, rbuf, rcount, rtype, NULL, target, disp, tcount,
-                        ttype, op, win, "MPI_Get_accumulate");
-}
-MPII_WEAK(Get_accumulate_c)
+MPII_TWINS(Get_accumulate, mpii_rma_acc(origin_addr, origin_count, origin_datatype, result_addr,
+           result_count, result_datatype, NULL, target_rank, target_disp, target_count,
+           target_datatype, op, win, FN))
 
 int PMPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype dt, int target,
                       MPI_Aint disp, MPI_Op op, MPI_Win win)
@@ -214,3 +187,6 @@ int PMPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Da
                         "MPI_Compare_and_swap");
 }
 MPII_WEAK(Compare_and_swap)
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "rma_acc.twins.h"

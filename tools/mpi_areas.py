@@ -18,7 +18,7 @@ AREAS = gen_stubs.AREAS  # one list: docs/mpi.md's summary uses it too
 def main():
     out, header, sources = sys.argv[1], sys.argv[2], sys.argv[3:]
     _, _, funcs, _ = gen_stubs.parse_header(header)
-    impl = gen_stubs.defined_functions(sources)
+    impl = gen_stubs.defined_functions(sources, {f[1] for f in funcs})
     counts = {a: [0, 0] for a, _ in AREAS}
     for _, name, _ in funcs:
         area = next(a for a, rx in AREAS if re.match(rx, name))
