@@ -37,17 +37,8 @@ static int ba_detach(mpii_comm_t *c, mpii_bsbuf_t *b, void *buffer_addr, int *is
 
 MPII_TWINS(Buffer_attach, ba_attach(NULL, &mpii_bs_proc, buffer, size, FN))
 
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
-{
-    return ba_detach(NULL, &mpii_bs_proc, buffer_addr, size, NULL, "MPI_Buffer_detach");
-}
-MPII_WEAK(Buffer_detach)
-
-int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
-{
-    return ba_detach(NULL, &mpii_bs_proc, buffer_addr, NULL, size, "MPI_Buffer_detach_c");
-}
-MPII_WEAK(Buffer_detach_c)
+MPII_TWINS(Buffer_detach, ba_detach(NULL, &mpii_bs_proc, buffer_addr, TWIN(size, NULL), TWIN(NULL,
+           size), FN))
 
 int PMPI_Buffer_flush(void)
 {

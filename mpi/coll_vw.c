@@ -391,16 +391,8 @@ static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int
     return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
 }
 
-int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return rsv_run(sbuf, rbuf, NULL, rcounts, datatype, op, comm, "MPI_Reduce_scatter");
-}
-MPII_WEAK(Reduce_scatter)
+MPII_TWINS(Reduce_scatter, rsv_run(sendbuf, recvbuf, TWIN(NULL, recvcounts), TWIN(recvcounts,
+           NULL), datatype, op, comm, FN))
 
-int PMPI_Reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return rsv_run(sbuf, rbuf, rcounts, NULL, datatype, op, comm, "MPI_Reduce_scatter");
-}
-MPII_WEAK(Reduce_scatter_c)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "coll_vw.twins.h"

@@ -389,39 +389,20 @@ static int dtype_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent, i
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
-{
-    return dtype_extent(datatype, lb, extent, 0, "MPI_Type_get_extent");
-}
-MPII_WEAK(Type_get_extent)
+MPII_TWINS(Type_get_extent, dtype_extent(datatype, TWIN(lb, (MPI_Aint *)lb), TWIN(extent,
+           (MPI_Aint *)extent), 0, FN))
 
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
-{
-    return dtype_extent(datatype, lb, extent, 1, "MPI_Type_get_true_extent");
-}
-MPII_WEAK(Type_get_true_extent)
+MPII_TWINS(Type_get_true_extent, dtype_extent(datatype, TWIN(true_lb, (MPI_Aint *)true_lb),
+           TWIN(true_extent, (MPI_Aint *)true_extent), 1, FN))
 
 /* MPI_Aint and MPI_Count are both 64-bit here. */
 _Static_assert(sizeof(MPI_Aint) == sizeof(MPI_Count), "MPI_Aint and MPI_Count differ");
-
-int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    return dtype_extent(datatype, (MPI_Aint *)lb, (MPI_Aint *)extent, 0, "MPI_Type_get_extent_c");
-}
-MPII_WEAK(Type_get_extent_c)
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
     return PMPI_Type_get_extent_c(datatype, lb, extent);
 }
 MPII_WEAK(Type_get_extent_x)
-
-int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    return dtype_extent(datatype, (MPI_Aint *)lb, (MPI_Aint *)extent, 1,
-                        "MPI_Type_get_true_extent_c");
-}
-MPII_WEAK(Type_get_true_extent_c)
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
@@ -466,3 +447,6 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
     return MPI_SUCCESS;
 }
 MPII_WEAK(Get_address)
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "dtype.twins.h"

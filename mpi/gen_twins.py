@@ -9,7 +9,8 @@ where MPI_Name has int counts. A file of mpi/ states such a pair once, at file s
                                comm, request, FN))
 
 (the macro expands to nothing in C). The expression uses the parameter names of
-mpi/include/mpi.h's prototype and FN for the function's name string. For every such line
+mpi/include/mpi.h's prototype and FN for the function's name string; TWIN(a, b) stands
+for a in MPI_Name and for b in MPI_Name_c (an argument only one of them has, a cast). For every such line
 of SRC.c this script writes into SRC.twins.h
 
     int PMPI_Ireduce(<mpi.h's parameters>) { return <expression with FN = "MPI_Ireduce">; }
@@ -45,6 +46,36 @@ def twin_specs(src):
     return specs
 
 
+def split_args(text):
+    """The top-level comma-separated parts of text (no outer parentheses)."""
+    parts, depth, cur = [], 0, ''
+    for ch in text:
+        if ch == ',' and depth == 0:
+            parts.append(cur.strip())
+            cur = ''
+            continue
+        depth += {'(': 1, ')': -1}.get(ch, 0)
+        cur += ch
+    parts.append(cur.strip())
+    return parts
+
+
+def pick(expr, which):
+    """expr with every TWIN(a, b) replaced by a (which 0) or b (which 1)."""
+    while True:
+        m = re.search(r'\bTWIN\(', expr)
+        if not m:
+            return expr
+        depth, i = 1, m.end()
+        while depth and i < len(expr):
+            depth += {'(': 1, ')': -1}.get(expr[i], 0)
+            i += 1
+        args = split_args(expr[m.end():i - 1])
+        if depth or len(args) != 2:
+            sys.exit(f'TWIN(...) needs two arguments: {expr}')
+        expr = expr[:m.start()] + args[which] + expr[i:]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--header', required=True)
@@ -60,13 +91,13 @@ def main():
         if not specs:
             sys.exit(f'{path}: no MPII_TWINS line')
         for name, expr in specs:
-            for n in (name, name + '_c'):
+            for which, n in enumerate((name, name + '_c')):
                 if n not in protos:
                     if n == name:
                         sys.exit(f'{path}: MPII_TWINS({name}): MPI_{name} is not in {a.header}')
                     continue
                 ret, params = protos[n]
-                body = re.sub(r'\bFN\b', f'"MPI_{n}"', expr)
+                body = re.sub(r'\bFN\b', f'"MPI_{n}"', pick(expr, which))
                 out += [f'{ret} PMPI_{n}({params})', '{', f'    return {body};', '}',
                         f'MPII_WEAK({n})', '']
         base = os.path.splitext(os.path.basename(path))[0]

@@ -220,17 +220,7 @@ static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commu
     return MPI_SUCCESS;
 }
 
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
-{
-    return op_create(user_fn, NULL, commute, op, "MPI_Op_create");
-}
-MPII_WEAK(Op_create)
-
-int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
-{
-    return op_create(NULL, user_fn, commute, op, "MPI_Op_create_c");
-}
-MPII_WEAK(Op_create_c)
+MPII_TWINS(Op_create, op_create(TWIN(user_fn, NULL), TWIN(NULL, user_fn), commute, op, FN))
 
 static void op_destroy(mpii_op_t *o)
 {
@@ -347,3 +337,6 @@ MPI_Op mpii_op_handle(mpii_op_t *o)
 {
     return op_handle(o);
 }
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "op.twins.h"

@@ -163,61 +163,14 @@ p2p_send_entry(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int 
     return p2p_send(buf, count, dt, dest, tag, comm, mode, fn);
 }
 
-int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return p2p_send_entry(buf, count, datatype, dest, tag, comm, MPII_MODE_STD, "MPI_Send");
-}
-MPII_WEAK(Send)
-
-int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm)
-{
-    return p2p_send_entry(buf, count, datatype, dest, tag, comm, MPII_MODE_STD, "MPI_Send_c");
-}
-MPII_WEAK(Send_c)
+MPII_TWINS(Send, p2p_send_entry(buf, count, datatype, dest, tag, comm, MPII_MODE_STD, FN))
 
 /* Ready mode: the receive is posted (the user promises), so a standard send is correct. */
-int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm)
-{
-    return p2p_send_entry(buf, count, datatype, dest, tag, comm, MPII_MODE_READY, "MPI_Rsend");
-}
-MPII_WEAK(Rsend)
+MPII_TWINS(Rsend, p2p_send_entry(buf, count, datatype, dest, tag, comm, MPII_MODE_READY, FN))
 
-int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm)
-{
-    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_READY, "MPI_Rsend_c");
-}
-MPII_WEAK(Rsend_c)
+MPII_TWINS(Ssend, p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_SYNC, FN))
 
-int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm)
-{
-    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_SYNC, "MPI_Ssend");
-}
-MPII_WEAK(Ssend)
-
-int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm)
-{
-    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_SYNC, "MPI_Ssend_c");
-}
-MPII_WEAK(Ssend_c)
-
-int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm)
-{
-    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_BUFFERED, "MPI_Bsend");
-}
-MPII_WEAK(Bsend)
-
-int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm)
-{
-    return p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_BUFFERED, "MPI_Bsend_c");
-}
-MPII_WEAK(Bsend_c)
+MPII_TWINS(Bsend, p2p_send(buf, count, datatype, dest, tag, comm, MPII_MODE_BUFFERED, FN))
 
 static __attribute__((noinline)) int p2p_recv_failed(mpii_comm_t *c, MPI_Comm comm,
                                                      void *buf, MPI_Count count,
@@ -339,19 +292,7 @@ p2p_recv_entry(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
     return p2p_recv(buf, count, dt, source, tag, comm, status, fn);
 }
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Status *status)
-{
-    return p2p_recv_entry(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
-}
-MPII_WEAK(Recv)
-
-int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                MPI_Comm comm, MPI_Status *status)
-{
-    return p2p_recv_entry(buf, count, datatype, source, tag, comm, status, "MPI_Recv_c");
-}
-MPII_WEAK(Recv_c)
+MPII_TWINS(Recv, p2p_recv_entry(buf, count, datatype, source, tag, comm, status, FN))
 
 /* ---- nonblocking ---- */
 
@@ -526,68 +467,17 @@ p2p_isend_entry(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     return p2p_isend(buf, count, dt, dest, tag, comm, request, mode, fn);
 }
 
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request *request)
-{
-    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_STD, "MPI_Isend");
-}
-MPII_WEAK(Isend)
+MPII_TWINS(Isend, p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_STD,
+           FN))
 
-int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request)
-{
-    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_STD,
-                     "MPI_Isend_c");
-}
-MPII_WEAK(Isend_c)
+MPII_TWINS(Issend, p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_SYNC,
+           FN))
 
-int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm, MPI_Request *request)
-{
-    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_SYNC,
-                     "MPI_Issend");
-}
-MPII_WEAK(Issend)
+MPII_TWINS(Irsend, p2p_isend_entry(buf, count, datatype, dest, tag, comm, request,
+           MPII_MODE_READY, FN))
 
-int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_SYNC,
-                     "MPI_Issend_c");
-}
-MPII_WEAK(Issend_c)
-
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm, MPI_Request *request)
-{
-    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_READY,
-                     "MPI_Irsend");
-}
-MPII_WEAK(Irsend)
-
-int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    return p2p_isend_entry(buf, count, datatype, dest, tag, comm, request, MPII_MODE_READY,
-                     "MPI_Irsend_c");
-}
-MPII_WEAK(Irsend_c)
-
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm, MPI_Request *request)
-{
-    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_BUFFERED,
-                     "MPI_Ibsend");
-}
-MPII_WEAK(Ibsend)
-
-int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    return p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_BUFFERED,
-                     "MPI_Ibsend_c");
-}
-MPII_WEAK(Ibsend_c)
+MPII_TWINS(Ibsend, p2p_isend(buf, count, datatype, dest, tag, comm, request, MPII_MODE_BUFFERED,
+           FN))
 
 static __attribute__((noinline)) int p2p_irecv(void *buf, MPI_Count count, MPI_Datatype dt,
                                                int source, int tag, MPI_Comm comm,
@@ -634,16 +524,7 @@ p2p_irecv_entry(void *buf, MPI_Count count, MPI_Datatype dt, int source, int tag
     return p2p_irecv(buf, count, dt, source, tag, comm, request, fn);
 }
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-               MPI_Request *request)
-{
-    return p2p_irecv_entry(buf, count, datatype, source, tag, comm, request, "MPI_Irecv");
-}
-MPII_WEAK(Irecv)
+MPII_TWINS(Irecv, p2p_irecv_entry(buf, count, datatype, source, tag, comm, request, FN))
 
-int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                 MPI_Comm comm, MPI_Request *request)
-{
-    return p2p_irecv_entry(buf, count, datatype, source, tag, comm, request, "MPI_Irecv_c");
-}
-MPII_WEAK(Irecv_c)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "p2p.twins.h"

@@ -110,37 +110,11 @@ static int isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int de
                      source, rtag, tmp, request, fn);
 }
 
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                   int recvtag, MPI_Comm comm, MPI_Request *request)
-{
-    return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                     source, recvtag, comm, request, "MPI_Isendrecv");
-}
-MPII_WEAK(Isendrecv)
+MPII_TWINS(Isendrecv, isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+           recvtype, source, recvtag, comm, request, FN))
 
-int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
-                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                     int source, int recvtag, MPI_Comm comm, MPI_Request *request)
-{
-    return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                     source, recvtag, comm, request, "MPI_Isendrecv_c");
-}
-MPII_WEAK(Isendrecv_c)
+MPII_TWINS(Isendrecv_replace, isendrecv_replace(buf, count, datatype, dest, sendtag, source,
+           recvtag, comm, request, FN))
 
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
-{
-    return isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
-                             request, "MPI_Isendrecv_replace");
-}
-MPII_WEAK(Isendrecv_replace)
-
-int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                             int sendtag, int source, int recvtag, MPI_Comm comm,
-                             MPI_Request *request)
-{
-    return isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
-                             request, "MPI_Isendrecv_replace_c");
-}
-MPII_WEAK(Isendrecv_replace_c)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "p2p_isendrecv.twins.h"

@@ -33,85 +33,20 @@ static int persist_init(const void *buf, MPI_Count count, MPI_Datatype dt, int r
     return MPI_SUCCESS;
 }
 
-int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_STD,
-                        "MPI_Send_init");
-}
-MPII_WEAK(Send_init)
+MPII_TWINS(Send_init, persist_init(buf, count, datatype, dest, tag, comm, request, 0,
+           MPII_MODE_STD, FN))
 
-int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_STD,
-                        "MPI_Send_init_c");
-}
-MPII_WEAK(Send_init_c)
+MPII_TWINS(Ssend_init, persist_init(buf, count, datatype, dest, tag, comm, request, 0,
+           MPII_MODE_SYNC, FN))
 
-int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_SYNC,
-                        "MPI_Ssend_init");
-}
-MPII_WEAK(Ssend_init)
+MPII_TWINS(Rsend_init, persist_init(buf, count, datatype, dest, tag, comm, request, 0,
+           MPII_MODE_READY, FN))
 
-int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                     MPI_Comm comm, MPI_Request *request)
-{
-    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_SYNC,
-                        "MPI_Ssend_init_c");
-}
-MPII_WEAK(Ssend_init_c)
+MPII_TWINS(Bsend_init, persist_init(buf, count, datatype, dest, tag, comm, request, 0,
+           MPII_MODE_BUFFERED, FN))
 
-int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_READY,
-                        "MPI_Rsend_init");
-}
-MPII_WEAK(Rsend_init)
-
-int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                     MPI_Comm comm, MPI_Request *request)
-{
-    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_READY,
-                        "MPI_Rsend_init_c");
-}
-MPII_WEAK(Rsend_init_c)
-
-int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_BUFFERED,
-                        "MPI_Bsend_init");
-}
-MPII_WEAK(Bsend_init)
-
-int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                     MPI_Comm comm, MPI_Request *request)
-{
-    return persist_init(buf, count, datatype, dest, tag, comm, request, 0, MPII_MODE_BUFFERED,
-                        "MPI_Bsend_init_c");
-}
-MPII_WEAK(Bsend_init_c)
-
-int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-    return persist_init(buf, count, datatype, source, tag, comm, request, 1, MPII_MODE_STD,
-                        "MPI_Recv_init");
-}
-MPII_WEAK(Recv_init)
-
-int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                     MPI_Comm comm, MPI_Request *request)
-{
-    return persist_init(buf, count, datatype, source, tag, comm, request, 1, MPII_MODE_STD,
-                        "MPI_Recv_init_c");
-}
-MPII_WEAK(Recv_init_c)
+MPII_TWINS(Recv_init, persist_init(buf, count, datatype, source, tag, comm, request, 1,
+           MPII_MODE_STD, FN))
 
 static int persist_start(MPI_Request h, const char *fn)
 {
@@ -159,3 +94,6 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
     return MPI_SUCCESS;
 }
 MPII_WEAK(Startall)
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "p2p_persist.twins.h"

@@ -54,23 +54,8 @@ static int p2p_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, 
     return p2p_wait_pair(c, rr, sr, status, fn);
 }
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                  int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    return p2p_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                        recvtype, source, recvtag, comm, status, "MPI_Sendrecv");
-}
-MPII_WEAK(Sendrecv)
-
-int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
-                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    return p2p_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                        recvtype, source, recvtag, comm, status, "MPI_Sendrecv_c");
-}
-MPII_WEAK(Sendrecv_c)
+MPII_TWINS(Sendrecv, p2p_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+           recvtype, source, recvtag, comm, status, FN))
 
 /* The outgoing data is packed first, so the receive may land in the same buffer. */
 static int p2p_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
@@ -108,19 +93,8 @@ static int p2p_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int
     return rc;
 }
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    return p2p_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
-                                status, "MPI_Sendrecv_replace");
-}
-MPII_WEAK(Sendrecv_replace)
+MPII_TWINS(Sendrecv_replace, p2p_sendrecv_replace(buf, count, datatype, dest, sendtag, source,
+           recvtag, comm, status, FN))
 
-int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm,
-                            MPI_Status *status)
-{
-    return p2p_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm,
-                                status, "MPI_Sendrecv_replace_c");
-}
-MPII_WEAK(Sendrecv_replace_c)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "p2p_sendrecv.twins.h"

@@ -327,37 +327,11 @@ int mpii_part_start(mpii_req_t *r, const char *fn)
     return MPI_SUCCESS;
 }
 
-int PMPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype,
-                    int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    return part_init(buf, partitions, count, datatype, dest, tag, comm, info, request, 1,
-                     "MPI_Psend_init");
-}
-MPII_WEAK(Psend_init)
+MPII_TWINS(Psend_init, part_init(buf, partitions, count, datatype, dest, tag, comm, info, request,
+           1, FN))
 
-int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
-                      int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    return part_init(buf, partitions, count, datatype, dest, tag, comm, info, request, 1,
-                     "MPI_Psend_init_c");
-}
-MPII_WEAK(Psend_init_c)
-
-int PMPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int source,
-                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    return part_init(buf, partitions, count, datatype, source, tag, comm, info, request, 0,
-                     "MPI_Precv_init");
-}
-MPII_WEAK(Precv_init)
-
-int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
-                      int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    return part_init(buf, partitions, count, datatype, source, tag, comm, info, request, 0,
-                     "MPI_Precv_init_c");
-}
-MPII_WEAK(Precv_init_c)
+MPII_TWINS(Precv_init, part_init(buf, partitions, count, datatype, dest, tag, comm, info, request,
+           0, FN))
 
 /* The active partitioned request of handle h on the given side, or NULL (reported). */
 static mpii_req_t *part_req(MPI_Request h, int send, int *err, const char *fn)
@@ -465,3 +439,6 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
     return MPI_SUCCESS;
 }
 MPII_WEAK(Parrived)
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "part.twins.h"

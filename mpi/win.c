@@ -260,20 +260,8 @@ static int win_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
                          "the ranks of the communicator do not share memory (one node only)");
 }
 
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                             void *baseptr, MPI_Win *win)
-{
-    return win_shared(size, disp_unit, info, comm, baseptr, win, "MPI_Win_allocate_shared");
-}
-MPII_WEAK(Win_allocate_shared)
-
-int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                               void *baseptr, MPI_Win *win)
-{
-    return win_shared(size, disp_unit > 0x7fffffff ? -1 : (int)disp_unit, info, comm, baseptr,
-                      win, "MPI_Win_allocate_shared_c");
-}
-MPII_WEAK(Win_allocate_shared_c)
+MPII_TWINS(Win_allocate_shared, win_shared(size, TWIN(disp_unit,
+           disp_unit > 0x7fffffff ? -1 : (int)disp_unit), info, comm, baseptr, win, FN))
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
@@ -451,3 +439,6 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     return MPI_SUCCESS;
 }
 MPII_WEAK(Win_get_name)
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "win.twins.h"
