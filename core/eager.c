@@ -6,7 +6,10 @@
 #include "eager.h"
 #include "recv.h"
 
-void rmpi_eager_deliver(rmp_request_t req, const rmpi_hdr_t *h, const void *data, size_t size)
+/* Inlined into the eager handler (the message path); recv.c's unexpected path calls
+ * the exported copy. */
+static inline __attribute__((always_inline)) void
+eager_deliver(rmp_request_t req, const rmpi_hdr_t *h, const void *data, size_t size)
 {
     rmpi_recv_status(req, h, size);
     if (RMPI_UNLIKELY(req->lay != NULL))
@@ -14,6 +17,11 @@ void rmpi_eager_deliver(rmp_request_t req, const rmpi_hdr_t *h, const void *data
     else if (req->status.bytes) /* buf may be NULL for 0 bytes */
         memcpy(req->buf, data, req->status.bytes);
     rmpi_req_complete(req);
+}
+
+void rmpi_eager_deliver(rmp_request_t req, const rmpi_hdr_t *h, const void *data, size_t size)
+{
+    eager_deliver(req, h, data, size);
 }
 
 static void eager_on_msg(int src, const void *hdr, size_t hlen, const void *payload,
@@ -25,7 +33,7 @@ static void eager_on_msg(int src, const void *hdr, size_t hlen, const void *payl
     rmp_request_t req = rmpi_recv_match(h);
     if (RMPI_LIKELY(req != NULL)) {
         req->peer = src;
-        rmpi_eager_deliver(req, h, payload, plen);
+        eager_deliver(req, h, payload, plen);
     } else {
         rmpi_recv_buffer(src, h, plen, plen, payload, plen);
     }

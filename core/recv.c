@@ -110,7 +110,8 @@ RMPI_MT_BODY int irecv_cid_locked(void *buf, const rmp_layout_t *lay, size_t byt
     return RMP_SUCCESS;
 }
 
-RMPI_MT_ENTRY(static, irecv_cid, irecv_cid_locked,
+/* Inlined into its two public forms: the plain receive's lay == NULL folds away. */
+RMPI_MT_ENTRY(static inline __attribute__((always_inline)), irecv_cid, irecv_cid_locked,
     (void *buf, const rmp_layout_t *lay, size_t bytes, int source, int tag, rmp_comm_t comm,
      uint32_t cid, rmp_request_t *out),
     (buf, lay, bytes, source, tag, comm, cid, out))
