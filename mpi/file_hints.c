@@ -11,8 +11,8 @@
 void mpii_file_fast_defaults(mpii_file_t *f)
 {
     f->ds_read = f->ds_write = 2;
-    f->ds_rd_size = (MPI_Offset)4 << 20;
-    f->ds_wr_size = (MPI_Offset)4 << 20;
+    f->ds_rd_size = (MPI_Offset)512 << 10;
+    f->ds_wr_size = (MPI_Offset)512 << 10;
     f->direct_req = 0;
     f->dfd = -1;
     f->dalign = 4096;
