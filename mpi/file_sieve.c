@@ -15,6 +15,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "mpii.h"
@@ -22,6 +24,9 @@
 
 #define DS_GAP_RD ((MPI_Offset)4096) /* a hole is read once */
 #define DS_GAP_WR ((MPI_Offset)4096) /* read and written back */
+/* Elsewhere than tmpfs a small call costs more (ext4: journal, writeback, the inode
+ * lock shared by every writer): holes up to this size are sieved. */
+#define DS_GAP_DISK ((MPI_Offset)16384)
 
 static int ds_lock(int fd, MPI_Offset lo, MPI_Offset hi, int type)
 {
@@ -100,6 +105,9 @@ int mpii_file_sieve_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int w
     int mode = write ? f->ds_write : f->ds_read;
     MPI_Offset cap = write ? f->ds_wr_size : f->ds_rd_size;
     MPI_Offset gap = mode == 1 ? cap : mode == 0 ? -1 : write ? DS_GAP_WR : DS_GAP_RD;
+    struct statfs sf;
+    if (mode == 2 && fstatfs(f->fd, &sf) == 0 && sf.f_type != TMPFS_MAGIC)
+        gap = DS_GAP_DISK;
     /* a descriptor opened write-only (sieving was off at open) cannot read a window */
     if (write && (fcntl(f->fd, F_GETFL) & O_ACCMODE) == O_WRONLY)
         gap = -1;
