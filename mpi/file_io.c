@@ -51,6 +51,19 @@ static int fio_ext32(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
     return rc;
 }
 
+/* n packed bytes at stream position pos: a non-contiguous view through data sieving
+ * (file_sieve.c), a contiguous one through O_DIRECT when it is open; atomic mode
+ * through the view's own path, which locks the whole range. */
+static int fio_view(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int write, size_t *done)
+{
+    int contig = f->nseg == 1 && f->seg[0].len == f->ftext;
+    if (f->atomic || f->ftsize == 0 || (contig && f->dfd < 0))
+        return mpii_file_view_io(f, pos, pk, n, write, done);
+    if (contig)
+        return mpii_file_direct_io(f, f->disp + f->seg[0].off + pos, pk, n, write, done);
+    return mpii_file_sieve_io(f, pos, pk, n, write, done);
+}
+
 int mpii_file_rw_pos(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
                      mpii_dtype_t *d, int write, MPI_Count *bytes, const char *fn)
 {
@@ -71,7 +84,7 @@ int mpii_file_rw_pos(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
                                  "external32 of a type whose external32 size differs");
         rc = fio_ext32(f, pos, buf, count, d, write, &done);
     } else if (d->contig) {
-        rc = mpii_file_view_io(f, pos, (char *)buf + d->true_lb, total, write, &done);
+        rc = fio_view(f, pos, (char *)buf + d->true_lb, total, write, &done);
     } else {
         size_t cap = total < FIO_CHUNK ? total : FIO_CHUNK;
         char *tmp = malloc(cap);
@@ -81,7 +94,7 @@ int mpii_file_rw_pos(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
             size_t n = total - done < cap ? total - done : cap, got = 0;
             if (write)
                 mpii_dtype_pack(d, buf, count, done, tmp, n);
-            rc = mpii_file_view_io(f, pos + (MPI_Offset)done, tmp, n, write, &got);
+            rc = fio_view(f, pos + (MPI_Offset)done, tmp, n, write, &got);
             if (!write)
                 mpii_dtype_unpack(d, buf, count, done, tmp, got);
             done += got;

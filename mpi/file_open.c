@@ -132,12 +132,16 @@ static void file_hints(mpii_file_t *f, MPI_Info info)
     f->cb_write = file_hint_cb(info, "romio_cb_write", f->cb_write);
     f->striping_unit = file_hint_num(info, "striping_unit", f->striping_unit);
     f->striping_factor = (int)file_hint_num(info, "striping_factor", f->striping_factor);
+    mpii_file_fast_hints(f, info);
 }
 
 static void file_destroy(mpii_file_t *f)
 {
     if (f->fd >= 0)
         close(f->fd);
+    if (f->dfd >= 0)
+        close(f->dfd);
+    mpii_file_aggr_free(f);
     mpii_file_shared_close(f);
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
@@ -148,12 +152,52 @@ static void file_destroy(mpii_file_t *f)
     mpii_obj_free(&file_pool, f);
 }
 
+/* Write-only opened read-write: 0, an error class, or -1 when some rank may not read
+ * (then nothing is left open and the caller opens write-only). */
+static int file_open_rw(mpii_file_t *f, const char *path, int amode)
+{
+    int err = 0, denied = 0;
+    if (f->rank == 0) {
+        int cf = O_RDWR | (amode & MPI_MODE_CREATE ? O_CREAT : 0) |
+                 (amode & MPI_MODE_EXCL ? O_EXCL : 0);
+        f->fd = open(path, cf, 0666);
+        denied = f->fd < 0 && errno == EACCES;
+        err = f->fd < 0 && !denied ? mpii_file_errno_class(errno) : 0;
+    }
+    int st[2] = {err, denied};
+    PMPI_Bcast(st, 2, MPI_INT, 0, f->comm);
+    if (st[0] || st[1])
+        return st[0] ? st[0] : -1;
+    if (f->rank != 0) {
+        f->fd = open(path, O_RDWR);
+        denied = f->fd < 0 && errno == EACCES;
+        err = f->fd < 0 && !denied ? mpii_file_errno_class(errno) : 0;
+    }
+    int any[2] = {err, denied};
+    PMPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, f->comm);
+    if (any[1] && !any[0]) {
+        if (f->fd >= 0)
+            close(f->fd);
+        f->fd = -1;
+        return -1;
+    }
+    return any[0];
+}
+
 /* Rank 0 opens first (it alone creates, so MPI_MODE_EXCL fails only when the file
  * existed before the call), then the others; every rank learns the first failure. */
 static int file_open_fd(mpii_file_t *f, const char *path, int amode)
 {
     int flags = amode & MPI_MODE_RDONLY ? O_RDONLY : amode & MPI_MODE_WRONLY ? O_WRONLY : O_RDWR;
     int err = 0;
+    /* write sieving reads before it writes: write-only is opened read-write when it may
+     * sieve (the access mode checks stay MPI's); sieving is off where that is refused */
+    if (flags == O_WRONLY && f->ds_write) {
+        int rw = file_open_rw(f, path, amode);
+        if (rw >= 0)
+            return rw;
+        f->ds_write = 0;
+    }
     if (f->rank == 0) {
         int cf = flags | (amode & MPI_MODE_CREATE ? O_CREAT : 0) |
                  (amode & MPI_MODE_EXCL ? O_EXCL : 0);
@@ -193,6 +237,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     f->fd = -1;
     f->comm = MPI_COMM_NULL;
     f->shfd = -1;
+    mpii_file_fast_defaults(f);
     f->amode = amode;
     f->errh = file_default_errh();
     mpii_errh_retain(f->errh);
@@ -207,9 +252,12 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     }
     PMPI_Comm_rank(f->comm, &f->rank);
     PMPI_Comm_size(f->comm, &f->size);
-    f->cb_nodes = f->size; /* every rank aggregates unless the hint says fewer */
+    /* one aggregator per node unless the hint says otherwise */
+    int err = mpii_file_aggr_init(f);
+    f->cb_nodes = f->nodes;
     file_hints(f, info);
-    int err = f->path ? mpii_file_view_default(f) : MPI_ERR_NO_MEM;
+    if (!err)
+        err = f->path ? mpii_file_view_default(f) : MPI_ERR_NO_MEM;
     int any = 0;
     PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, f->comm);
     err = any ? any : file_open_fd(f, f->path, amode);
@@ -219,6 +267,8 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
         end = fstat(f->fd, &sb) == 0 ? (MPI_Offset)sb.st_size : 0;
     if (!err)
         err = mpii_file_shared_open(f, end);
+    if (!err)
+        mpii_file_direct_open(f);
     if (err) {
         file_destroy(f);
         return mpii_file_err(NULL, err, fn, "cannot open %s: %s", filename, mpii_err_name(err));
@@ -403,7 +453,7 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
         return mpii_file_err(f, rc, fn, "cannot create an info");
     snprintf(v, sizeof(v), "%lld", (long long)f->cb_buffer_size);
     PMPI_Info_set(in, "cb_buffer_size", v);
-    snprintf(v, sizeof(v), "%d", f->cb_nodes);
+    snprintf(v, sizeof(v), "%d", f->cb_nodes < f->size ? f->cb_nodes : f->size);
     PMPI_Info_set(in, "cb_nodes", v);
     PMPI_Info_set(in, "romio_cb_read", cb[f->cb_read]);
     PMPI_Info_set(in, "romio_cb_write", cb[f->cb_write]);
@@ -415,6 +465,7 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
         snprintf(v, sizeof(v), "%d", f->striping_factor);
         PMPI_Info_set(in, "striping_factor", v);
     }
+    mpii_file_fast_info(f, in);
     *info_used = in;
     return MPI_SUCCESS;
 }

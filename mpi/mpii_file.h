@@ -55,6 +55,14 @@ typedef struct mpii_file {
     int cb_nodes, cb_read, cb_write; /* romio_cb_*: 0 disable, 1 enable, 2 automatic */
     MPI_Offset striping_unit;
     int striping_factor;
+    /* fast paths (file_aggr.c, file_sieve.c, file_direct.c) */
+    int nodes;              /* nodes the ranks of comm are on */
+    int *aggr;              /* ranks in aggregator order: one per node first, then a second... */
+    int ds_read, ds_write;  /* romio_ds_*: 0 disable, 1 enable, 2 automatic */
+    MPI_Offset ds_rd_size, ds_wr_size; /* ind_rd_buffer_size, ind_wr_buffer_size */
+    int direct_req;         /* direct_io (or direct_read/direct_write) asked for */
+    int dfd;                /* an O_DIRECT descriptor, -1 when not asked or refused */
+    size_t dalign;          /* O_DIRECT alignment of offsets, lengths and memory */
 } mpii_file_t;
 
 /* The object of a handle, NULL when invalid (MPI_FILE_NULL included). */
@@ -119,5 +127,24 @@ int mpii_file_shared_open(mpii_file_t *f, int64_t init);
 void mpii_file_shared_close(mpii_file_t *f);
 int mpii_file_shared_set(mpii_file_t *f, int64_t v);
 int mpii_file_shared_fetch_add(mpii_file_t *f, int64_t n, int64_t *old);
+
+/* Fast paths (iobench). Aggregators (file_aggr.c): the node layout of f's ranks, made at
+ * open (collective), and its release. */
+int mpii_file_aggr_init(mpii_file_t *f);
+/* Hints of the fast paths (file_hints.c): defaults, set from an info, shown in one. */
+void mpii_file_fast_defaults(mpii_file_t *f);
+void mpii_file_fast_hints(mpii_file_t *f, MPI_Info info);
+void mpii_file_fast_info(mpii_file_t *f, MPI_Info in);
+void mpii_file_aggr_free(mpii_file_t *f);
+/* Independent access of n packed stream bytes at pos through a non-contiguous view
+ * with data sieving where it pays (file_sieve.c); same contract as mpii_file_view_io. */
+int mpii_file_sieve_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int write,
+                       size_t *done);
+/* O_DIRECT (file_direct.c): open the second descriptor when the hints ask (fall back to
+ * buffered I/O where the file system refuses: dfd stays -1); one contiguous transfer
+ * at file offset off, through O_DIRECT for its aligned middle when dfd is open. */
+void mpii_file_direct_open(mpii_file_t *f);
+int mpii_file_direct_io(mpii_file_t *f, MPI_Offset off, char *p, size_t n, int write,
+                        size_t *done);
 
 #endif
