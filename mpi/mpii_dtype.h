@@ -75,6 +75,11 @@ typedef struct mpii_dl {
             MPI_Aint *disp;
             const struct mpii_dl **child;
             size_t *psum; /* packed bytes before block i (n + 1 entries) */
+            /* Every block one run (blocklen 1, child a RUN): where block i's bytes
+             * start (disp[i] + its run's off), so packing is a gather loop without
+             * recursion; else NULL. ulen: the runs' common length, else 0. */
+            const MPI_Aint *roff;
+            size_t ulen;
         } idx;
     } u;
 } mpii_dl_t;
