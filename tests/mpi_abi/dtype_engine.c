@@ -308,7 +308,7 @@ int main(int argc, char **argv)
 
     ty_t dbl = ty_basic(MPI_DOUBLE), i32 = ty_basic(MPI_INT), chr = ty_basic(MPI_CHAR);
     ty_t sht = ty_basic(MPI_SHORT), cdb = ty_basic(MPI_C_DOUBLE_COMPLEX);
-    enum { NT = 40 };
+    enum { NT = 48 };
     ty_t t[NT];
     int nt = 0;
     MPI_Datatype tmp;
@@ -342,6 +342,16 @@ int main(int argc, char **argv)
     t[nt++] = ty_indexed(500, NULL, 1, ib, NULL, &chr, "indexed_block 1B");
     t[nt++] = ty_indexed(500, NULL, 2, ib, NULL, &sht, "indexed_block 2x2B");
     t[nt++] = ty_indexed(500, NULL, 1, ib, NULL, &cdb, "indexed_block 16B");
+    for (int i = 0; i < 300; i++)
+        ib[i] = i * 4; /* a vector written as indexed: packed as the vector */
+    t[nt++] = ty_indexed(300, NULL, 1, ib, NULL, &dbl, "indexed_block strided");
+    {
+        static MPI_Aint hs[300];
+        for (int i = 0; i < 300; i++)
+            hs[i] = -24 * i;
+        t[nt++] = ty_indexed(300, NULL, 1, NULL, hs, &i32, "hindexed_block negative step");
+        t[nt++] = ty_indexed(300, NULL, 2, NULL, hs, &sht, "hindexed_block step 2x2B");
+    }
     {
         int bl[] = {3, 1, 2, 4};
         MPI_Aint hd[] = {-64, 40, 8, 200};
