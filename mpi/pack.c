@@ -28,22 +28,28 @@ static size_t pack_min(size_t a, size_t b)
 #define PACK_KERNELS(SZ)                                                                   \
     static void pack_st##SZ(uintptr_t p, MPI_Aint stride, char *pk, MPI_Count n, int unpack) \
     {                                                                                      \
-        if (unpack)                                                                        \
+        if (unpack) {                                                                      \
+            _Pragma("GCC unroll 4")                                                        \
             for (; n > 0; n--, p += (uintptr_t)stride, pk += SZ)                           \
                 memcpy((void *)p, pk, SZ);                                                 \
-        else                                                                               \
+        } else {                                                                           \
+            _Pragma("GCC unroll 4")                                                        \
             for (; n > 0; n--, p += (uintptr_t)stride, pk += SZ)                           \
                 memcpy(pk, (const void *)p, SZ);                                           \
+        }                                                                                  \
     }                                                                                      \
     static void pack_ix##SZ(uintptr_t base, const MPI_Aint *off, char *pk, MPI_Count n,    \
                             int unpack)                                                    \
     {                                                                                      \
-        if (unpack)                                                                        \
+        if (unpack) {                                                                      \
+            _Pragma("GCC unroll 4")                                                        \
             for (MPI_Count i = 0; i < n; i++, pk += SZ)                                    \
                 memcpy((void *)(base + (uintptr_t)off[i]), pk, SZ);                        \
-        else                                                                               \
+        } else {                                                                           \
+            _Pragma("GCC unroll 4")                                                        \
             for (MPI_Count i = 0; i < n; i++, pk += SZ)                                    \
                 memcpy(pk, (const void *)(base + (uintptr_t)off[i]), SZ);                  \
+        }                                                                                  \
     }
 PACK_KERNELS(1)
 PACK_KERNELS(2)
