@@ -134,36 +134,6 @@ static int dc_vector(MPI_Count count, MPI_Count blocklen, MPI_Aint stride, mpii_
     return MPI_SUCCESS;
 }
 
-/* An indexed node of m runs of one length, kind and step between them (an indexed
- * type written like a vector, e.g. MPICH's dtpack): rewritten in place as the vector
- * it is, so it packs by the strided loop without reading an offset per block. Its
- * arrays are then unused (the caller frees them). */
-static int dc_idx_strided(mpii_dl_t *top, MPI_Count m)
-{
-    const MPI_Aint *roff = top->u.idx.roff;
-    const mpii_dl_t *c0 = top->u.idx.child[0];
-    if (m < 2)
-        return 0;
-    MPI_Aint step = roff[1] - roff[0];
-    for (MPI_Count k = 1; k < m; k++) {
-        const mpii_dl_t *c = top->u.idx.child[k];
-        if (roff[k] - roff[k - 1] != step || c->u.run.esize != c0->u.run.esize ||
-            c->u.run.xconv != c0->u.run.xconv)
-            return 0;
-    }
-    mpii_dl_t *run = top + 1; /* the node of block 0's run (unused once merged) */
-    uint8_t xconv = c0->u.run.xconv;
-    size_t esize = c0->u.run.esize;
-    dc_run(run, roff[0], top->u.idx.ulen, esize, (MPI_Aint)top->u.idx.ulen);
-    run->u.run.xconv = xconv;
-    top->kind = MPII_DL_VEC;
-    top->u.vec.count = m;
-    top->u.vec.blocklen = 1;
-    top->u.vec.stride = step;
-    top->u.vec.child = run;
-    return 1;
-}
-
 /* n blocks: bl[k] elements of types[k] (or types[0] when one type) at disp[k] bytes. */
 static int dc_indexed(MPI_Count n, const MPI_Count *bl, const MPI_Aint *disp,
                       mpii_dtype_t *const *types, int one_type, int combiner,
@@ -262,26 +232,15 @@ static int dc_indexed(MPI_Count n, const MPI_Count *bl, const MPI_Aint *disp,
         free(arrays);
     } else {
         psum[0] = 0;
-        int runs = 1;
-        size_t ulen = ichild[0]->size;
-        for (MPI_Count k = 0; k < m; k++) {
+        for (MPI_Count k = 0; k < m; k++)
             psum[k + 1] = psum[k] + (size_t)ibl[k] * ichild[k]->size;
-            if (ibl[k] != 1 || ichild[k]->kind != MPII_DL_RUN)
-                runs = 0;
-            else
-                roff[k] = idisp[k] + ichild[k]->u.run.off;
-            if (ichild[k]->size != ulen)
-                ulen = 0;
-        }
         top->kind = MPII_DL_IDX;
         top->u.idx.n = m;
         top->u.idx.blocklen = ibl;
         top->u.idx.disp = idisp;
         top->u.idx.child = ichild;
         top->u.idx.psum = psum;
-        top->u.idx.roff = runs ? roff : NULL;
-        top->u.idx.ulen = runs ? ulen : 0;
-        if (runs && ulen && dc_idx_strided(top, m))
+        if (mpii_dtype_idx_compile(top, roff)) /* became a vector: the arrays are unused */
             free(arrays);
         else
             d->own_arrays = arrays;
