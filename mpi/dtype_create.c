@@ -146,7 +146,7 @@ static int dc_indexed(MPI_Count n, const MPI_Count *bl, const MPI_Aint *disp,
     for (int k = 0; k < nt; k++)
         dc_ref(d, types[k]);
     d->own = calloc((size_t)n + 1, sizeof(mpii_dl_t));
-    void *arrays = malloc((size_t)(n ? n : 1) * (sizeof(MPI_Count) + sizeof(MPI_Aint) +
+    void *arrays = malloc((size_t)(n ? n : 1) * (sizeof(MPI_Count) + 2 * sizeof(MPI_Aint) +
                                                   sizeof(mpii_dl_t *) + sizeof(size_t)) +
                           sizeof(size_t));
     if (!d->own || !arrays) {
@@ -158,6 +158,7 @@ static int dc_indexed(MPI_Count n, const MPI_Count *bl, const MPI_Aint *disp,
     MPI_Aint *idisp = (MPI_Aint *)(ibl + (n ? n : 1));
     const mpii_dl_t **ichild = (const mpii_dl_t **)(idisp + (n ? n : 1));
     size_t *psum = (size_t *)(ichild + (n ? n : 1));
+    MPI_Aint *roff = (MPI_Aint *)(psum + (n ? n : 1) + 1);
 
     int first = 1, basic = MPII_B_NONE, mixed = 0;
     MPI_Aint lb = 0, ub = 0, tlb = 0, tub = 0;
@@ -239,7 +240,10 @@ static int dc_indexed(MPI_Count n, const MPI_Count *bl, const MPI_Aint *disp,
         top->u.idx.disp = idisp;
         top->u.idx.child = ichild;
         top->u.idx.psum = psum;
-        d->own_arrays = arrays;
+        if (mpii_dtype_idx_compile(top, roff)) /* became a vector: the arrays are unused */
+            free(arrays);
+        else
+            d->own_arrays = arrays;
     }
     top->size = d->size;
     top->extent = d->extent;

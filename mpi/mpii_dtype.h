@@ -75,6 +75,11 @@ typedef struct mpii_dl {
             MPI_Aint *disp;
             const struct mpii_dl **child;
             size_t *psum; /* packed bytes before block i (n + 1 entries) */
+            /* Every block one run (blocklen 1, child a RUN): where block i's bytes
+             * start (disp[i] + its run's off), so packing is a gather loop without
+             * recursion; else NULL. ulen: the runs' common length, else 0. */
+            const MPI_Aint *roff;
+            size_t ulen;
         } idx;
     } u;
 } mpii_dl_t;
@@ -177,6 +182,10 @@ int mpii_type_attr_delete_all(mpii_dtype_t *d, const char *fn);
 /* Drop a reference (handle freed, or a type built on it freed). */
 void mpii_dtype_release(mpii_dtype_t *d);
 
+/* Choose the packing form of an indexed node (dtype_compile.c): its runs' offsets in
+ * roff (n entries, the node's arrays), or the vector it is (return 1: then its arrays
+ * are unused). */
+int mpii_dtype_idx_compile(mpii_dl_t *top, MPI_Aint *roff);
 /* Packed stream of count elements of d at buf: copy bytes [offset, offset + max)
  * of it to out (pack) or from in (unpack). Return the bytes moved (less than
  * max only at the end of the stream). */

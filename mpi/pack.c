@@ -21,6 +21,120 @@ static size_t pack_min(size_t a, size_t b)
     return a < b ? a : b;
 }
 
+/* Copy loops for n elements of one size, specialised for the sizes of basic types
+ * so that each element is a single load and store instead of a memcpy call:
+ * pack_st*: elements at p, p + stride, ... (a vector); pack_ix*: at base + off[i]
+ * (indexed blocks). pk is the packed side. */
+#define PACK_KERNELS(SZ)                                                                   \
+    static void pack_st##SZ(uintptr_t p, MPI_Aint stride, char *pk, MPI_Count n, int unpack) \
+    {                                                                                      \
+        if (unpack) {                                                                      \
+            _Pragma("GCC unroll 4")                                                        \
+            for (; n > 0; n--, p += (uintptr_t)stride, pk += SZ)                           \
+                memcpy((void *)p, pk, SZ);                                                 \
+        } else {                                                                           \
+            _Pragma("GCC unroll 4")                                                        \
+            for (; n > 0; n--, p += (uintptr_t)stride, pk += SZ)                           \
+                memcpy(pk, (const void *)p, SZ);                                           \
+        }                                                                                  \
+    }                                                                                      \
+    static void pack_ix##SZ(uintptr_t base, const MPI_Aint *off, char *pk, MPI_Count n,    \
+                            int unpack)                                                    \
+    {                                                                                      \
+        if (unpack) {                                                                      \
+            _Pragma("GCC unroll 4")                                                        \
+            for (MPI_Count i = 0; i < n; i++, pk += SZ)                                    \
+                memcpy((void *)(base + (uintptr_t)off[i]), pk, SZ);                        \
+        } else {                                                                           \
+            _Pragma("GCC unroll 4")                                                        \
+            for (MPI_Count i = 0; i < n; i++, pk += SZ)                                    \
+                memcpy(pk, (const void *)(base + (uintptr_t)off[i]), SZ);                  \
+        }                                                                                  \
+    }
+PACK_KERNELS(1)
+PACK_KERNELS(2)
+PACK_KERNELS(4)
+PACK_KERNELS(8)
+PACK_KERNELS(16)
+
+static void pack_strided(uintptr_t p, MPI_Aint stride, char *pk, size_t sz, MPI_Count n,
+                         int unpack)
+{
+    switch (sz) {
+    case 1: pack_st1(p, stride, pk, n, unpack); return;
+    case 2: pack_st2(p, stride, pk, n, unpack); return;
+    case 4: pack_st4(p, stride, pk, n, unpack); return;
+    case 8: pack_st8(p, stride, pk, n, unpack); return;
+    case 16: pack_st16(p, stride, pk, n, unpack); return;
+    default:
+        for (; n > 0; n--, p += (uintptr_t)stride, pk += sz)
+            pack_mv(p, pk, sz, unpack);
+    }
+}
+
+static void pack_gather(uintptr_t base, const MPI_Aint *off, char *pk, size_t sz, MPI_Count n,
+                        int unpack)
+{
+    switch (sz) {
+    case 1: pack_ix1(base, off, pk, n, unpack); return;
+    case 2: pack_ix2(base, off, pk, n, unpack); return;
+    case 4: pack_ix4(base, off, pk, n, unpack); return;
+    case 8: pack_ix8(base, off, pk, n, unpack); return;
+    case 16: pack_ix16(base, off, pk, n, unpack); return;
+    default:
+        for (MPI_Count i = 0; i < n; i++, pk += sz)
+            pack_mv(base + (uintptr_t)off[i], pk, sz, unpack);
+    }
+}
+
+/* One block of sz bytes: a single load and store for the sizes of basic types. */
+static inline void pack_one(uintptr_t a, char *pk, size_t sz, int unpack)
+{
+    switch (sz) {
+    case 4: pack_mv(a, pk, 4, unpack); return;
+    case 8: pack_mv(a, pk, 8, unpack); return;
+    case 16: pack_mv(a, pk, 16, unpack); return;
+    default: pack_mv(a, pk, sz, unpack);
+    }
+}
+
+/* Blocks [k, n) of an indexed node whose blocks are all single runs (roff), from
+ * byte r of block k; returns the bytes moved. */
+static size_t pack_runs(const mpii_dl_t *d, uintptr_t base, MPI_Count k, size_t r, char *pk,
+                        size_t avail, int unpack)
+{
+    const MPI_Aint *roff = d->u.idx.roff;
+    const size_t *ps = d->u.idx.psum;
+    MPI_Count n = d->u.idx.n;
+    size_t moved = 0;
+    if (r) { /* the rest of a block begun by the previous call */
+        size_t len = pack_min(ps[k + 1] - ps[k] - r, avail);
+        pack_mv(base + (uintptr_t)roff[k] + r, pk, len, unpack);
+        moved = len;
+        k++;
+    }
+    if (d->u.idx.ulen) {
+        size_t u = d->u.idx.ulen;
+        MPI_Count whole = (MPI_Count)((avail - moved) / u);
+        if (whole > n - k)
+            whole = n - k;
+        pack_gather(base, roff + k, pk + moved, u, whole, unpack);
+        moved += (size_t)whole * u;
+        k += whole;
+    } else {
+        for (; k < n && avail - moved >= ps[k + 1] - ps[k]; k++) {
+            size_t len = ps[k + 1] - ps[k];
+            pack_one(base + (uintptr_t)roff[k], pk + moved, len, unpack);
+            moved += len;
+        }
+    }
+    if (k < n && moved < avail) { /* the start of a block the next call finishes */
+        pack_mv(base + (uintptr_t)roff[k], pk + moved, avail - moved, unpack);
+        moved = avail;
+    }
+    return moved;
+}
+
 /* Move bytes [skip, skip + avail) of one element of d at base (skip < d->size);
  * returns the bytes moved. */
 static size_t pack_walk(const mpii_dl_t *d, uintptr_t base, size_t skip, char *pk, size_t avail,
@@ -50,10 +164,13 @@ static size_t pack_walk(const mpii_dl_t *d, uintptr_t base, size_t skip, char *p
                 i++;
                 p += (uintptr_t)stride;
             }
-            for (; i < count && avail - moved >= csz; i++, p += (uintptr_t)stride) {
-                pack_mv(p, pk + moved, csz, unpack);
-                moved += csz;
-            }
+            MPI_Count whole = (MPI_Count)((avail - moved) / csz);
+            if (whole > count - i)
+                whole = count - i;
+            pack_strided(p, stride, pk + moved, csz, whole, unpack);
+            moved += (size_t)whole * csz;
+            i += whole;
+            p += (uintptr_t)(whole * stride);
             if (i < count && moved < avail) {
                 pack_mv(p, pk + moved, avail - moved, unpack);
                 moved = avail;
@@ -85,6 +202,8 @@ static size_t pack_walk(const mpii_dl_t *d, uintptr_t base, size_t skip, char *p
                 hi = mid - 1;
         }
         size_t r = skip - ps[lo];
+        if (d->u.idx.roff)
+            return pack_runs(d, base, lo, r, pk, avail, unpack);
         for (MPI_Count k = lo; k < d->u.idx.n && moved < avail; k++, r = 0) {
             const mpii_dl_t *c = d->u.idx.child[k];
             if (c->size == 0)
