@@ -25,6 +25,7 @@ typedef struct mpii_fsplit {
 } mpii_fsplit_t;
 
 typedef struct mpii_datarep mpii_datarep_t; /* file_datarep.c */
+struct mpii_fasync;                          /* file_async.c */
 
 typedef struct mpii_file {
     uint32_t magic;
@@ -55,6 +56,7 @@ typedef struct mpii_file {
     int cb_nodes, cb_read, cb_write; /* romio_cb_*: 0 disable, 1 enable, 2 automatic */
     MPI_Offset striping_unit;
     int striping_factor;
+    struct mpii_fasync *as; /* nonblocking accesses in the I/O thread, else NULL */
 } mpii_file_t;
 
 /* The object of a handle, NULL when invalid (MPI_FILE_NULL included). */
@@ -119,5 +121,14 @@ int mpii_file_shared_open(mpii_file_t *f, int64_t init);
 void mpii_file_shared_close(mpii_file_t *f);
 int mpii_file_shared_set(mpii_file_t *f, int64_t v);
 int mpii_file_shared_fetch_add(mpii_file_t *f, int64_t n, int64_t *old);
+
+/* Asynchronous independent access (file_async.c): the I/O thread moves count elements
+ * of d at buf from stream position pos (native datarep); *req completes when it is
+ * done. MPI error class. Drain: wait for f's operations; close: drain, then release
+ * f's state (the thread stops with the last such file, or at MPI_Finalize). */
+int mpii_file_async_start(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
+                          mpii_dtype_t *d, int write, MPI_Request *req);
+void mpii_file_async_drain(mpii_file_t *f);
+void mpii_file_async_close(mpii_file_t *f);
 
 #endif
