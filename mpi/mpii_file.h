@@ -115,6 +115,12 @@ int mpii_file_datarep_extent(const mpii_datarep_t *r, mpii_dtype_t *d, MPI_Aint 
 int mpii_file_datarep_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
                          mpii_dtype_t *d, int write, size_t *done);
 
+/* external32 views (file_ext32.c): a type's extent in the file; one access moved
+ * through f's view laid out in external32 sizes (pos: a native stream position). */
+int mpii_file_x32_extent(mpii_dtype_t *d, MPI_Aint *extent);
+int mpii_file_x32_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
+                     mpii_dtype_t *d, int write, size_t *done);
+
 /* Shared pointer (file_shared.c): make it (collective; 0 or the value given), free it,
  * set it (rank 0 only), add n etypes returning the old value. */
 int mpii_file_shared_open(mpii_file_t *f, int64_t init);
