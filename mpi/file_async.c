@@ -54,7 +54,6 @@ static fas_op_t *fas_head, *fas_tail;
 static pthread_t fas_tid;
 static int fas_running, fas_stop;
 static int fas_files; /* files with an f->as */
-static int fas_keyval = MPI_KEYVAL_INVALID;
 
 static void *fas_main(void *arg)
 {
@@ -129,15 +128,19 @@ static int fas_thread_start(void)
     return MPI_SUCCESS;
 }
 
-/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: the thread stops then. */
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: the thread stops then. Tried
+ * once (a sessions-only process has no MPI_COMM_SELF: its thread stops at close). */
+static void fas_hook_once(void)
+{
+    int kv = MPI_KEYVAL_INVALID;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, fas_fini_cb, &kv, NULL) == MPI_SUCCESS)
+        PMPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL);
+}
+
 static void fas_hook_finalize(void)
 {
-    if (fas_keyval != MPI_KEYVAL_INVALID)
-        return;
-    int kv = MPI_KEYVAL_INVALID;
-    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, fas_fini_cb, &kv, NULL) == MPI_SUCCESS &&
-        PMPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL) == MPI_SUCCESS)
-        fas_keyval = kv;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, fas_hook_once);
 }
 
 static int fas_poll(mpii_req_t *r)
