@@ -3,7 +3,8 @@
  * names and their conversion functions. A view in such a representation converts
  * whole accesses through a bounce buffer; the file layout is the native one, so a
  * representation is usable with types whose file extent (dtype_file_extent_fn) is
- * their native size. */
+ * their native size. "external32" is one of them, built in: its view is laid out again
+ * in external32 sizes (file_ext32.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,8 +22,13 @@ struct mpii_datarep {
 
 static mpii_datarep_t *drep_list;
 
+/* "external32": a representation whose conversions are Pack_external's (file_ext32.c). */
+static mpii_datarep_t drep_ext32 = {NULL, "external32", NULL, NULL, NULL, NULL, NULL, NULL};
+
 mpii_datarep_t *mpii_file_datarep(const char *name)
 {
+    if (strcmp(name, "external32") == 0)
+        return &drep_ext32;
     for (mpii_datarep_t *r = drep_list; r; r = r->next)
         if (strcmp(r->name, name) == 0)
             return r;
@@ -85,6 +91,8 @@ MPII_WEAK(Register_datarep_c)
 
 int mpii_file_datarep_extent(const mpii_datarep_t *r, mpii_dtype_t *d, MPI_Aint *extent)
 {
+    if (r == &drep_ext32)
+        return mpii_file_x32_extent(d, extent);
     return r->extent(mpii_dtype_handle(d), extent, r->extra);
 }
 
@@ -92,6 +100,10 @@ int mpii_file_datarep_extent(const mpii_datarep_t *r, mpii_dtype_t *d, MPI_Aint 
  * predefined types d is made of, through the user's extent function. */
 int mpii_file_datarep_ok(const mpii_datarep_t *r, mpii_dtype_t *d)
 {
+    if (r == &drep_ext32) { /* any type whose constructors have a file layout */
+        MPI_Aint e = 0;
+        return mpii_file_x32_extent(d, &e) == MPI_SUCCESS;
+    }
     if (d->predefined) {
         MPI_Aint e = 0;
         return mpii_file_datarep_extent(r, d, &e) == MPI_SUCCESS && (size_t)e == d->size;
@@ -108,6 +120,8 @@ int mpii_file_datarep_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count co
                          mpii_dtype_t *d, int write, size_t *done)
 {
     const mpii_datarep_t *r = f->drep;
+    if (r == &drep_ext32)
+        return mpii_file_x32_io(f, pos, buf, count, d, write, done);
     MPI_Datatype h = mpii_dtype_handle(d);
     size_t total = (size_t)count * d->size;
     int has = write ? (r->wr || r->wr_c) : (r->rd || r->rd_c);

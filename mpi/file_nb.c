@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO nonblocking access (iread/iwrite and their _at, _all, _shared, _c forms).
- * The transfer is done at call time and a generalized request, already complete,
- * carries its status: nothing is left to progress, so the request completes whether
- * or not the caller ever polls MPI. */
+ * Independent accesses in the native representation go to the I/O thread
+ * (file_async.c): the call checks its arguments, reserves its place (moves the
+ * individual pointer, or the shared one by a fetch-and-add) and returns; the request
+ * completes when the thread has done the transfer, whether or not the caller polls
+ * MPI. The collective forms, and accesses converted to another representation, do the
+ * transfer at call time and return a generalized request already complete. */
 #include <stdlib.h>
 
 #include "mpii.h"
@@ -48,10 +51,47 @@ static int fnb_start(MPI_File fh, int kind, MPI_Offset off, void *buf, MPI_Count
     return PMPI_Grequest_complete(*req);
 }
 
+/* An independent access: to the I/O thread when it moves native bytes, else at once. */
+static int fnb_async(MPI_File fh, int kind, MPI_Offset off, void *buf, MPI_Count count,
+                     MPI_Datatype dt, int write, MPI_Request *req, const char *fn)
+{
+    mpii_file_t *f;
+    mpii_dtype_t *d;
+    int rc = mpii_file_args(fh, count, dt, write, &f, &d, fn);
+    if (rc)
+        return rc;
+    if (f->drep || f->ext32 || count == 0 || d->size == 0)
+        return fnb_start(fh, kind, off, buf, count, dt, write, req, fn);
+    if (!req)
+        return mpii_file_err(f, MPI_ERR_ARG, fn, "request is NULL");
+    if (kind != MPII_FIO_SHARED && (f->amode & MPI_MODE_SEQUENTIAL))
+        return mpii_file_err(f, MPI_ERR_UNSUPPORTED_OPERATION, fn,
+                             "a sequential file has only the shared pointer");
+    if (kind == MPII_FIO_AT && off < 0)
+        return mpii_file_err(f, MPI_ERR_ARG, fn, "negative offset %lld", (long long)off);
+    MPI_Offset es = (MPI_Offset)f->esize, n = count * (MPI_Offset)d->size / es, pos;
+    if (kind == MPII_FIO_AT) {
+        pos = off * es;
+    } else if (kind == MPII_FIO_INDIV) {
+        pos = f->ptr * es;
+    } else {
+        int64_t old = 0;
+        if ((rc = mpii_file_shared_fetch_add(f, (int64_t)n, &old)))
+            return mpii_file_err(f, rc, fn, "cannot update the shared file pointer");
+        pos = old * es;
+    }
+    rc = mpii_file_async_start(f, pos, buf, count, d, write, req);
+    if (rc)
+        return mpii_file_err(f, rc, fn, "cannot start the %s", write ? "write" : "read");
+    if (kind == MPII_FIO_INDIV)
+        f->ptr += n; /* by the amount requested, as the standard says */
+    return MPI_SUCCESS;
+}
+
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                     MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, request,
+    return fnb_async(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, request,
                      "MPI_File_iread");
 }
 MPII_WEAK(File_iread)
@@ -59,7 +99,7 @@ MPII_WEAK(File_iread)
 int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
                       MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, request,
+    return fnb_async(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, request,
                      "MPI_File_iread");
 }
 MPII_WEAK(File_iread_c)
@@ -67,7 +107,7 @@ MPII_WEAK(File_iread_c)
 int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                      MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, request,
+    return fnb_async(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, request,
                      "MPI_File_iwrite");
 }
 MPII_WEAK(File_iwrite)
@@ -75,7 +115,7 @@ MPII_WEAK(File_iwrite)
 int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
                        MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, request,
+    return fnb_async(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, request,
                      "MPI_File_iwrite");
 }
 MPII_WEAK(File_iwrite_c)
@@ -83,7 +123,7 @@ MPII_WEAK(File_iwrite_c)
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
                        MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, request,
+    return fnb_async(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, request,
                      "MPI_File_iread_at");
 }
 MPII_WEAK(File_iread_at)
@@ -91,7 +131,7 @@ MPII_WEAK(File_iread_at)
 int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
                          MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, request,
+    return fnb_async(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, request,
                      "MPI_File_iread_at");
 }
 MPII_WEAK(File_iread_at_c)
@@ -99,7 +139,7 @@ MPII_WEAK(File_iread_at_c)
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
                         MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, request,
+    return fnb_async(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, request,
                      "MPI_File_iwrite_at");
 }
 MPII_WEAK(File_iwrite_at)
@@ -107,7 +147,7 @@ MPII_WEAK(File_iwrite_at)
 int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype,
                           MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, request,
+    return fnb_async(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, request,
                      "MPI_File_iwrite_at");
 }
 MPII_WEAK(File_iwrite_at_c)
@@ -179,7 +219,7 @@ MPII_WEAK(File_iwrite_at_all_c)
 int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                            MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_SHARED, 0, buf, count, datatype, 0, request,
+    return fnb_async(fh, MPII_FIO_SHARED, 0, buf, count, datatype, 0, request,
                      "MPI_File_iread_shared");
 }
 MPII_WEAK(File_iread_shared)
@@ -187,7 +227,7 @@ MPII_WEAK(File_iread_shared)
 int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
                              MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_SHARED, 0, buf, count, datatype, 0, request,
+    return fnb_async(fh, MPII_FIO_SHARED, 0, buf, count, datatype, 0, request,
                      "MPI_File_iread_shared");
 }
 MPII_WEAK(File_iread_shared_c)
@@ -195,7 +235,7 @@ MPII_WEAK(File_iread_shared_c)
 int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                             MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_SHARED, 0, (void *)buf, count, datatype, 1, request,
+    return fnb_async(fh, MPII_FIO_SHARED, 0, (void *)buf, count, datatype, 1, request,
                      "MPI_File_iwrite_shared");
 }
 MPII_WEAK(File_iwrite_shared)
@@ -203,7 +243,7 @@ MPII_WEAK(File_iwrite_shared)
 int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
                               MPI_Request *request)
 {
-    return fnb_start(fh, MPII_FIO_SHARED, 0, (void *)buf, count, datatype, 1, request,
+    return fnb_async(fh, MPII_FIO_SHARED, 0, (void *)buf, count, datatype, 1, request,
                      "MPI_File_iwrite_shared");
 }
 MPII_WEAK(File_iwrite_shared_c)

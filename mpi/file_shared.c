@@ -51,6 +51,7 @@ int mpii_file_shared_open(mpii_file_t *f, int64_t init)
 
 void mpii_file_shared_close(mpii_file_t *f)
 {
+    mpii_file_async_close(f); /* close waits for the nonblocking accesses still running */
     if (f->shfd >= 0)
         close(f->shfd);
     f->shfd = -1;

@@ -25,6 +25,7 @@ typedef struct mpii_fsplit {
 } mpii_fsplit_t;
 
 typedef struct mpii_datarep mpii_datarep_t; /* file_datarep.c */
+struct mpii_fasync;                          /* file_async.c */
 
 typedef struct mpii_file {
     uint32_t magic;
@@ -63,6 +64,7 @@ typedef struct mpii_file {
     int direct_req;         /* direct_io (or direct_read/direct_write) asked for */
     int dfd;                /* an O_DIRECT descriptor, -1 when not asked or refused */
     size_t dalign;          /* O_DIRECT alignment of offsets, lengths and memory */
+    struct mpii_fasync *as; /* nonblocking accesses in the I/O thread, else NULL */
 } mpii_file_t;
 
 /* The object of a handle, NULL when invalid (MPI_FILE_NULL included). */
@@ -121,6 +123,12 @@ int mpii_file_datarep_extent(const mpii_datarep_t *r, mpii_dtype_t *d, MPI_Aint 
 int mpii_file_datarep_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
                          mpii_dtype_t *d, int write, size_t *done);
 
+/* external32 views (file_ext32.c): a type's extent in the file; one access moved
+ * through f's view laid out in external32 sizes (pos: a native stream position). */
+int mpii_file_x32_extent(mpii_dtype_t *d, MPI_Aint *extent);
+int mpii_file_x32_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
+                     mpii_dtype_t *d, int write, size_t *done);
+
 /* Shared pointer (file_shared.c): make it (collective; 0 or the value given), free it,
  * set it (rank 0 only), add n etypes returning the old value. */
 int mpii_file_shared_open(mpii_file_t *f, int64_t init);
@@ -146,5 +154,13 @@ int mpii_file_sieve_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int w
 void mpii_file_direct_open(mpii_file_t *f);
 int mpii_file_direct_io(mpii_file_t *f, MPI_Offset off, char *p, size_t n, int write,
                         size_t *done);
+/* Asynchronous independent access (file_async.c): the I/O thread moves count elements
+ * of d at buf from stream position pos (native datarep); *req completes when it is
+ * done. MPI error class. Drain: wait for f's operations; close: drain, then release
+ * f's state (the thread stops with the last such file, or at MPI_Finalize). */
+int mpii_file_async_start(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
+                          mpii_dtype_t *d, int write, MPI_Request *req);
+void mpii_file_async_drain(mpii_file_t *f);
+void mpii_file_async_close(mpii_file_t *f);
 
 #endif
