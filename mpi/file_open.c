@@ -287,6 +287,7 @@ int PMPI_File_close(MPI_File *fh)
     if (!f)
         return mpii_file_err(NULL, MPI_ERR_FILE, fn, "invalid file");
     int err = 0;
+    mpii_file_async_drain(f); /* queued accesses land before the others may reopen */
     if (f->fd >= 0 && close(f->fd) != 0)
         err = mpii_file_errno_class(errno);
     f->fd = -1;
@@ -397,6 +398,7 @@ int PMPI_File_sync(MPI_File fh)
     if (rc)
         return rc;
     int err = 0, any = 0;
+    mpii_file_async_drain(f); /* erroneous with accesses pending: made harmless */
     if (!(f->amode & MPI_MODE_RDONLY) && fsync(f->fd) != 0 && errno != EINVAL)
         err = mpii_file_errno_class(errno);
     PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, f->comm);
