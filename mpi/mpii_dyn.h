@@ -7,7 +7,7 @@
 
 /* The environment variable through which a spawning root hands its children the port
  * name to connect to (rrun and any PMIx launcher pass an application's environment). */
-#define MPII_DYN_PARENT_ENV "RMP_PARENT_PORT"
+#define MPII_DYN_PARENT_ENV "RMPI_PARENT_PORT" /* not RMP_: rmp checks those */
 
 /* The intercomm to the parent job (dynamic.c), NULL when none or once freed. */
 extern mpii_comm_t *mpii_dyn_parent;

@@ -124,7 +124,11 @@ void rmpi_tcp_ep_fail(tcp_ep_t *ep, int status, const char *why)
     tcp_tl_t *tl = ep->tl;
     if (ep->state == TCP_EP_FAILED)
         return;
-    rmpi_error("tcp: connection to rank %d failed: %s", ep->base.peer, why);
+    /* Another job's process closes its connections when it disconnects or ends: normal. */
+    if (ep->dyn)
+        rmpi_debug("tcp: connection to dynamic peer %d ended: %s", ep->base.peer, why);
+    else
+        rmpi_error("tcp: connection to rank %d failed: %s", ep->base.peer, why);
     ep->state = TCP_EP_FAILED;
     ep->error = status;
     ep->report = true;
