@@ -121,7 +121,9 @@ static int join_io(int fd, void *buf, size_t len, int out)
     return 0;
 }
 
-/* Both sides open a port and trade names; the smaller name accepts, the other connects. */
+/* Both sides open a port and trade names; the smaller name accepts, the other connects.
+ * Errors go to MPI_COMM_WORLD's handler, as for the other functions without a
+ * communicator. */
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
     const char *fn = "MPI_Comm_join";
@@ -129,11 +131,11 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
     if (rc != MPI_SUCCESS)
         return rc;
     if (!intercomm)
-        return mpii_err_comm(&mpii_comm_self, MPI_ERR_ARG, fn, "intercomm is NULL");
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "intercomm is NULL");
     char mine[MPI_MAX_PORT_NAME] = "", theirs[MPI_MAX_PORT_NAME] = "";
     int st = rmp_port_open(mine, sizeof(mine));
     if (st != RMP_SUCCESS)
-        return mpii_err_comm(&mpii_comm_self, mpii_err_from_rmp(st), fn,
+        return mpii_err_comm(NULL, mpii_err_from_rmp(st), fn,
                              "cannot open a port: %s", rmp_strerror(st));
     int err = MPI_SUCCESS;
     if (join_io(fd, mine, sizeof(mine), 1) != 0 || join_io(fd, theirs, sizeof(theirs), 0) != 0)
@@ -151,7 +153,7 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
     if (err == MPI_SUCCESS && !n)
         err = MPI_ERR_INTERN;
     if (err != MPI_SUCCESS)
-        return mpii_err_comm(&mpii_comm_self, err, fn, "%s",
+        return mpii_err_comm(NULL, err, fn, "%s",
                              err == MPI_ERR_ARG ? "the socket carried no port name"
                                                 : "could not reach the other process");
     *intercomm = mpii_comm_handle(n);
