@@ -88,7 +88,7 @@ static int boot_singleton(void)
     rmpi_g.local_size = 1;
     rmpi_g.num_nodes = 1;
     rmpi_g.local_ranks = calloc(1, sizeof(int));
-    rmpi_g.node_of = calloc(1, sizeof(int));
+    rmpi_g.node_of = calloc(1 + RMPI_DYN_MAX, sizeof(int)); /* + dynamic peers */
     if (!rmpi_g.local_ranks || !rmpi_g.node_of)
         return RMP_ERR_NOMEM;
     gethostname(rmpi_g.hostname, sizeof(rmpi_g.hostname) - 1);
@@ -158,7 +158,7 @@ static int boot_get_str(const pmix_proc_t *p, const char *key, char *buf, size_t
 static int boot_nodes(void)
 {
     int n = rmpi_g.size;
-    rmpi_g.node_of = calloc((size_t)n, sizeof(int));
+    rmpi_g.node_of = calloc((size_t)n + RMPI_DYN_MAX, sizeof(int)); /* + dynamic peers */
     char(*hosts)[64] = calloc((size_t)n, sizeof(*hosts));
     if (!rmpi_g.node_of || !hosts) {
         free(hosts);

@@ -32,7 +32,10 @@ typedef struct rmpi_stats {
     uint64_t tl_msgs[RMPI_TL_MAX], tl_bytes[RMPI_TL_MAX];
 } rmpi_stats_t;
 
+/* World ranks [0, size), then dynamic peers (core/dynpeer.c) up to rmpi_npeers; the
+ * table has room for RMPI_DYN_MAX of those, so entries never move. */
 extern rmpi_peer_t *rmpi_peers;
+extern int rmpi_npeers;
 
 /* Has world rank w failed? Readable without the engine lock (the wait loops
  * of MULTIPLE); failure.c sets the flag under it. */

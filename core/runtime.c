@@ -225,9 +225,13 @@ static int runtime_connect_peer(int w, const void *blob, size_t blen)
 /* One address get per peer. */
 static int runtime_connect_peers(void)
 {
-    rmpi_peers = calloc((size_t)rmpi_g.size, sizeof(*rmpi_peers));
+    /* Room for dynamic peers too (core/dynpeer.c): entries never move. */
+    rmpi_peers = calloc((size_t)rmpi_g.size + RMPI_DYN_MAX, sizeof(*rmpi_peers));
     if (!rmpi_peers)
         return RMP_ERR_NOMEM;
+    for (int w = rmpi_g.size; w < rmpi_g.size + RMPI_DYN_MAX; w++)
+        rmpi_mq_init(&rmpi_peers[w].pending);
+    rmpi_npeers = rmpi_g.size;
     int rc = RMP_SUCCESS;
     for (int w = 0; w < rmpi_g.size && rc == RMP_SUCCESS; w++) {
         void *blob = NULL;
@@ -268,6 +272,7 @@ static void runtime_close_transports(void)
     rmpi_g.num_tls = 0;
     free(rmpi_peers);
     rmpi_peers = NULL;
+    rmpi_npeers = 0;
 }
 
 static void runtime_release(void)

@@ -77,7 +77,7 @@ static int send_post(rmp_request_t req)
 int rmpi_send_drain_pending(void)
 {
     int n = 0;
-    for (int w = 0; w < rmpi_g.size && rmpi_ctx.npending > 0; w++) {
+    for (int w = 0; w < rmpi_npeers && rmpi_ctx.npending > 0; w++) {
         rmpi_peer_t *p = &rmpi_peers[w];
         while (!rmpi_mq_empty(&p->pending)) {
             rmp_request_t req = rmpi_container_of(p->pending.head.next, struct rmp_request, mq);
@@ -111,7 +111,7 @@ void rmpi_send_fail_pending(int peer)
 
 void rmpi_send_drop_orphans(void)
 {
-    for (int w = 0; w < rmpi_g.size && rmpi_ctx.npending > 0; w++) {
+    for (int w = 0; w < rmpi_npeers && rmpi_ctx.npending > 0; w++) {
         rmpi_peer_t *p = &rmpi_peers[w];
         rmpi_mq_elem_t *e = p->pending.head.next;
         while (e != &p->pending.head) {

@@ -72,6 +72,38 @@ int rmp_comm_create_group(rmp_comm_t comm, int n, const int ranks[], int tag,
                           rmp_comm_t *newcomm);
 /* World rank of member `rank` of comm (negative status if either is invalid). */
 int rmp_comm_world_rank(rmp_comm_t comm, int rank);
+
+/* Dynamic processes (docs/mpi.md "Dynamic processes"): two groups of different jobs meet
+ * over a port. rmp_port_open names a new port of this process into name (len >= 64;
+ * "rmp-port:..." fits in 96 bytes). rmp_comm_accept / rmp_comm_connect are collective over
+ * comm; port matters at root only. *uni: a communicator over both groups, the accepting
+ * group's ranks first; *remote_size: the other group's size. A port that is not open
+ * (connect) or not this process's (accept) is RMP_ERR_ARG. The other job's processes are
+ * reached over tcp. */
+int rmp_port_open(char *name, size_t len);
+int rmp_port_close(const char *name);
+int rmp_comm_accept(const char *port, int root, rmp_comm_t comm, rmp_comm_t *uni,
+                    int *remote_size);
+int rmp_comm_connect(const char *port, int root, rmp_comm_t comm, rmp_comm_t *uni,
+                     int *remote_size);
+/* Start a new job of the apps through the process manager (PMIx_Spawn; not collective).
+ * env_all: "NAME=VALUE" strings given to every app (NULL-terminated, or NULL). The new
+ * job's processes are not connected to this one: they call rmp_comm_connect on a port
+ * passed to them (MPI: in their environment). RMP_ERR_NOT_SUPPORTED without a process
+ * manager that spawns, RMP_ERR_BOOTSTRAP when it refused (e.g. no such program). */
+typedef struct rmp_spawn_app {
+    const char *cmd;
+    char *const *argv;  /* arguments after the command, NULL-terminated; NULL: none */
+    char *const *env;   /* extra "NAME=VALUE", NULL-terminated; NULL: none */
+    const char *wdir;   /* NULL: the caller's */
+    int maxprocs;
+} rmp_spawn_app_t;
+int rmp_spawn(int napps, const rmp_spawn_app_t apps[], char *const *env_all);
+/* Name service of the process manager: service -> value (a port name). Publishing a name
+ * already there, and looking up or unpublishing an unknown one, is RMP_ERR_ARG. */
+int rmp_publish(const char *service, const char *value);
+int rmp_lookup(const char *service, char *value, size_t len);
+int rmp_unpublish(const char *service);
 /* Id (>= 0) of the node this process runs on: equal for processes that share
  * memory, for a split by node (MPI_COMM_TYPE_SHARED); negative before rmp_init. */
 int rmp_node_id(void);

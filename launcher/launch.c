@@ -97,12 +97,15 @@ static void launch_env_put(char **env, size_t *k, char *item)
 
 /* The rank's environment: ours, minus an outer launcher's PMIx variables,
  * plus -x settings and rrun's notes, as a heap array setup_fork may grow. */
-static char **launch_env(const rrun_opts_t *o, int rank, const char *binding)
+static char **launch_env(const rrun_opts_t *o, int rank, const char *binding,
+                         char *const *xenv)
 {
-    size_t n = 0;
+    size_t n = 0, nx = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + (size_t)o->nxvars + 5, sizeof(char *));
+    while (xenv && xenv[nx])
+        nx++;
+    char **env = calloc(n + (size_t)o->nxvars + nx + 5, sizeof(char *));
     if (!env)
         return NULL;
     size_t k = 0;
@@ -123,6 +126,9 @@ static char **launch_env(const rrun_opts_t *o, int rank, const char *binding)
         }
         launch_env_put(env, &k, item);
     }
+    for (size_t x = 0; x < nx; x++) /* a spawned process's own */
+        if (strchr(xenv[x], '='))
+            launch_env_put(env, &k, strdup(xenv[x]));
     char *b;
     if (asprintf(&b, "RMP_RRUN_BINDING=%s", binding) >= 0)
         env[k++] = b;
@@ -135,8 +141,8 @@ static char **launch_env(const rrun_opts_t *o, int rank, const char *binding)
 }
 
 /* In the child: only async-signal-safe calls until exec. */
-static void launch_exec(const rrun_opts_t *o, int rank, pid_t rrun_pid, int outp[2],
-                        int errp[2], char **env)
+static void launch_exec(const char *program, char *const *argv, const char *cwd, int rank,
+                        pid_t rrun_pid, int outp[2], int errp[2], char **env)
 {
     /* rrun killed outright (SIGKILL) cannot clean up: its ranks go with
      * it instead of running on unsupervised. */
@@ -153,24 +159,33 @@ static void launch_exec(const rrun_opts_t *o, int rank, pid_t rrun_pid, int outp
     launch_close_own_fds();
     rrun_bind_apply(rank);
     rrun_loop_child_signals();
-    execve(o->program, o->argv, env);
-    dprintf(STDERR_FILENO, "%s: cannot execute %s: %s\n", rrun_name, o->program,
+    if (cwd && chdir(cwd) != 0) {
+        dprintf(STDERR_FILENO, "%s: cannot enter %s: %s\n", rrun_name, cwd, strerror(errno));
+        _exit(127);
+    }
+    execve(program, argv, env);
+    dprintf(STDERR_FILENO, "%s: cannot execute %s: %s\n", rrun_name, program,
             strerror(errno));
     _exit(127);
 }
 
-static int launch_one(rrun_job_t *job, int r)
+int rrun_launch_proc(rrun_job_t *job, int r, const char *nspace, int nsrank,
+                     const char *program, char *const *argv, const char *cwd,
+                     char *const *xenv)
 {
     const rrun_opts_t *o = job->o;
     rrun_rank_t *rk = &job->ranks[r];
     int outp[2] = {-1, -1}, errp[2] = {-1, -1};
     int rc = -1;
-    if (rrun_bind_plan(r, o->bind, rk->binding, sizeof(rk->binding)) != 0)
+    rk->out_fd = rk->err_fd = -1;
+    /* spawned processes are not bound: the plan was made for the job's ranks */
+    if (rrun_bind_plan(r, nspace ? RRUN_BIND_NONE : o->bind, rk->binding,
+                       sizeof(rk->binding)) != 0)
         return -1;
     if (o->report_bindings)
         rrun_log("rank %d bound to %s", r, rk->binding);
-    char **env = launch_env(o, r, rk->binding);
-    if (!env || rrun_server_register_rank(r, &env) != 0)
+    char **env = launch_env(o, nsrank, rk->binding, xenv);
+    if (!env || rrun_server_register_rank(nspace, nsrank, &env) != 0)
         goto out;
     if (pipe(outp) != 0 || pipe(errp) != 0) {
         rrun_log("pipe: %s", strerror(errno));
@@ -179,7 +194,8 @@ static int launch_one(rrun_job_t *job, int r)
     pid_t rrun_pid = getpid();
     pid_t pid = fork();
     if (pid == 0)
-        launch_exec(o, r, rrun_pid, outp, errp, env);
+        launch_exec(program ? program : o->program, argv ? argv : o->argv, cwd, r, rrun_pid,
+                    outp, errp, env);
     if (pid < 0) {
         rrun_log("fork: %s", strerror(errno));
         goto out_close;
@@ -211,7 +227,7 @@ int rrun_launch(rrun_job_t *job)
     for (int r = 0; r < job->o->np; r++)
         job->ranks[r].out_fd = job->ranks[r].err_fd = -1;
     for (int r = 0; r < job->o->np; r++) {
-        if (launch_one(job, r) != 0)
+        if (rrun_launch_proc(job, r, NULL, r, NULL, NULL, NULL, NULL) != 0)
             return -1;
         job->launched++;
         job->alive++;

@@ -161,10 +161,10 @@ static void loop_reap(rrun_job_t *job, int *rk, int *st)
 
 int rrun_loop_run(rrun_job_t *job)
 {
-    size_t cap = (size_t)job->launched * 2 + 1;
+    size_t cap = (size_t)job->cap * 2 + 1; /* spawned processes join the ranks */
     struct pollfd *pfd = calloc(cap, sizeof(*pfd));
     int *key = calloc(cap, sizeof(*key));
-    int *reaped = calloc((size_t)job->launched * 2 + 1, sizeof(*reaped));
+    int *reaped = calloc(cap, sizeof(*reaped));
     int rc = -1;
     if (!pfd || !key || !reaped)
         goto out;
@@ -186,7 +186,8 @@ int rrun_loop_run(rrun_job_t *job)
         }
         /* Exits and aborts before output: the first failure is named before the
          * survivors' reactions to it are forwarded. */
-        loop_reap(job, reaped, reaped + job->launched);
+        rrun_spawn_run(job); /* a PMIx_Spawn the server thread queued */
+        loop_reap(job, reaped, reaped + job->cap);
         rrun_policy_tick(job, atomic_exchange(&loop_sig, 0));
         if (got > 0)
             loop_forward(job, pfd, key, n);

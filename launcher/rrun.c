@@ -370,7 +370,8 @@ int main(int argc, char **argv)
     if (o.verbose)
         rrun_log("%.1f ms: PMIx server up", 1e3 * (rrun_now() - t0));
 
-    job.ranks = calloc((size_t)o.np, sizeof(*job.ranks));
+    job.cap = o.np + RRUN_SPAWN_MAX;
+    job.ranks = calloc((size_t)job.cap, sizeof(*job.ranks));
     if (!job.ranks) {
         rrun_server_stop();
         job.exit_code = 1;
@@ -379,7 +380,8 @@ int main(int argc, char **argv)
     strcpy(job.host, "this host");
     gethostname(job.host, sizeof(job.host) - 1);
     job.deadline = o.timeout > 0 ? t0 + o.timeout : 0;
-    rrun_io_init(o.np, o.tag_output);
+    rrun_io_init(job.cap, o.tag_output);
+    rrun_spawn_init(notify_fd);
     if (rrun_launch(&job) != 0)
         rrun_policy_launch_failed(&job);
     if (o.verbose)

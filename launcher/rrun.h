@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+typedef struct pmix_proc pmix_proc_t;
+
 enum { RRUN_BIND_DEFAULT, RRUN_BIND_CORE, RRUN_BIND_NUMA, RRUN_BIND_NONE };
 
 typedef struct rrun_opts {
@@ -65,7 +67,12 @@ typedef struct rrun_job {
     double term_at;    /* SIGTERM sent (or last rank gone): output drain starts */
     double kill_at;    /* SIGKILL whoever is left */
     char host[256];
+    int cap;           /* entries of ranks: np, then room for spawned processes */
 } rrun_job_t;
+
+/* Processes MPI_Comm_spawn may add to a job (launcher/spawn.c): they follow the ranks in
+ * job->ranks (slots np..), and their exits count like the ranks'. */
+#define RRUN_SPAWN_MAX 64
 
 /* The command's name in messages: "rrun", or "mpiexec" under the mpiexec script. */
 extern const char *rrun_name;
@@ -75,6 +82,12 @@ void rrun_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* launch.c: start ranks [0, np) of job->o; sets job->launched and alive.
  * Returns 0, or -1 (logged) when a rank could not be started. */
 int rrun_launch(rrun_job_t *job);
+/* launch.c: start one process in job->ranks[slot]: rank nsrank of PMIx namespace nspace
+ * (NULL: the job's), running program with argv (NULL: the job's), in cwd (NULL: ours),
+ * with xenv ("NAME=VALUE", NULL-terminated, or NULL) added to its environment. */
+int rrun_launch_proc(rrun_job_t *job, int slot, const char *nspace, int nsrank,
+                     const char *program, char *const *argv, const char *cwd,
+                     char *const *xenv);
 /* launch.c: note the descriptors rrun was started with (call first thing in main): ranks
  * get those and stdin/stdout/stderr, never one rrun or its PMIx thread opened. */
 void rrun_launch_note_fds(void);
@@ -103,13 +116,27 @@ void rrun_policy_kill_all(rrun_job_t *job, int sig);
 /* server.c. Upcalls run on the PMIx server thread; what they record is read
  * here through these functions (C11 atomics inside). */
 int rrun_server_start(const rrun_opts_t *o, int notify_fd);
-int rrun_server_register_rank(int rank, char ***env);
+int rrun_server_register_rank(const char *nspace, int rank, char ***env);
+/* Register a new namespace of np processes on this host (spawn.c). */
+int rrun_server_register_job(const char *nspace, int np);
+/* The job slot of a PMIx process (the job's rank, or a spawned one's slot), -1 if none. */
+int rrun_server_slot(const pmix_proc_t *proc);
 void rrun_server_stop(void);
 void rrun_server_notify_failure(int rank);
 /* The first rmp_abort: true with its rank and status. */
 bool rrun_server_aborted(int *rank, int *status);
 /* Rank connected to the PMIx server and has not called PMIx_Finalize. */
 bool rrun_server_unfinalized(int rank);
+
+/* spawn.c: PMIx_Spawn and the name service (publish/lookup/unpublish) for the ranks.
+ * The upcalls queue a spawn and wake the loop, which starts it (rrun_spawn_run). */
+struct pmix_server_module_4_0_0_t;
+void rrun_spawn_module(struct pmix_server_module_4_0_0_t *m);
+void rrun_spawn_init(int notify_fd);
+void rrun_spawn_run(rrun_job_t *job);
+/* Namespace and rank of job slot (>= np); false when none. */
+bool rrun_spawn_proc_of(int slot, char *nspace, size_t len, int *rank);
+int rrun_spawn_slot(const char *nspace, unsigned rank);
 
 /* bind.c */
 int rrun_bind_init(void);

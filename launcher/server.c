@@ -27,8 +27,16 @@ static atomic_uchar *srv_connected, *srv_finalized; /* per rank */
 static char srv_nspace[PMIX_MAX_NSLEN + 1];
 static char srv_tmpdir[256];
 static int srv_notify_fd = -1;
-static int srv_np;
+static int srv_np, srv_cap; /* the job's ranks; slots with spawned processes */
 static int srv_up;
+static char srv_host[256] = "localhost";
+
+int rrun_server_slot(const pmix_proc_t *proc)
+{
+    if (PMIX_CHECK_NSPACE(proc->nspace, srv_nspace))
+        return proc->rank < (pmix_rank_t)srv_np ? (int)proc->rank : -1;
+    return rrun_spawn_slot(proc->nspace, proc->rank);
+}
 
 typedef struct srv_wait {
     pthread_mutex_t m;
@@ -71,8 +79,9 @@ static pmix_status_t srv_wait(srv_wait_t *w, pmix_status_t rc)
 static pmix_status_t srv_client_connected(const pmix_proc_t *proc, void *server_object,
                                           pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (proc->rank < (pmix_rank_t)srv_np && srv_connected)
-        atomic_store(&srv_connected[proc->rank], 1);
+    int slot = rrun_server_slot(proc);
+    if (slot >= 0 && slot < srv_cap && srv_connected)
+        atomic_store(&srv_connected[slot], 1);
     (void)server_object;
     (void)cbfunc;
     (void)cbdata;
@@ -82,8 +91,9 @@ static pmix_status_t srv_client_connected(const pmix_proc_t *proc, void *server_
 static pmix_status_t srv_client_finalized(const pmix_proc_t *proc, void *server_object,
                                           pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (proc->rank < (pmix_rank_t)srv_np && srv_finalized)
-        atomic_store(&srv_finalized[proc->rank], 1);
+    int slot = rrun_server_slot(proc);
+    if (slot >= 0 && slot < srv_cap && srv_finalized)
+        atomic_store(&srv_finalized[slot], 1);
     (void)server_object;
     (void)cbfunc;
     (void)cbdata;
@@ -103,7 +113,7 @@ static pmix_status_t srv_abort(const pmix_proc_t *proc, void *server_object, int
     /* Upcalls are serialised on the one PMIx thread: the first abort stays. */
     if (!atomic_load(&srv_aborted)) {
         atomic_store(&srv_abort_status, status);
-        atomic_store(&srv_abort_rank, (int)proc->rank);
+        atomic_store(&srv_abort_rank, rrun_server_slot(proc));
         atomic_store(&srv_aborted, true);
     }
     char b = 'A';
@@ -140,16 +150,16 @@ static pmix_status_t srv_fence_nb(const pmix_proc_t procs[], size_t nprocs,
     return PMIX_SUCCESS;
 }
 
-static pmix_server_module_t srv_module = {
+static pmix_server_module_t srv_module = { /* + spawn.c's (rrun_spawn_module) */
     .client_connected = srv_client_connected,
     .client_finalized = srv_client_finalized,
     .abort = srv_abort,
     .fence_nb = srv_fence_nb,
 };
 
-static int srv_register_nspace(const rrun_opts_t *o, const char *host)
+static int srv_register_nspace(const char *nspace, int np, const char *host)
 {
-    int np = o->np, rc = -1;
+    int rc = -1;
     char *noderegex = NULL, *ppnregex = NULL, *peers = NULL;
     size_t plen = (size_t)np * 12 + 1;
     peers = malloc(plen);
@@ -170,7 +180,7 @@ static int srv_register_nspace(const rrun_opts_t *o, const char *host)
     PMIX_INFO_LOAD(&info[i++], PMIX_UNIV_SIZE, &u32, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[i++], PMIX_JOB_SIZE, &u32, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[i++], PMIX_MAX_PROCS, &u32, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[i++], PMIX_JOBID, srv_nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[i++], PMIX_JOBID, nspace, PMIX_STRING);
     PMIX_INFO_LOAD(&info[i++], PMIX_NODE_MAP, noderegex, PMIX_REGEX);
     PMIX_INFO_LOAD(&info[i++], PMIX_PROC_MAP, ppnregex, PMIX_REGEX);
     PMIX_INFO_LOAD(&info[i++], PMIX_NUM_NODES, &one, PMIX_UINT32);
@@ -208,7 +218,7 @@ static int srv_register_nspace(const rrun_opts_t *o, const char *host)
     }
     srv_wait_t w;
     srv_wait_init(&w);
-    pmix_status_t prc = PMIx_server_register_nspace(srv_nspace, np, info, i, srv_op_cb, &w);
+    pmix_status_t prc = PMIx_server_register_nspace(nspace, np, info, i, srv_op_cb, &w);
     prc = srv_wait(&w, prc);
     PMIX_INFO_FREE(info, ninfo);
     if (prc != PMIX_SUCCESS) {
@@ -227,8 +237,9 @@ int rrun_server_start(const rrun_opts_t *o, int notify_fd)
 {
     srv_notify_fd = notify_fd;
     srv_np = o->np;
-    srv_connected = calloc((size_t)o->np, sizeof(*srv_connected));
-    srv_finalized = calloc((size_t)o->np, sizeof(*srv_finalized));
+    srv_cap = o->np + RRUN_SPAWN_MAX;
+    srv_connected = calloc((size_t)srv_cap, sizeof(*srv_connected));
+    srv_finalized = calloc((size_t)srv_cap, sizeof(*srv_finalized));
     if (!srv_connected || !srv_finalized)
         return -1;
     snprintf(srv_tmpdir, sizeof(srv_tmpdir), "%s/rrun.XXXXXX",
@@ -238,8 +249,9 @@ int rrun_server_start(const rrun_opts_t *o, int notify_fd)
         return -1;
     }
     snprintf(srv_nspace, sizeof(srv_nspace), "rrun-%d", (int)getpid());
-    char host[256] = "localhost";
-    gethostname(host, sizeof(host) - 1);
+    char *host = srv_host;
+    gethostname(host, sizeof(srv_host) - 1);
+    rrun_spawn_module(&srv_module);
 
     pmix_info_t info[4];
     pmix_topology_t topo = {.source = "hwloc", .topology = rrun_bind_topology()};
@@ -255,13 +267,18 @@ int rrun_server_start(const rrun_opts_t *o, int notify_fd)
         return -1;
     }
     srv_up = 1;
-    return srv_register_nspace(o, host);
+    return srv_register_nspace(srv_nspace, o->np, host);
 }
 
-int rrun_server_register_rank(int rank, char ***env)
+int rrun_server_register_job(const char *nspace, int np)
+{
+    return srv_register_nspace(nspace, np, srv_host);
+}
+
+int rrun_server_register_rank(const char *nspace, int rank, char ***env)
 {
     pmix_proc_t proc;
-    PMIX_LOAD_PROCID(&proc, srv_nspace, (pmix_rank_t)rank);
+    PMIX_LOAD_PROCID(&proc, nspace ? nspace : srv_nspace, (pmix_rank_t)rank);
     srv_wait_t w;
     srv_wait_init(&w);
     pmix_status_t prc =
@@ -301,7 +318,11 @@ void rrun_server_notify_failure(int rank)
     if (!srv_up)
         return;
     pmix_proc_t src;
-    PMIX_LOAD_PROCID(&src, srv_nspace, (pmix_rank_t)rank);
+    char ns[PMIX_MAX_NSLEN + 1];
+    int nr = rank;
+    if (rank < srv_np || !rrun_spawn_proc_of(rank, ns, sizeof(ns), &nr))
+        snprintf(ns, sizeof(ns), "%s", srv_nspace);
+    PMIX_LOAD_PROCID(&src, ns, (pmix_rank_t)nr);
     pmix_info_t info[2];
     bool t = true;
     PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &src, PMIX_PROC);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mpii_base.h"
+#include "mpii_dyn.h"
 #include "mpii_inter.h"
 #include "mpii_p2p.h"
 
@@ -55,6 +56,8 @@ int mpii_comm_wrap(rmp_comm_t rc, const mpii_comm_t *parent, mpii_comm_t **out)
 
 void mpii_comm_destroy(mpii_comm_t *c)
 {
+    if (c == mpii_dyn_parent) /* MPI_Comm_get_parent answers MPI_COMM_NULL from now on */
+        mpii_dyn_parent = NULL;
     mpii_bsend_comm_free(c);
     if (c->coll_priv && c->coll_priv_free)
         c->coll_priv_free(c->coll_priv);

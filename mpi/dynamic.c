@@ -1,10 +1,35 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The parts of the dynamic-process chapter that need no process manager: the parent of
- * a process rmp started (none: rmp does not spawn yet, so MPI_COMM_NULL, the standard's
- * answer for a process not started by MPI_Comm_spawn) and MPI_Comm_disconnect (on the
- * communicators rmp has, a collective free that first lets pending communication end).
- * Spawn, ports, name publishing and join are issue 26's work left (docs/mpi.md). */
-#include "mpii_base.h"
+/* The parent of a spawned process and MPI_Comm_disconnect. A process started by
+ * MPI_Comm_spawn finds its parent's port name in its environment (MPII_DYN_PARENT_ENV)
+ * and connects to it in MPI_Init, collectively over its world: MPI_Comm_get_parent then
+ * returns that intercomm (MPI_COMM_NULL for a process not spawned, or once it was
+ * disconnected or freed). Disconnect is a collective free that first lets pending
+ * communication end. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mpii_dyn.h"
+#include "mpii_inter.h"
+
+mpii_comm_t *mpii_dyn_parent;
+
+int mpii_dyn_parent_init(void)
+{
+    const char *port = getenv(MPII_DYN_PARENT_ENV);
+    if (!port || !*port)
+        return MPI_SUCCESS;
+    mpii_comm_t *n = NULL;
+    int err = mpii_dyn_meet(port, 0, &mpii_comm_world, 0, &n);
+    /* Not for this process's own children, which get their own port. */
+    unsetenv(MPII_DYN_PARENT_ENV);
+    if (err == MPI_SUCCESS && !n)
+        err = MPI_ERR_INTERN;
+    if (err != MPI_SUCCESS)
+        return mpii_err_comm(NULL, err, "MPI_Init", "cannot connect to the parent job");
+    snprintf(n->name, sizeof(n->name), "MPI_COMM_PARENT");
+    mpii_dyn_parent = n;
+    return MPI_SUCCESS;
+}
 
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
@@ -13,7 +38,7 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
         return rc;
     if (!parent)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Comm_get_parent", "parent is NULL");
-    *parent = MPI_COMM_NULL;
+    *parent = mpii_dyn_parent ? mpii_comm_handle(mpii_dyn_parent) : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 MPII_WEAK(Comm_get_parent)

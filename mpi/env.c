@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "mpii_base.h"
+#include "mpii_dyn.h"
 #include "mpii_dtype.h"
 #include "mpii_p2p.h"
 
@@ -196,6 +197,8 @@ static int env_init(int *argc, char ***argv, int required, const char *fn)
     if (rc == MPI_SUCCESS)
         mpii_world_state = 1;
     pthread_mutex_unlock(&env_engine_lock);
+    if (rc == MPI_SUCCESS) /* a spawned process meets its parent job */
+        rc = mpii_dyn_parent_init();
     return rc;
 }
 

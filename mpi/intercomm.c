@@ -45,7 +45,7 @@ static int inter_entry_cmp(const void *a, const void *b)
 /* Make the intercomm over union communicator urc (taken). Each member gives its side
  * and its order (key, key2) in its group. *out NULL when either group is empty. The
  * error handler is parent's. Returns an MPI error class. */
-static int inter_build(rmp_comm_t urc, const mpii_comm_t *parent, int side, int key, int key2,
+int mpii_inter_build(rmp_comm_t urc, const mpii_comm_t *parent, int side, int key, int key2,
                        mpii_comm_t **out)
 {
     *out = NULL;
@@ -225,7 +225,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     free(rw);
     mpii_comm_t *c = NULL;
     if (err == MPI_SUCCESS)
-        err = inter_build(urc, lc, side, lc->rank, 0, &c);
+        err = mpii_inter_build(urc, lc, side, lc->rank, 0, &c);
     if (err == MPI_SUCCESS && !c)
         err = MPI_ERR_INTERN;
     if (err != MPI_SUCCESS)
@@ -298,7 +298,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
                           &key);
     mpii_comm_t *c = NULL;
     if (err == MPI_SUCCESS)
-        err = inter_build(urc, &mpii_comm_world, side, lg->rank, 0, &c);
+        err = mpii_inter_build(urc, &mpii_comm_world, side, lg->rank, 0, &c);
     if (err == MPI_SUCCESS && !c)
         err = MPI_ERR_INTERN;
     if (err != MPI_SUCCESS)
@@ -348,7 +348,7 @@ int mpii_inter_dup(mpii_comm_t *c, mpii_comm_t **out)
     int st = rmp_comm_dup(c->rc, &urc);
     if (st != RMP_SUCCESS)
         return mpii_err_from_rmp(st);
-    return inter_build(urc, c, c->inter->side, c->rank, 0, out);
+    return mpii_inter_build(urc, c, c->inter->side, c->rank, 0, out);
 }
 
 int mpii_inter_split(mpii_comm_t *c, int color, int key, mpii_comm_t **out)
@@ -360,7 +360,7 @@ int mpii_inter_split(mpii_comm_t *c, int color, int key, mpii_comm_t **out)
         return mpii_err_from_rmp(st);
     if (!urc)
         return MPI_SUCCESS;
-    return inter_build(urc, c, c->inter->side, key, c->rank, out);
+    return mpii_inter_build(urc, c, c->inter->side, key, c->rank, out);
 }
 
 /* World ranks of c's local group (local) or remote group into w. */

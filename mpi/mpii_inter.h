@@ -48,6 +48,11 @@ static inline int mpii_p2p_size(const mpii_comm_t *c)
 }
 
 void mpii_inter_free(mpii_inter_t *x);
+/* Make the intercomm over union communicator urc (taken): each member gives its side (0
+ * or 1) and its order (key, key2) in its group; *out NULL when either group is empty;
+ * the error handler is parent's. Returns an MPI error class. */
+int mpii_inter_build(rmp_comm_t urc, const mpii_comm_t *parent, int side, int key, int key2,
+                     mpii_comm_t **out);
 /* Dup / split / create over an intercomm (collective over both groups): *out NULL when
  * this process gets MPI_COMM_NULL. Errors are returned, not reported. */
 int mpii_inter_dup(mpii_comm_t *c, mpii_comm_t **out);

@@ -168,7 +168,16 @@ typedef struct rmpi_tl_iface {
     int (*progress)(rmpi_tl_t *tl);
     /* Release everything; safe on a half-built instance. */
     void (*fini)(rmpi_tl_t *tl);
+    /* Optional: an endpoint to a dynamic peer (a process of another job, core/dynpeer.c)
+     * at index peer in [size, size + RMPI_DYN_MAX). me_there is the index by which that
+     * process knows this one: the transport names this side by it (indices of the two
+     * jobs are unrelated). NULL: the transport cannot reach other jobs. */
+    int (*connect_dyn)(rmpi_tl_t *tl, int peer, int me_there, const void *addr, size_t len,
+                       rmpi_ep_t **ep, rmpi_tl_caps_t *caps);
 } rmpi_tl_iface_t;
+
+/* Peer indices past the world size kept for dynamic peers (MPI_Comm_spawn/accept/connect). */
+#define RMPI_DYN_MAX 256
 
 /* The transport registry: the one list of transports, in default preference
  * order. X(name, BUILT): the folder transports/name/ defines

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Error handlers and classes: ERRORS_RETURN gives the class; user handlers
  * are called with the code; Call_errhandler; user-added classes, codes and
- * strings; an unsupported function reports MPI_ERR_UNSUPPORTED_OPERATION with
- * a message naming it. */
+ * strings; a function without a communicator (MPI_Comm_join) reports through
+ * MPI_COMM_WORLD's handler. */
 #include <string.h>
 
 #include "check.h"
@@ -42,15 +42,15 @@ int main(int argc, char **argv)
     CHECK(class_of(MPI_Group_incl(g, 1, &bad, &ng)) == MPI_ERR_RANK, "Group_incl rank 1000");
     CHECK_OK(MPI_Group_free(&g));
 
-    /* an unsupported function: the class, and Error_string names it */
+    /* a function without a communicator (MPI_COMM_WORLD's handler): a join over a socket
+     * that is not one returns its class, and Error_string gives a whole string for it */
     MPI_Comm inter;
     int rc = MPI_Comm_join(-1, &inter);
-    CHECK(class_of(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "Comm_join returned %d", rc);
+    CHECK(class_of(rc) == MPI_ERR_ARG, "Comm_join returned %d", rc);
     char msg[MPI_MAX_ERROR_STRING];
     int len;
     CHECK_OK(MPI_Error_string(rc, msg, &len));
-    CHECK(strstr(msg, "MPI_Comm_join is not supported") && len == (int)strlen(msg),
-          "Error_string: '%s'", msg);
+    CHECK(len > 0 && len == (int)strlen(msg), "Error_string: '%s'", msg);
 
     /* a user handler sees the code and the communicator */
     MPI_Comm dup;

@@ -56,7 +56,7 @@ static void tcp_fini(rmpi_tl_t *tl_)
     for (tcp_conn_t *c = tl->conns; c; c = c->next)
         rmpi_tcp_conn_close(tl, c);
     rmpi_tcp_reap(tl);
-    for (int i = 0; tl->eps && i < tl->nranks; i++) {
+    for (int i = 0; tl->eps && i < tl->cap; i++) {
         while (tl->eps[i].qhead) {
             tcp_seg_t *s = tl->eps[i].qhead;
             tl->eps[i].qhead = s->next;
@@ -94,10 +94,11 @@ static int tcp_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t 
     tl->nranks = args->size;
     tl->me = args->rank;
     int rc = RMP_ERR_NOMEM;
-    tl->eps = calloc((size_t)tl->nranks, sizeof(*tl->eps));
+    tl->cap = tl->nranks + RMPI_DYN_MAX;
+    tl->eps = calloc((size_t)tl->cap, sizeof(*tl->eps));
     if (!tl->eps)
         goto err;
-    for (int i = 0; i < tl->nranks; i++) {
+    for (int i = 0; i < tl->cap; i++) {
         tl->eps[i].tl = tl;
         tl->eps[i].base.peer = i;
         tl->eps[i].qtail = &tl->eps[i].qhead;
@@ -174,6 +175,27 @@ static int tcp_connect(rmpi_tl_t *tl_, int peer, const void *a, size_t alen, rmp
     ep->known = true;
     rmpi_info("tcp: rank %d (node %d) reached at %s:%u from %s", peer, tl->node_of[peer],
               inet_ntoa(ep->addr.sin_addr), (unsigned)ntohs(ep->addr.sin_port), tl->ifname);
+    *out = &ep->base;
+    return RMP_SUCCESS;
+}
+
+static int tcp_connect_dyn(rmpi_tl_t *tl_, int peer, int me_there, const void *a, size_t alen,
+                           rmpi_ep_t **out, rmpi_tl_caps_t *caps)
+{
+    tcp_tl_t *tl = (tcp_tl_t *)tl_;
+    (void)caps;
+    if (peer < tl->nranks || peer >= tl->cap || me_there < 0)
+        return RMP_ERR_INTERNAL;
+    tcp_ep_t *ep = &tl->eps[peer];
+    if (rmpi_tcp_addr_decode(a, alen, &ep->addr, &ep->token) != RMP_SUCCESS) {
+        rmpi_error("tcp: dynamic peer %d sent a malformed address", peer);
+        return RMP_ERR_BOOTSTRAP;
+    }
+    ep->dyn = true;
+    ep->me_there = me_there;
+    ep->known = true;
+    rmpi_info("tcp: dynamic peer %d (we are its %d) reached at %s:%u", peer, me_there,
+              inet_ntoa(ep->addr.sin_addr), (unsigned)ntohs(ep->addr.sin_port));
     *out = &ep->base;
     return RMP_SUCCESS;
 }
@@ -472,7 +494,7 @@ static int tcp_flush_all(tcp_tl_t *tl)
 static void tcp_report_failures(tcp_tl_t *tl)
 {
     tl->need_report = false;
-    for (int i = 0; i < tl->nranks; i++)
+    for (int i = 0; i < tl->cap; i++)
         if (tl->eps[i].report) {
             tl->eps[i].report = false;
             tl->peer_failed(i, "tcp connection lost");
@@ -570,4 +592,5 @@ const rmpi_tl_iface_t rmpi_tl_tcp = {
     .ep_alive = tcp_ep_alive,
     .progress = tcp_progress,
     .fini = tcp_fini,
+    .connect_dyn = tcp_connect_dyn,
 };

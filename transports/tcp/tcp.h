@@ -37,7 +37,10 @@ typedef struct tcp_put_hdr {
 
 /* First frame on a new connection, from the side that connected. token is
  * the acceptor's secret from its published address: only ranks of this job
- * know it, so a stray process cannot pose as a peer. */
+ * know it, so a stray process cannot pose as a peer. From a dynamic peer (another
+ * job, given the address at connect/accept time) size is TCP_HELLO_DYN and rank the
+ * index by which the acceptor knows the connector. */
+#define TCP_HELLO_DYN (-1)
 typedef struct tcp_hello {
     uint64_t token;
     int32_t rank;
@@ -88,6 +91,8 @@ struct tcp_ep {
     bool known;   /* connect() was called: addr and token are valid */
     bool on_flush;
     bool report;  /* failed; the core is told from progress() */
+    bool dyn;     /* a dynamic peer (another job): named by me_there in our HELLO */
+    int me_there; /* dyn: the index by which the peer knows us */
     tcp_conn_t *conn; /* the connection in use */
     tcp_conn_t *out;  /* our own attempt while connecting */
     struct sockaddr_in addr;
@@ -113,6 +118,7 @@ struct tcp_tl {
     char ifname[64];
     struct tcp_ep *eps; /* by world rank */
     int nranks, me;
+    int cap;            /* eps entries: nranks + RMPI_DYN_MAX (dynamic peers) */
     tcp_conn_t *conns;
     int nup;             /* connections in state UP */
     tcp_conn_t *hot;     /* the only UP connection, polled without epoll */
@@ -144,6 +150,13 @@ int rmpi_tcp_hello_check(const tcp_hello_t *h, uint64_t token, int nranks, int m
 /* The address a peer published ("IPv4:PORT/TOKEN" and its NUL, alen bytes).
  * RMP_SUCCESS, or RMP_ERR_BOOTSTRAP when it is anything else. */
 int rmpi_tcp_addr_decode(const char *a, size_t alen, struct sockaddr_in *sa, uint64_t *token);
+
+/* Does ep's peer win a simultaneous connection (the lower rank's attempt wins)? Dynamic
+ * peers have unrelated ranks: the lower token wins (each side knows both). */
+static inline bool rmpi_tcp_peer_lower(const tcp_tl_t *tl, const tcp_ep_t *ep)
+{
+    return ep->dyn ? ep->token < tl->token : ep->base.peer < tl->me;
+}
 
 /* tcp_conn.c: connections. */
 int rmpi_tcp_ep_connect(tcp_ep_t *ep);

@@ -124,7 +124,11 @@ void rmpi_tcp_ep_fail(tcp_ep_t *ep, int status, const char *why)
     tcp_tl_t *tl = ep->tl;
     if (ep->state == TCP_EP_FAILED)
         return;
-    rmpi_error("tcp: connection to rank %d failed: %s", ep->base.peer, why);
+    /* Another job's process closes its connections when it disconnects or ends: normal. */
+    if (ep->dyn)
+        rmpi_debug("tcp: connection to dynamic peer %d ended: %s", ep->base.peer, why);
+    else
+        rmpi_error("tcp: connection to rank %d failed: %s", ep->base.peer, why);
     ep->state = TCP_EP_FAILED;
     ep->error = status;
     ep->report = true;
@@ -163,7 +167,7 @@ static void tcp_out_failed(tcp_tl_t *tl, tcp_conn_t *c, bool rejected, const cha
     rmpi_tcp_conn_close(tl, c);
     if (ep->state != TCP_EP_CONNECTING)
         return;
-    if (rejected && ep->base.peer < tl->me) {
+    if (rejected && rmpi_tcp_peer_lower(tl, ep)) {
         rmpi_debug("tcp: rank %d refused our connection; waiting for its own", ep->base.peer);
         ep->state = TCP_EP_WAIT_PEER;
         return;
@@ -177,7 +181,8 @@ static void tcp_out_failed(tcp_tl_t *tl, tcp_conn_t *c, bool rejected, const cha
 static void tcp_send_hello(tcp_tl_t *tl, tcp_conn_t *c)
 {
     tcp_ep_t *ep = c->ep;
-    tcp_hello_t h = {ep->token, tl->me, tl->nranks};
+    tcp_hello_t h = {ep->token, ep->dyn ? ep->me_there : tl->me,
+                     ep->dyn ? TCP_HELLO_DYN : tl->nranks};
     if (tcp_send_small(c->fd, TCP_F_HELLO, &h, sizeof(h)) != 0) {
         tcp_out_failed(tl, c, false, errno ? strerror(errno) : "short write");
         return;
@@ -258,13 +263,16 @@ static void tcp_drop_stranger(tcp_tl_t *tl, tcp_conn_t *c, const char *why)
 
 static void tcp_on_hello(tcp_tl_t *tl, tcp_conn_t *c, const tcp_hello_t *h)
 {
-    if (rmpi_tcp_hello_check(h, tl->token, tl->nranks, tl->me) != RMP_SUCCESS) {
+    /* A dynamic peer names itself by the index we gave it, which connect_dyn set up. */
+    bool dyn = h->size == TCP_HELLO_DYN && h->token == tl->token && h->rank >= tl->nranks &&
+               h->rank < tl->cap && tl->eps[h->rank].dyn;
+    if (!dyn && rmpi_tcp_hello_check(h, tl->token, tl->nranks, tl->me) != RMP_SUCCESS) {
         tcp_drop_stranger(tl, c, "bad handshake");
         return;
     }
     tcp_ep_t *ep = &tl->eps[h->rank];
     bool accept = ep->state == TCP_EP_IDLE || ep->state == TCP_EP_WAIT_PEER ||
-                  (ep->state == TCP_EP_CONNECTING && h->rank < tl->me);
+                  (ep->state == TCP_EP_CONNECTING && rmpi_tcp_peer_lower(tl, ep));
     if (!accept) {
         /* Our own attempt wins (we are the lower rank), or a duplicate. */
         rmpi_debug("tcp: refused a second connection from rank %d", h->rank);
