@@ -228,8 +228,11 @@ static int cid_step(rmpi_cid_agree_t *a)
         int rc = cid_collect(a);
         if (a->error != RMP_SUCCESS)
             rc = a->error;
-        if (!cid_judge(a, rc))
+        if (!cid_judge(a, rc)) {
+            if (a->n == 1)
+                return 0; /* no messages to wait for: let progress run before retrying */
             continue;
+        }
         a->finished = 1;
         if (a->error == RMP_SUCCESS && a->done)
             a->error = a->done(a);
@@ -262,6 +265,8 @@ void rmpi_cid_free(rmpi_cid_agree_t *a)
 {
     if (!a)
         return;
+    if (a->parent)
+        rmpi_comm_release(a->parent);
     free(a->members);
     free(a->all);
     free(a->reqs);
@@ -275,6 +280,7 @@ int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag
     rmpi_cid_agree_t *a = calloc(1, sizeof(*a));
     if (!a)
         return RMP_ERR_NOMEM;
+    rmpi_comm_retain(parent); /* an idup may outlive the caller's handle of parent */
     a->parent = parent;
     a->n = n;
     a->me = me;
