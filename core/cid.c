@@ -36,6 +36,8 @@ struct rmpi_cid_agree {
     void *arg;
     uint32_t cid;
     rmpi_cid_agree_t *next; /* the queue for the main allocator */
+    rmpi_cid_agree_t *anext; /* cid_idups */
+    int idup; /* an idup (tag from the parent's collective numbers): in call order */
 };
 
 /* Per-process allocator state. A leaf lock: taken under the engine lock or alone,
@@ -45,6 +47,32 @@ static uint32_t cid_next_eager = 2; /* 0/1: world p2p/collectives */
 static uint32_t cid_next_main = 4;
 static rmpi_cid_agree_t *cid_eager_owner, *cid_main_owner;
 static rmpi_cid_agree_t *cid_queue; /* past round 0, by increasing key */
+static rmpi_cid_agree_t *cid_idups;  /* idups not finished */
+
+/* Is an earlier idup on a's parent still running here? Overlapping idups on one
+ * parent then take no allocator, so that they complete in call order. The members
+ * call them in the same order, so the earlier one never waits for the later. */
+static int cid_idup_behind(const rmpi_cid_agree_t *a)
+{
+    if (!a->idup)
+        return 0;
+    for (const rmpi_cid_agree_t *b = cid_idups; b; b = b->anext)
+        if (b != a && b->key >> 32 == a->key >> 32 && b->key < a->key)
+            return 1;
+    return 0;
+}
+
+static void cid_idup_done(rmpi_cid_agree_t *a)
+{
+    if (!a->idup)
+        return;
+    for (rmpi_cid_agree_t **p = &cid_idups; *p; p = &(*p)->anext)
+        if (*p == a) {
+            *p = a->anext;
+            break;
+        }
+    a->idup = 0;
+}
 
 /* The smallest id of residue res (mod 4) at or above x. */
 static uint32_t cid_round_up(uint32_t x, uint32_t res)
@@ -87,6 +115,8 @@ static void cid_propose(rmpi_cid_agree_t *a, cid_hdr_t *h)
 {
     h->ok = 0;
     h->next = 0;
+    if (cid_idup_behind(a))
+        return;
     if (a->round == 0) {
         if (!cid_eager_owner) {
             cid_eager_owner = a;
@@ -191,6 +221,7 @@ static int cid_judge(rmpi_cid_agree_t *a, int rc)
     cid_settle(a, agreed, cid);
     if (agreed || rc != RMP_SUCCESS) {
         cid_unqueue(a);
+        cid_idup_done(a);
     } else if (a->round == 0) {
         /* every member has started: wait for the main allocator in key order */
         rmpi_cid_agree_t **p = &cid_queue;
@@ -265,6 +296,11 @@ void rmpi_cid_free(rmpi_cid_agree_t *a)
 {
     if (!a)
         return;
+    pthread_mutex_lock(&cid_lock); /* nothing of it stays behind in the allocators */
+    cid_settle(a, 0, 0);
+    cid_unqueue(a);
+    cid_idup_done(a);
+    pthread_mutex_unlock(&cid_lock);
     if (a->parent)
         rmpi_comm_release(a->parent);
     free(a->members);
@@ -292,6 +328,7 @@ int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag
     a->free_with_req = free_with_req;
     a->all = calloc((size_t)n, a->esz);
     a->reqs = calloc((size_t)(2 * n), sizeof(*a->reqs));
+    a->idup = tag < RMPI_TAG_CORE_GROUP;
     if (members && (a->members = malloc((size_t)n * sizeof(int))))
         memcpy(a->members, members, (size_t)n * sizeof(int));
     if (!a->all || !a->reqs || (members && !a->members)) {
@@ -300,6 +337,12 @@ int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag
     }
     if (bytes)
         memcpy(cid_entry(a, me) + 1, mine, bytes);
+    if (a->idup) {
+        pthread_mutex_lock(&cid_lock);
+        a->anext = cid_idups;
+        cid_idups = a;
+        pthread_mutex_unlock(&cid_lock);
+    }
     rmpi_mt_enter(); /* no progress may poll it before it is complete */
     int rc = rmpi_req_gen(cid_poll, a, cid_release, req);
     if (rc == RMP_SUCCESS)
