@@ -38,14 +38,19 @@ struct rmpi_cid_agree {
     rmpi_cid_agree_t *next; /* the queue for the main allocator */
     rmpi_cid_agree_t *anext; /* cid_idups */
     int idup; /* an idup (tag from the parent's collective numbers): in call order */
+    int slot; /* its eager allocator */
 };
 
 /* Per-process allocator state. A leaf lock: taken under the engine lock or alone,
  * never held while waiting. */
 static pthread_mutex_t cid_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t cid_next_eager = 2; /* 0/1: world p2p/collectives */
-static uint32_t cid_next_main = 4;
-static rmpi_cid_agree_t *cid_eager_owner, *cid_main_owner;
+/* Allocator s hands out the ids 2s modulo CID_MOD: 0 is the main one, 1..CID_SLOTS
+ * the eager ones; an agreement's round 0 uses the eager slot its key hashes to (the
+ * same on every member), so concurrent agreements mostly take different ones. */
+#define CID_SLOTS 15
+#define CID_MOD (2u * (CID_SLOTS + 1))
+static uint32_t cid_next[CID_SLOTS + 1]; /* 0: the next main id, set at first use */
+static rmpi_cid_agree_t *cid_owner[CID_SLOTS + 1];
 static rmpi_cid_agree_t *cid_queue; /* past round 0, by increasing key */
 static rmpi_cid_agree_t *cid_idups;  /* idups not finished */
 
@@ -74,16 +79,30 @@ static void cid_idup_done(rmpi_cid_agree_t *a)
     a->idup = 0;
 }
 
-/* The smallest id of residue res (mod 4) at or above x. */
-static uint32_t cid_round_up(uint32_t x, uint32_t res)
+/* The smallest id of allocator s at or above x. */
+static uint32_t cid_round_up(uint32_t x, int s)
 {
-    return x + ((res - x) & 3u);
+    return x + ((2u * (uint32_t)s - x) & (CID_MOD - 1));
+}
+
+/* Under cid_lock: the allocators' first ids (0/1 is the world's context). */
+static void cid_init(void)
+{
+    if (cid_next[0])
+        return;
+    cid_next[0] = CID_MOD;
+    for (int s = 1; s <= CID_SLOTS; s++)
+        cid_next[s] = 2u * (uint32_t)s;
 }
 
 uint32_t rmpi_comm_next_cid(void)
 {
     pthread_mutex_lock(&cid_lock);
-    uint32_t x = cid_next_main > cid_next_eager ? cid_next_main : cid_next_eager;
+    cid_init();
+    uint32_t x = 0;
+    for (int s = 0; s <= CID_SLOTS; s++)
+        if (cid_next[s] > x)
+            x = cid_next[s];
     pthread_mutex_unlock(&cid_lock);
     return cid_round_up(x, 0);
 }
@@ -91,10 +110,10 @@ uint32_t rmpi_comm_next_cid(void)
 void rmpi_comm_cid_taken(uint32_t cid)
 {
     pthread_mutex_lock(&cid_lock);
-    if (cid_round_up(cid, 2) > cid_next_eager)
-        cid_next_eager = cid_round_up(cid, 2);
-    if (cid_round_up(cid, 0) > cid_next_main)
-        cid_next_main = cid_round_up(cid, 0);
+    cid_init();
+    for (int s = 0; s <= CID_SLOTS; s++)
+        if (cid_round_up(cid, s) > cid_next[s])
+            cid_next[s] = cid_round_up(cid, s);
     pthread_mutex_unlock(&cid_lock);
 }
 
@@ -117,32 +136,24 @@ static void cid_propose(rmpi_cid_agree_t *a, cid_hdr_t *h)
     h->next = 0;
     if (cid_idup_behind(a))
         return;
-    if (a->round == 0) {
-        if (!cid_eager_owner) {
-            cid_eager_owner = a;
-            h->ok = 1;
-            h->next = cid_next_eager;
-        }
-    } else if (!cid_main_owner && cid_queue == a) {
-        cid_main_owner = a;
-        h->ok = 1;
-        h->next = cid_next_main;
-    }
+    cid_init();
+    int s = a->round == 0 ? a->slot : 0;
+    if (cid_owner[s] || (s == 0 && cid_queue != a))
+        return;
+    cid_owner[s] = a;
+    h->ok = 1;
+    h->next = cid_next[s];
 }
 
 /* Release what round a->round owned; commit cid if the round agreed. Under cid_lock. */
 static void cid_settle(rmpi_cid_agree_t *a, int agreed, uint32_t cid)
 {
-    if (cid_eager_owner == a) {
-        if (agreed && cid + 4 > cid_next_eager)
-            cid_next_eager = cid + 4;
-        cid_eager_owner = NULL;
-    }
-    if (cid_main_owner == a) {
-        if (agreed && cid + 4 > cid_next_main)
-            cid_next_main = cid + 4;
-        cid_main_owner = NULL;
-    }
+    for (int s = 0; s <= CID_SLOTS; s++)
+        if (cid_owner[s] == a) {
+            if (agreed && cid + CID_MOD > cid_next[s])
+                cid_next[s] = cid + CID_MOD;
+            cid_owner[s] = NULL;
+        }
 }
 
 static int cid_rank(const rmpi_cid_agree_t *a, int i)
@@ -329,6 +340,8 @@ int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag
     a->all = calloc((size_t)n, a->esz);
     a->reqs = calloc((size_t)(2 * n), sizeof(*a->reqs));
     a->idup = tag < RMPI_TAG_CORE_GROUP;
+    uint64_t h = a->key * 0x9e3779b97f4a7c15ull;
+    a->slot = 1 + (int)((h >> 32) % CID_SLOTS);
     if (members && (a->members = malloc((size_t)n * sizeof(int))))
         memcpy(a->members, members, (size_t)n * sizeof(int));
     if (!a->all || !a->reqs || (members && !a->members)) {

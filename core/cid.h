@@ -7,11 +7,12 @@
  * A proposal is this process's next free id, taken while it owns its allocator, so
  * that no other agreement of this process can pick the same id before this one
  * commits; a member that could not take the allocator says so and the round is
- * repeated. Two allocators in disjoint id ranges keep that free of deadlock (the
- * scheme of MPICH's context-id masks): round 0 uses the eager one (ids 2 mod 4), on
- * a first come basis; its completion proves that every member has started, and
- * from round 1 on the main allocator (ids 0 mod 4) goes to the waiting agreement
- * with the lowest key (parent context, tag), the same order on every process. */
+ * repeated. Allocators in disjoint id ranges keep that free of deadlock (the scheme
+ * of MPICH's eager and main context-id masks): round 0 uses an eager one, the one of
+ * 15 the agreement's key hashes to, on a first come basis; its completion proves
+ * that every member has started, and from round 1 on the main allocator goes to the
+ * waiting agreement with the lowest key (parent context, tag), the same order on
+ * every process. */
 #ifndef RMPI_CID_H
 #define RMPI_CID_H
 
