@@ -10,6 +10,7 @@
 #include "coll_p2p.h"
 #include "coll_sched.h"
 #include "coll_vlayout.h"
+#include "mt.h"
 
 enum { SOP_SEND, SOP_RECV, SOP_REDUCE3, SOP_COPY, SOP_SEND_LAY, SOP_RECV_LAY, SOP_COPY_LAY };
 
@@ -249,9 +250,14 @@ int coll_sched_start(coll_sched_t *s, rmp_request_t *out)
         !(s->reqs = malloc((size_t)s->maxreq * sizeof(*s->reqs))))
         rc = RMP_ERR_NOMEM;
     rmp_request_t req = NULL;
+    /* Under MULTIPLE another thread's progress polls the request as soon as it is
+     * listed: the engine lock keeps it out until round 0 is posted (issue 26: two
+     * threads ran the same schedule's rounds, completing it without its data). */
+    rmpi_mt_enter();
     if (rc == RMP_SUCCESS)
         rc = rmpi_req_gen(sched_poll, s, sched_release, &req);
     if (rc != RMP_SUCCESS) {
+        rmpi_mt_leave();
         coll_sched_free(s);
         return rc;
     }
@@ -260,6 +266,7 @@ int coll_sched_start(coll_sched_t *s, rmp_request_t *out)
     if (s->nrounds > 0)
         sched_run_round(s);
     sched_poll(req);
+    rmpi_mt_leave();
     *out = req;
     return RMP_SUCCESS;
 }

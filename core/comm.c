@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cid.h"
 #include "comm.h"
 #include "log.h"
 #include "coll_id.h"
@@ -11,7 +12,6 @@
 #include "xchg.h"
 
 struct rmp_comm *rmpi_world;
-static uint32_t comm_next_cid = 2; /* 0/1: world p2p/collectives */
 
 
 int rmpi_comm_world_init(void)
@@ -45,17 +45,6 @@ int rmpi_comm_check_slow(rmp_comm_t comm)
     if (!comm)
         return RMP_ERR_ARG;
     return rmpi_ulfm_revoked(comm) ? RMP_ERR_REVOKED : RMP_SUCCESS;
-}
-
-uint32_t rmpi_comm_next_cid(void)
-{
-    return comm_next_cid;
-}
-
-void rmpi_comm_cid_taken(uint32_t cid)
-{
-    if (cid > comm_next_cid)
-        comm_next_cid = cid;
 }
 
 void rmpi_comm_destroy(struct rmp_comm *c)
@@ -93,9 +82,9 @@ RMP_EXPORT int rmp_comm_size(rmp_comm_t comm)
     return rc != RMP_SUCCESS ? rc : comm->size;
 }
 
+/* What each member of a split tells the others (beside core/cid.c's own header). */
 typedef struct comm_split_entry {
     int32_t color, key, rank;
-    uint32_t next_cid;
 } comm_split_entry_t;
 
 static int comm_entry_cmp(const void *a, const void *b)
@@ -106,6 +95,21 @@ static int comm_entry_cmp(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* A communicator of context cid whose members are the world ranks of world[0..n). */
+static int comm_new(uint32_t cid, int n, int rank, struct rmp_comm **out)
+{
+    struct rmp_comm *c = calloc(1, sizeof(*c));
+    if (!c || !(c->world = malloc((size_t)n * sizeof(int)))) {
+        free(c);
+        return RMP_ERR_NOMEM;
+    }
+    c->cid = cid;
+    c->size = n;
+    c->rank = rank;
+    *out = c;
+    return RMP_SUCCESS;
+}
+
 RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *newcomm)
 {
     int rc = rmpi_comm_check(comm);
@@ -114,14 +118,17 @@ RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *n
     if (!newcomm || (color < 0 && color != RMP_UNDEFINED))
         return RMP_ERR_ARG;
     int n = comm->size;
-    comm_split_entry_t *all = calloc((size_t)n, sizeof(*all));
+    comm_split_entry_t mine = {color, key, comm->rank}, *all = calloc((size_t)n, sizeof(*all));
+    rmpi_cid_agree_t *a = NULL;
     struct rmp_comm *c = NULL;
     if (!all)
         return RMP_ERR_NOMEM;
-    all[comm->rank] = (comm_split_entry_t){color, key, comm->rank, comm_next_cid};
-    rc = rmpi_xchg_allgather(comm, RMPI_TAG_CORE_SPLIT, all, sizeof(*all));
+    rc = rmpi_cid_agree(comm, n, NULL, comm->rank, RMPI_TAG_CORE_SPLIT, &mine, sizeof(mine),
+                        &a);
     if (rc != RMP_SUCCESS)
         goto out_free;
+    for (int r = 0; r < n; r++)
+        memcpy(&all[r], rmpi_cid_payload(a, r), sizeof(*all));
     /* The entries come from the peers: a rank that is not its sender's
      * would index past the member table below. */
     for (int r = 0; r < n; r++)
@@ -130,12 +137,6 @@ RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *n
             rc = RMP_ERR_TRANSPORT;
             goto out_free;
         }
-    /* Every member agrees on the new context: the largest next cid seen. */
-    uint32_t cid = 0;
-    for (int r = 0; r < n; r++)
-        if (all[r].next_cid > cid)
-            cid = all[r].next_cid;
-    comm_next_cid = cid + 2;
     if (color == RMP_UNDEFINED) {
         *newcomm = RMP_COMM_NULL;
         goto out_free;
@@ -145,23 +146,17 @@ RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *n
         if (all[r].color == color)
             all[m++] = all[r];
     qsort(all, (size_t)m, sizeof(*all), comm_entry_cmp);
-    c = calloc(1, sizeof(*c));
-    if (!c || !(c->world = malloc((size_t)m * sizeof(int)))) {
-        rc = RMP_ERR_NOMEM;
+    rc = comm_new(rmpi_cid_value(a), m, 0, &c);
+    if (rc != RMP_SUCCESS)
         goto out_free;
-    }
-    c->cid = cid;
-    c->size = m;
     for (int i = 0; i < m; i++) {
         c->world[i] = rmpi_comm_world_rank(comm, all[i].rank);
         if (all[i].rank == comm->rank)
             c->rank = i;
     }
     *newcomm = c;
-    c = NULL;
 out_free:
-    if (c)
-        rmpi_comm_destroy(c);
+    rmpi_cid_free(a);
     free(all);
     return rc;
 }
@@ -172,6 +167,33 @@ RMP_EXPORT int rmp_comm_dup(rmp_comm_t comm, rmp_comm_t *newcomm)
     if (rc != RMP_SUCCESS)
         return rc;
     return rmp_comm_split(comm, 0, comm->rank, newcomm);
+}
+
+/* rmp_comm_idup's completion, in the progress engine: the copy of the parent. */
+static int comm_idup_done(rmpi_cid_agree_t *a)
+{
+    rmp_comm_t p = rmpi_cid_parent(a), c = NULL;
+    int rc = comm_new(rmpi_cid_value(a), p->size, p->rank, &c);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    for (int i = 0; i < p->size; i++)
+        c->world[i] = rmpi_comm_world_rank(p, i);
+    *(rmp_comm_t *)rmpi_cid_arg(a) = c;
+    return RMP_SUCCESS;
+}
+
+RMP_EXPORT int rmp_comm_idup(rmp_comm_t comm, rmp_comm_t *newcomm, rmp_request_t *req)
+{
+    int rc = rmpi_comm_check(comm);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!newcomm || !req)
+        return RMP_ERR_ARG;
+    *newcomm = RMP_COMM_NULL;
+    /* a collective call on comm: its own number among the collectives there, so that
+     * overlapping idups and other collectives never take each other's messages */
+    return rmpi_cid_start(comm, comm->size, NULL, comm->rank, rmpi_coll_next_tag(comm), NULL,
+                          0, comm_idup_done, newcomm, 1, req, NULL);
 }
 
 RMP_EXPORT int rmp_comm_free(rmp_comm_t *comm)
@@ -240,42 +262,18 @@ RMP_EXPORT int rmp_comm_create_group(rmp_comm_t comm, int n, const int ranks[], 
     }
     if (me < 0)
         return RMP_ERR_ARG;
-    comm_split_entry_t *all = calloc((size_t)n, sizeof(*all));
-    struct rmp_comm *c = NULL;
-    if (!all)
-        return RMP_ERR_NOMEM;
-    all[me] = (comm_split_entry_t){0, 0, comm->rank, comm_next_cid};
-    rc = rmpi_xchg_allgather_among(comm, n, ranks, me,
-                                   RMPI_TAG_CORE_GROUP + (tag & RMPI_TAG_CORE_GROUP_MASK), all,
-                                   sizeof(*all));
-    for (int i = 0; i < n && rc == RMP_SUCCESS; i++)
-        if (all[i].rank != ranks[i]) {
-            rmpi_error("comm_create_group: malformed entry from rank %d", ranks[i]);
-            rc = RMP_ERR_TRANSPORT;
-        }
+    rmpi_cid_agree_t *a = NULL;
+    rc = rmpi_cid_agree(comm, n, ranks, me,
+                        RMPI_TAG_CORE_GROUP + (tag & RMPI_TAG_CORE_GROUP_MASK), NULL, 0, &a);
     if (rc != RMP_SUCCESS)
-        goto out_free;
-    /* The largest next cid of the members is above every cid any of them uses. */
-    uint32_t cid = 0;
-    for (int i = 0; i < n; i++)
-        if (all[i].next_cid > cid)
-            cid = all[i].next_cid;
-    comm_next_cid = cid + 2;
-    c = calloc(1, sizeof(*c));
-    if (!c || !(c->world = malloc((size_t)n * sizeof(int)))) {
-        rc = RMP_ERR_NOMEM;
-        goto out_free;
-    }
-    c->cid = cid;
-    c->size = n;
-    c->rank = me;
+        return rc;
+    struct rmp_comm *c = NULL;
+    rc = comm_new(rmpi_cid_value(a), n, me, &c);
+    rmpi_cid_free(a);
+    if (rc != RMP_SUCCESS)
+        return rc;
     for (int i = 0; i < n; i++)
         c->world[i] = rmpi_comm_world_rank(comm, ranks[i]);
     *newcomm = c;
-    c = NULL;
-out_free:
-    if (c)
-        rmpi_comm_destroy(c);
-    free(all);
-    return rc;
+    return RMP_SUCCESS;
 }

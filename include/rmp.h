@@ -182,6 +182,10 @@ int rmp_request_cancel(rmp_request_t req, int *cancelled);
  * otherwise when it completes (a send's data still goes out, a receive still
  * fills its buffer); *req becomes RMP_REQUEST_NULL. */
 int rmp_request_free(rmp_request_t *req);
+/* Nonblocking dup: returns at once; *newcomm is set when *req completes (a collective
+ * call on comm, ordered with its other collectives; overlapping idups on one comm
+ * complete in call order on every member). Safe from several threads at once. */
+int rmp_comm_idup(rmp_comm_t comm, rmp_comm_t *newcomm, rmp_request_t *req);
 /* Whether req has completed (*done), and then its status, without freeing it
  * (MPI_Request_get_status, Testall's first pass). It does not drive progress:
  * call rmp_progress when nothing is done. */

@@ -201,38 +201,74 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 MPII_WEAK(Comm_dup_with_info)
 
 /* ---- MPI_Comm_idup ----
- * rmp agrees on a new context in a blocking collective, so idup defers it: the call
- * posts a barrier on the parent (the gate: every member has called idup) and returns;
- * waits and tests run the pending duplications, each once its gate has opened, in
- * the order of the new communicators' keys, which every member agrees on. The order
- * keeps overlapping idups issued in different orders (MPICH comm_idup_overlap,
- * idup_with_info) from waiting on each other in a cycle, and the deferral lets a
- * member reach a blocking creation on the parent between its idup and wait while
- * another is still before its idup (comm_create_group_idup). The new communicator's
- * object exists from the call on; it is filled when the duplication ran. */
+ * rmp_comm_idup agrees on the new context in rmp's progress engine (core/cid.c): the
+ * call returns at once and the request completes in Wait/Test, overlapping idups on
+ * one communicator in call order, idups from several threads at once on different
+ * communicators independently. An intercommunicator needs two new contexts (its
+ * union's and its collectives'), both idups of its union communicator; the rest is
+ * the parent's layout. The new communicator's object exists from the call on; it is
+ * filled at completion. */
 typedef struct idup_pend {
-    struct idup_pend *next;
     mpii_comm_t *parent, *n;
-    rmp_request_t gate;
-    int gate_done, done, orphan, err;
+    rmp_comm_t urc, crc;
+    rmp_request_t ureq, creq;
+    int done, err;
 } idup_pend_t;
 
-static idup_pend_t *idup_list; /* pending, by increasing key of the new communicator */
+/* A copy of intercommunicator c over the new union urc and collectives' context crc. */
+static int idup_inter(mpii_comm_t *c, rmp_comm_t urc, rmp_comm_t crc, mpii_comm_t **out)
+{
+    const mpii_inter_t *px = c->inter;
+    mpii_inter_t *x = calloc(1, sizeof(*x));
+    mpii_comm_t *t = NULL;
+    int err = MPI_ERR_NO_MEM;
+    if (!x)
+        goto fail;
+    x->side = px->side;
+    x->rsize = px->rsize;
+    x->usize = px->usize;
+    x->l2u = malloc((size_t)c->size * sizeof(int));
+    x->r2u = malloc((size_t)px->rsize * sizeof(int));
+    x->u2r = malloc((size_t)px->usize * sizeof(int));
+    if (!x->l2u || !x->r2u || !x->u2r)
+        goto fail;
+    memcpy(x->l2u, px->l2u, (size_t)c->size * sizeof(int));
+    memcpy(x->r2u, px->r2u, (size_t)px->rsize * sizeof(int));
+    memcpy(x->u2r, px->u2r, (size_t)px->usize * sizeof(int));
+    err = mpii_comm_wrap(crc, c, &x->coll);
+    crc = RMP_COMM_NULL;
+    if (err != MPI_SUCCESS)
+        goto fail;
+    /* internal: its errors are returned to the intercomm call, which reports them */
+    mpii_errh_release(x->coll->errh);
+    x->coll->errh = mpii_errh(MPI_ERRORS_RETURN);
+    mpii_errh_retain(x->coll->errh);
+    err = mpii_comm_wrap(urc, c, &t);
+    urc = RMP_COMM_NULL;
+    if (err != MPI_SUCCESS)
+        goto fail;
+    t->rank = c->rank;
+    t->size = c->size;
+    t->p2p_slow = MPII_P2P_SLOW_INTER;
+    t->inter = x;
+    *out = t;
+    return MPI_SUCCESS;
+fail:
+    mpii_inter_free(x);
+    if (crc)
+        rmp_comm_free(&crc);
+    if (urc)
+        rmp_comm_free(&urc);
+    return err;
+}
 
-/* Duplicate p->parent into the object handed out at the call. */
-static int idup_run(idup_pend_t *p)
+/* The agreed contexts into the object handed out at the call. */
+static int idup_fill(idup_pend_t *p)
 {
     mpii_comm_t *c = p->parent, *t = NULL;
-    int err;
-    if (c->inter) {
-        err = mpii_inter_dup(c, &t);
-        if (err == MPI_SUCCESS && !t)
-            err = MPI_ERR_INTERN;
-    } else {
-        rmp_comm_t rc = RMP_COMM_NULL;
-        int st = rmp_comm_dup(c->rc, &rc);
-        err = st == RMP_SUCCESS ? mpii_comm_wrap(rc, c, &t) : mpii_err_from_rmp(st);
-    }
+    rmp_comm_t urc = p->urc, crc = p->crc;
+    p->urc = p->crc = RMP_COMM_NULL;
+    int err = c->inter ? idup_inter(c, urc, crc, &t) : mpii_comm_wrap(urc, c, &t);
     if (err != MPI_SUCCESS)
         return err;
     if (c->topo)
@@ -253,40 +289,38 @@ static int idup_run(idup_pend_t *p)
     return MPI_SUCCESS;
 }
 
-/* One thread runs the pending duplications at a time (MPI_THREAD_MULTIPLE); the
- * others' polls return without waiting for it. */
-static pthread_mutex_t idup_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void idup_progress(void)
+/* Complete p if its agreements are (wait: until they are). */
+static void idup_advance(idup_pend_t *p, int wait)
 {
-    if (pthread_mutex_trylock(&idup_lock) != 0)
-        return;
-    while (idup_list) {
-        idup_pend_t *p = idup_list;
-        if (!p->gate_done) {
-            int flag = 0;
-            rmp_status_t st;
-            int rc = rmp_test(&p->gate, &flag, &st);
-            if (rc != RMP_SUCCESS)
-                p->err = mpii_err_from_rmp(rc);
-            else if (!flag)
-                break; /* later keys wait for this one */
-            p->gate_done = 1;
-        }
-        idup_list = p->next;
-        if (p->err == MPI_SUCCESS)
-            p->err = idup_run(p);
-        p->done = 1;
-        if (p->orphan)
-            free(p);
+    rmp_request_t *q[2] = {&p->ureq, &p->creq};
+    for (int i = 0; i < 2; i++) {
+        if (!*q[i])
+            continue;
+        rmp_status_t st;
+        int flag = 1, rc = wait ? rmp_wait(q[i], &st) : rmp_test(q[i], &flag, &st);
+        if (rc == RMP_SUCCESS && flag)
+            rc = st.error;
+        if (rc != RMP_SUCCESS && p->err == MPI_SUCCESS)
+            p->err = mpii_err_from_rmp(rc);
+        if (rc != RMP_SUCCESS && *q[i])
+            rmp_request_free(q[i]); /* gave up waiting: it finishes alone */
+        if (*q[i])
+            return;
     }
-    pthread_mutex_unlock(&idup_lock);
+    if (p->err == MPI_SUCCESS)
+        p->err = idup_fill(p);
+    if (p->urc)
+        rmp_comm_free(&p->urc);
+    if (p->crc)
+        rmp_comm_free(&p->crc);
+    p->done = 1;
 }
 
 static int idup_poll(mpii_req_t *r)
 {
     idup_pend_t *p = r->ctx;
-    idup_progress();
+    if (!p->done)
+        idup_advance(p, 0);
     if (!p->done)
         return 0;
     r->err = p->err;
@@ -295,13 +329,13 @@ static int idup_poll(mpii_req_t *r)
     return 1;
 }
 
+/* Freed before completion (MPI_Request_free): the new communicator is still made. */
 static void idup_release(mpii_req_t *r)
 {
     idup_pend_t *p = r->ctx;
-    if (p && p->done)
-        free(p);
-    else if (p)
-        p->orphan = 1; /* freed by idup_progress once it ran */
+    if (p && !p->done)
+        idup_advance(p, 1);
+    free(p);
     r->ctx = NULL;
 }
 
@@ -316,10 +350,7 @@ static int comm_idup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Reques
         return mpii_err_comm(c, MPI_ERR_INFO, fn, "invalid info");
     idup_pend_t *p = calloc(1, sizeof(*p));
     mpii_comm_t *n = p ? mpii_obj_new(&comm_pool, MPII_MAGIC_COMM) : NULL;
-    mpii_req_t *r = n ? mpii_req_new_poll(c, idup_poll, idup_release, p) : NULL;
-    if (!r) {
-        if (n)
-            mpii_obj_free(&comm_pool, n);
+    if (!n) {
         free(p);
         return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
     }
@@ -328,18 +359,20 @@ static int comm_idup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Reques
     mpii_errh_retain(n->errh);
     p->parent = c;
     p->n = n;
-    int st = rmp_ibarrier(c->rc, &p->gate);
-    if (st != RMP_SUCCESS) {
-        p->err = mpii_err_from_rmp(st);
-        p->gate_done = 1;
+    int st = rmp_comm_idup(c->rc, &p->urc, &p->ureq);
+    if (st == RMP_SUCCESS && c->inter)
+        st = rmp_comm_idup(c->rc, &p->crc, &p->creq);
+    mpii_req_t *r = st == RMP_SUCCESS ? mpii_req_new_poll(c, idup_poll, idup_release, p) : NULL;
+    if (!r) {
+        p->err = st != RMP_SUCCESS ? mpii_err_from_rmp(st) : MPI_ERR_NO_MEM;
+        idup_advance(p, 1); /* what was started completes on every member, then is freed */
+        mpii_errh_release(n->errh);
+        mpii_obj_free(&comm_pool, n);
+        free(p);
+        if (st != RMP_SUCCESS)
+            return mpii_err_comm(c, mpii_err_from_rmp(st), fn, "%s", rmp_strerror(st));
+        return mpii_err_comm(c, MPI_ERR_NO_MEM, fn, "out of memory");
     }
-    pthread_mutex_lock(&idup_lock);
-    idup_pend_t **at = &idup_list;
-    while (*at && (*at)->n->key <= n->key)
-        at = &(*at)->next;
-    p->next = *at;
-    *at = p;
-    pthread_mutex_unlock(&idup_lock);
     *newcomm = (MPI_Comm)n;
     *request = (MPI_Request)r;
     return MPI_SUCCESS;

@@ -160,22 +160,35 @@ static int inter_union(int nl, const int *lw, int nr, const int *rw, int tag, rm
 }
 
 /* The leaders swap their groups' world ranks over peer; everyone learns them through
- * local. Returns the remote list (malloc'd) and whether this group is side 1. */
+ * local. Returns the remote list (malloc'd), whether this group is side 1, and the tag
+ * of the union's creation: the user's mixed with the peer communicator's key, so that
+ * creations from several threads with one tag over different peers (MPICH
+ * threads/comm/idup_comm_gen) never take each other's messages on the world. */
 static int ic_exchange(mpii_comm_t *lc, int lleader, MPI_Comm peer, int rleader, int tag,
-                       const int *lw, int *nr_out, int **rw_out, int *side)
+                       const int *lw, int *nr_out, int **rw_out, int *side, int *utag)
 {
     MPI_Comm local = mpii_comm_handle(lc);
-    int hdr[2] = {0, 0}; /* remote size, remote leader's world rank */
+    /* remote size, remote leader's world rank, then the peer's key (both halves) */
+    int hdr[4] = {0, 0, 0, 0};
     int *rw = NULL, err;
     if (lc->rank == lleader) {
-        int mine[2] = {lc->size, lw[lleader]};
-        err = PMPI_Sendrecv(mine, 2, MPI_INT, rleader, tag, hdr, 2, MPI_INT, rleader, tag, peer,
+        uint64_t pk = mpii_comm(peer)->key;
+        int mine[4] = {lc->size, lw[lleader], (int)(uint32_t)pk, (int)(uint32_t)(pk >> 32)};
+        err = PMPI_Sendrecv(mine, 4, MPI_INT, rleader, tag, hdr, 4, MPI_INT, rleader, tag, peer,
                             MPI_STATUS_IGNORE);
         if (err != MPI_SUCCESS)
             return err;
+        /* the two leaders' views of the peer: the smaller, the same on both sides */
+        uint64_t rk = (uint64_t)(uint32_t)hdr[2] | (uint64_t)(uint32_t)hdr[3] << 32;
+        if (pk < rk) {
+            hdr[2] = mine[2];
+            hdr[3] = mine[3];
+        }
     }
-    if ((err = PMPI_Bcast(hdr, 2, MPI_INT, lleader, local)) != MPI_SUCCESS)
+    if ((err = PMPI_Bcast(hdr, 4, MPI_INT, lleader, local)) != MPI_SUCCESS)
         return err;
+    uint64_t k = (uint64_t)(uint32_t)hdr[2] | (uint64_t)(uint32_t)hdr[3] << 32;
+    *utag = (int)(mpii_key_mix(k, (uint64_t)(uint32_t)tag) & RMP_TAG_UB);
     if (hdr[0] <= 0 || !(rw = malloc((size_t)hdr[0] * sizeof(int))))
         return hdr[0] <= 0 ? MPI_ERR_INTERN : MPI_ERR_NO_MEM;
     if (lc->rank == lleader)
@@ -216,11 +229,13 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         return mpii_err_comm(lc, MPI_ERR_NO_MEM, fn, "out of memory");
     for (int i = 0; i < lc->size; i++)
         lw[i] = mpii_comm_world_rank(lc, i);
-    int err = ic_exchange(lc, local_leader, peer_comm, remote_leader, tag, lw, &nr, &rw, &side);
+    int utag = 0;
+    int err = ic_exchange(lc, local_leader, peer_comm, remote_leader, tag, lw, &nr, &rw, &side,
+                          &utag);
     rmp_comm_t urc = RMP_COMM_NULL;
     uint64_t key = 0;
     if (err == MPI_SUCCESS)
-        err = inter_union(lc->size, lw, nr, rw, tag, &urc, &key);
+        err = inter_union(lc->size, lw, nr, rw, utag, &urc, &key);
     free(lw);
     free(rw);
     mpii_comm_t *c = NULL;
