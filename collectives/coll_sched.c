@@ -10,7 +10,6 @@
 #include "coll_p2p.h"
 #include "coll_sched.h"
 #include "coll_vlayout.h"
-#include "mt.h"
 
 enum { SOP_SEND, SOP_RECV, SOP_REDUCE3, SOP_COPY, SOP_SEND_LAY, SOP_RECV_LAY, SOP_COPY_LAY };
 

@@ -9,6 +9,9 @@
  *   their waits (request.h), the progress engine for loops spinning on shared memory
  *   (progress.h: rmpi_progress, rmpi_progress_yields, rmpi_oversubscribed);
  * - the hang report's hooks (diag.h);
+ * - the engine lock of RMP_THREAD_MULTIPLE around starting a schedule (mt.h:
+ *   rmpi_mt_enter/leave), so that another thread's progress cannot run its first round
+ *   while it is posted;
  * - and from core/api: logging, parameter tables and their parsers, shared-memory
  *   segments; the tuning file's sections (tune_section.h).
  * Anything else of core (transports, protocols, matching, the runtime's globals) is
@@ -22,6 +25,7 @@
 #include "diag.h"
 #include "failure.h"
 #include "log.h"
+#include "mt.h"
 #include "param.h"
 #include "progress.h"
 #include "request.h"
