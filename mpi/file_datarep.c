@@ -114,6 +114,11 @@ int mpii_file_datarep_ok(const mpii_datarep_t *r, mpii_dtype_t *d)
     return 1;
 }
 
+int mpii_file_is_x32(const mpii_file_t *f)
+{
+    return f->drep == &drep_ext32;
+}
+
 /* One access in the representation: convert count elements at buf to or from the
  * file form in a bounce buffer, which moves through the view as packed bytes. */
 int mpii_file_datarep_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,

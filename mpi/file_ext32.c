@@ -228,41 +228,56 @@ int mpii_file_x32_extent(mpii_dtype_t *d, MPI_Aint *extent)
     return rc;
 }
 
+/* f's view laid out in external32 sizes: v, a copy of *f whose segments, sizes and
+ * etype size are the file's (for the view functions); free x->seg and *sum after. */
+static int x32_view(const mpii_file_t *f, mpii_file_t *v, x32_t *x, MPI_Offset **sum)
+{
+    MPI_Aint es = 0;
+    MPI_Offset lb = 0, ext = 0;
+    int rc = PMPI_Pack_external_size("external32", 1, mpii_dtype_handle(f->etype), &es);
+    if (!rc)
+        rc = x32_walk(x, mpii_dtype_handle(f->ftype), 0, &lb, &ext);
+    if (!rc && (x->n == 0 || es == 0))
+        rc = MPI_ERR_UNSUPPORTED_DATAREP;
+    if (!rc && !(*sum = malloc(((size_t)x->n + 1) * sizeof(**sum))))
+        rc = MPI_ERR_NO_MEM;
+    if (rc)
+        return rc;
+    *v = *f;
+    v->seg = x->seg;
+    v->nseg = x->n;
+    v->segsum = *sum;
+    (*sum)[0] = 0;
+    for (int i = 0; i < x->n; i++)
+        (*sum)[i + 1] = (*sum)[i] + x->seg[i].len;
+    v->ftsize = (*sum)[x->n];
+    v->ftext = ext;
+    v->esize = (size_t)es;
+    return MPI_SUCCESS;
+}
+
 /* One access: f's view laid out in external32, pos a native stream position. */
 int mpii_file_x32_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
                      mpii_dtype_t *d, int write, size_t *done)
 {
     MPI_Datatype h = mpii_dtype_handle(d);
-    MPI_Aint es = 0, one = 0, total = 0, p = 0;
-    MPI_Offset lb = 0, ext = 0;
+    MPI_Aint one = 0, total = 0, p = 0;
     x32_t x = {NULL, 0, 0, 0};
     char *tmp = NULL;
     MPI_Offset *sum = NULL;
+    mpii_file_t v; /* the view in file sizes */
     *done = 0;
-    int rc = PMPI_Pack_external_size("external32", 1, mpii_dtype_handle(f->etype), &es);
+    int rc = PMPI_Pack_external_size("external32", 1, h, &one);
     if (!rc)
-        rc = PMPI_Pack_external_size("external32", 1, h, &one);
-    if (!rc)
-        rc = x32_walk(&x, mpii_dtype_handle(f->ftype), 0, &lb, &ext);
+        rc = x32_view(f, &v, &x, &sum);
     total = one * (MPI_Aint)count;
-    if (!rc && (x.n == 0 || es == 0 || one == 0))
+    if (!rc && one == 0)
         rc = MPI_ERR_UNSUPPORTED_DATAREP;
-    if (!rc && (!(tmp = malloc((size_t)total)) ||
-                !(sum = malloc(((size_t)x.n + 1) * sizeof(*sum)))))
+    if (!rc && !(tmp = malloc((size_t)total)))
         rc = MPI_ERR_NO_MEM;
     if (rc)
         goto out;
-    mpii_file_t v = *f; /* the view in file sizes */
-    v.seg = x.seg;
-    v.nseg = x.n;
-    v.segsum = sum;
-    sum[0] = 0;
-    for (int i = 0; i < x.n; i++)
-        sum[i + 1] = sum[i] + x.seg[i].len;
-    v.ftsize = sum[x.n];
-    v.ftext = ext;
-    v.esize = (size_t)es;
-    MPI_Offset xpos = pos / (MPI_Offset)f->esize * es;
+    MPI_Offset xpos = pos / (MPI_Offset)f->esize * (MPI_Offset)v.esize;
     if (write)
         rc = PMPI_Pack_external("external32", buf, count, h, tmp, total, &p);
     size_t got = 0;
@@ -276,5 +291,31 @@ out:
     free(x.seg);
     free(sum);
     free(tmp);
+    return rc;
+}
+
+int mpii_file_x32_byte_of(const mpii_file_t *f, MPI_Offset eoff, MPI_Offset *byte)
+{
+    x32_t x = {NULL, 0, 0, 0};
+    MPI_Offset *sum = NULL;
+    mpii_file_t v;
+    int rc = x32_view(f, &v, &x, &sum);
+    if (!rc)
+        *byte = mpii_file_byte_of(&v, eoff * (MPI_Offset)v.esize);
+    free(x.seg);
+    free(sum);
+    return rc;
+}
+
+int mpii_file_x32_end_of(const mpii_file_t *f, MPI_Offset size, MPI_Offset *eoff)
+{
+    x32_t x = {NULL, 0, 0, 0};
+    MPI_Offset *sum = NULL;
+    mpii_file_t v;
+    int rc = x32_view(f, &v, &x, &sum);
+    if (!rc)
+        *eoff = mpii_file_pos_of(&v, size) / (MPI_Offset)v.esize;
+    free(x.seg);
+    free(sum);
     return rc;
 }

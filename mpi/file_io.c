@@ -159,7 +159,13 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
         struct stat sb;
         if (fstat(f->fd, &sb) != 0)
             return mpii_file_err(f, MPI_ERR_IO, fn, "fstat failed");
-        base = mpii_file_pos_of(f, (MPI_Offset)sb.st_size) / (MPI_Offset)f->esize;
+        if (mpii_file_is_x32(f)) {
+            int rc = mpii_file_x32_end_of(f, (MPI_Offset)sb.st_size, &base);
+            if (rc)
+                return mpii_file_err(f, rc, fn, "the external32 layout of the view");
+        } else {
+            base = mpii_file_pos_of(f, (MPI_Offset)sb.st_size) / (MPI_Offset)f->esize;
+        }
     } else {
         return mpii_file_err(f, MPI_ERR_ARG, fn, "invalid whence %d", whence);
     }

@@ -155,7 +155,11 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
         } else if (whence == MPI_SEEK_END) {
             struct stat sb;
             rc = fstat(f->fd, &sb) == 0 ? MPI_SUCCESS : MPI_ERR_IO;
-            np = mpii_file_pos_of(f, (MPI_Offset)sb.st_size) / (MPI_Offset)f->esize + offset;
+            if (rc == MPI_SUCCESS && mpii_file_is_x32(f))
+                rc = mpii_file_x32_end_of(f, (MPI_Offset)sb.st_size, &np);
+            else if (rc == MPI_SUCCESS)
+                np = mpii_file_pos_of(f, (MPI_Offset)sb.st_size) / (MPI_Offset)f->esize;
+            np += offset;
         } else if (whence != MPI_SEEK_SET) {
             rc = MPI_ERR_ARG;
         }

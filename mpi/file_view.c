@@ -438,6 +438,10 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
         return mpii_file_err(NULL, MPI_ERR_FILE, fn, "invalid file");
     if (!disp || offset < 0)
         return mpii_file_err(f, MPI_ERR_ARG, fn, "%s", disp ? "negative offset" : "disp is NULL");
+    if (mpii_file_is_x32(f)) {
+        int rc = mpii_file_x32_byte_of(f, offset, disp);
+        return rc ? mpii_file_err(f, rc, fn, "the external32 layout of the view") : MPI_SUCCESS;
+    }
     *disp = mpii_file_byte_of(f, offset * (MPI_Offset)f->esize);
     return MPI_SUCCESS;
 }

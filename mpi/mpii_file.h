@@ -128,6 +128,11 @@ int mpii_file_datarep_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count co
 int mpii_file_x32_extent(mpii_dtype_t *d, MPI_Aint *extent);
 int mpii_file_x32_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
                      mpii_dtype_t *d, int write, size_t *done);
+/* On an external32 view (mpii_file_is_x32): the etype offset eoff as a byte offset of
+ * the file, and the etype offset of the end of a file of size bytes. */
+int mpii_file_is_x32(const mpii_file_t *f);
+int mpii_file_x32_byte_of(const mpii_file_t *f, MPI_Offset eoff, MPI_Offset *byte);
+int mpii_file_x32_end_of(const mpii_file_t *f, MPI_Offset size, MPI_Offset *eoff);
 
 /* Shared pointer (file_shared.c): make it (collective; 0 or the value given), free it,
  * set it (rank 0 only), add n etypes returning the old value. */

@@ -3,7 +3,8 @@
  * one (MPI-4.1 section 14.5.2: long is 4 bytes, wchar_t 2; long double is IEEE quad):
  * the bytes in the file (read with POSIX), file offsets counted in external32 sizes
  * (explicit offsets and a strided filetype), reading back through the view, the
- * type extent in the file, and the nonblocking forms. */
+ * type extent in the file, byte offsets and the end of the file in the view's terms,
+ * and the nonblocking forms. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,17 @@ static void t_vector(const char *path)
           "read_at");
     for (int k = 0; k < 5; k++)
         CHECK(r[k] == lval(rank, k + 1), "strided long %d read back %ld", k, r[k]);
+    /* offsets of the view in the file's sizes, not the native ones */
+    MPI_Offset b = -1;
+    CHECK(MPI_File_get_byte_offset(fh, 2, &b) == MPI_SUCCESS && b == 4 * rank + 8 * size,
+          "byte offset of long 2: %lld, want %d", (long long)b, 4 * rank + 8 * size);
+    /* the end of the file (24 * size bytes) in this rank's view: its 6 longs, and the
+     * first long of the next tiling of the filetype (at 4 * rank + 4 * (5 * size + 1))
+     * where that long still lies in the file, which it does for all ranks but the last */
+    int want = 6 + (rank < size - 1);
+    CHECK(MPI_File_seek(fh, 0, MPI_SEEK_END) == MPI_SUCCESS, "seek to the end");
+    MPI_File_get_position(fh, &p);
+    CHECK(p == want, "position %lld at the end of the file, want %d", (long long)p, want);
     MPI_Type_free(&ft);
     CHECK(MPI_File_close(&fh) == MPI_SUCCESS, "close");
 }
