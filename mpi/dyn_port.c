@@ -56,21 +56,32 @@ int PMPI_Close_port(const char *port_name)
 }
 MPII_WEAK(Close_port)
 
-static int port_meet_call(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
-                          MPI_Comm *newcomm, int accept, const char *fn)
+int mpii_dyn_check_rooted(MPI_Comm comm, int root, const void *out, const char *what,
+                          const char *fn, mpii_comm_t **c)
 {
     int rc = mpii_check_init(fn);
     if (rc != MPI_SUCCESS)
         return rc;
-    mpii_comm_t *c = mpii_comm(comm);
-    if (!c)
+    *c = mpii_comm(comm);
+    if (!*c)
         return mpii_err_comm(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    if (c->inter)
-        return mpii_err_comm(c, MPI_ERR_COMM, fn, "an intercommunicator");
-    if (root < 0 || root >= c->size)
-        return mpii_err_comm(c, MPI_ERR_ROOT, fn, "invalid root %d (size %d)", root, c->size);
-    if (!newcomm)
-        return mpii_err_comm(c, MPI_ERR_ARG, fn, "newcomm is NULL");
+    if ((*c)->inter)
+        return mpii_err_comm(*c, MPI_ERR_COMM, fn, "an intercommunicator");
+    if (root < 0 || root >= (*c)->size)
+        return mpii_err_comm(*c, MPI_ERR_ROOT, fn, "invalid root %d (size %d)", root,
+                             (*c)->size);
+    if (!out)
+        return mpii_err_comm(*c, MPI_ERR_ARG, fn, "%s is NULL", what);
+    return MPI_SUCCESS;
+}
+
+static int port_meet_call(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                          MPI_Comm *newcomm, int accept, const char *fn)
+{
+    mpii_comm_t *c;
+    int rc = mpii_dyn_check_rooted(comm, root, newcomm, "newcomm", fn, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (c->rank == root && (info != MPI_INFO_NULL && !mpii_info(info)))
         return mpii_err_comm(c, MPI_ERR_INFO, fn, "invalid info");
     if (c->rank == root && !port_name)

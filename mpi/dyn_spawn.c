@@ -72,18 +72,10 @@ static int spawn_run(int count, char *cmds[], char **argvs[], const int maxprocs
                      const MPI_Info infos[], int root, MPI_Comm comm, MPI_Comm *intercomm,
                      int errcodes[], const char *fn)
 {
-    int rc = mpii_check_init(fn);
+    mpii_comm_t *c;
+    int rc = mpii_dyn_check_rooted(comm, root, intercomm, "intercomm", fn, &c);
     if (rc != MPI_SUCCESS)
         return rc;
-    mpii_comm_t *c = mpii_comm(comm);
-    if (!c)
-        return mpii_err_comm(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    if (c->inter)
-        return mpii_err_comm(c, MPI_ERR_COMM, fn, "an intercommunicator");
-    if (root < 0 || root >= c->size)
-        return mpii_err_comm(c, MPI_ERR_ROOT, fn, "invalid root %d (size %d)", root, c->size);
-    if (!intercomm)
-        return mpii_err_comm(c, MPI_ERR_ARG, fn, "intercomm is NULL");
     char port[MPI_MAX_PORT_NAME] = "", why[256] = "";
     spawn_res_t res = {MPI_SUCCESS, 0};
     int st;

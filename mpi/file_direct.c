@@ -28,32 +28,12 @@ void mpii_file_direct_open(mpii_file_t *f)
     f->dfd = open(f->path, flags | O_DIRECT);
 }
 
-/* pread/pwrite until n bytes moved or end of file */
-static int fd_xfer(int fd, MPI_Offset off, char *p, size_t n, int write, size_t *got)
-{
-    size_t m = 0;
-    while (m < n) {
-        ssize_t r = write ? pwrite(fd, p + m, n - m, (off_t)(off + (MPI_Offset)m))
-                          : pread(fd, p + m, n - m, (off_t)(off + (MPI_Offset)m));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            *got = m;
-            return errno == EBADF ? MPI_ERR_ACCESS : mpii_file_errno_class(errno);
-        }
-        if (r == 0)
-            break;
-        m += (size_t)r;
-    }
-    *got = m;
-    return MPI_SUCCESS;
-}
 
 /* The aligned middle [off, off + n) through dfd: n and off are multiples of dalign. */
 static int fd_direct(mpii_file_t *f, MPI_Offset off, char *p, size_t n, int write, size_t *got)
 {
     if (((uintptr_t)p & (f->dalign - 1)) == 0)
-        return fd_xfer(f->dfd, off, p, n, write, got);
+        return mpii_file_fd_xfer(f->dfd, off, p, n, write, got);
     void *b = NULL;
     size_t cap = n < FD_BOUNCE ? n : FD_BOUNCE, m = 0;
     if (posix_memalign(&b, f->dalign, cap) != 0)
@@ -63,7 +43,7 @@ static int fd_direct(mpii_file_t *f, MPI_Offset off, char *p, size_t n, int writ
         size_t c = n - m < cap ? n - m : cap, g = 0;
         if (write)
             memcpy(b, p + m, c);
-        rc = fd_xfer(f->dfd, off + (MPI_Offset)m, b, c, write, &g);
+        rc = mpii_file_fd_xfer(f->dfd, off + (MPI_Offset)m, b, c, write, &g);
         if (!write)
             memcpy(p + m, b, g);
         m += g;
@@ -81,23 +61,23 @@ int mpii_file_direct_io(mpii_file_t *f, MPI_Offset off, char *p, size_t n, int w
     *done = 0;
     MPI_Offset al = (MPI_Offset)f->dalign;
     if (f->dfd < 0 || n < 2 * f->dalign)
-        return fd_xfer(f->fd, off, p, n, write, done);
+        return mpii_file_fd_xfer(f->fd, off, p, n, write, done);
     size_t head = (size_t)((al - off % al) % al);
     size_t mid = (n - head) / f->dalign * f->dalign, tail = n - head - mid, g = 0;
-    int rc = fd_xfer(f->fd, off, p, head, write, &g);
+    int rc = mpii_file_fd_xfer(f->fd, off, p, head, write, &g);
     *done = g;
     if (rc || g < head)
         return rc;
     rc = fd_direct(f, off + (MPI_Offset)head, p + head, mid, write, &g);
     if (rc && errno == EINVAL) { /* refused at run time (alignment): buffered from here */
         size_t g2 = 0;
-        rc = fd_xfer(f->fd, off + (MPI_Offset)(head + g), p + head + g, mid - g, write, &g2);
+        rc = mpii_file_fd_xfer(f->fd, off + (MPI_Offset)(head + g), p + head + g, mid - g, write, &g2);
         g += g2;
     }
     *done += g;
     if (rc || g < mid) /* a read met end of file */
         return rc;
-    rc = fd_xfer(f->fd, off + (MPI_Offset)(head + mid), p + head + mid, tail, write, &g);
+    rc = mpii_file_fd_xfer(f->fd, off + (MPI_Offset)(head + mid), p + head + mid, tail, write, &g);
     *done += g;
     return rc;
 }

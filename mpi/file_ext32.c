@@ -294,28 +294,28 @@ out:
     return rc;
 }
 
-int mpii_file_x32_byte_of(const mpii_file_t *f, MPI_Offset eoff, MPI_Offset *byte)
+/* An offset of f's external32 view: the byte offset of etype offset v (to_byte), or the
+ * etype offset of byte offset v. */
+static int x32_map(const mpii_file_t *f, MPI_Offset v, int to_byte, MPI_Offset *out)
 {
     x32_t x = {NULL, 0, 0, 0};
     MPI_Offset *sum = NULL;
-    mpii_file_t v;
-    int rc = x32_view(f, &v, &x, &sum);
+    mpii_file_t xv;
+    int rc = x32_view(f, &xv, &x, &sum);
     if (!rc)
-        *byte = mpii_file_byte_of(&v, eoff * (MPI_Offset)v.esize);
+        *out = to_byte ? mpii_file_byte_of(&xv, v * (MPI_Offset)xv.esize)
+                       : mpii_file_pos_of(&xv, v) / (MPI_Offset)xv.esize;
     free(x.seg);
     free(sum);
     return rc;
 }
 
+int mpii_file_x32_byte_of(const mpii_file_t *f, MPI_Offset eoff, MPI_Offset *byte)
+{
+    return x32_map(f, eoff, 1, byte);
+}
+
 int mpii_file_x32_end_of(const mpii_file_t *f, MPI_Offset size, MPI_Offset *eoff)
 {
-    x32_t x = {NULL, 0, 0, 0};
-    MPI_Offset *sum = NULL;
-    mpii_file_t v;
-    int rc = x32_view(f, &v, &x, &sum);
-    if (!rc)
-        *eoff = mpii_file_pos_of(&v, size) / (MPI_Offset)v.esize;
-    free(x.seg);
-    free(sum);
-    return rc;
+    return x32_map(f, size, 0, eoff);
 }

@@ -38,8 +38,9 @@ static int ds_lock(int fd, MPI_Offset lo, MPI_Offset hi, int type)
     return MPI_SUCCESS;
 }
 
-/* [off, off + n) whole; a read stops at end of file (*got: bytes moved). */
-static int ds_xfer(int fd, MPI_Offset off, char *p, size_t n, int write, size_t *got)
+/* [off, off + n) whole; a read stops at end of file (*got: bytes moved). Also the
+ * O_DIRECT path's transfer (file_direct.c). */
+int mpii_file_fd_xfer(int fd, MPI_Offset off, char *p, size_t n, int write, size_t *got)
 {
     size_t m = 0;
     while (m < n) {
@@ -68,12 +69,12 @@ static int ds_window(mpii_file_t *f, const mpii_fseg_t *v, size_t k, char *pk, c
     int rc = write ? ds_lock(f->fd, lo, hi, F_WRLCK) : MPI_SUCCESS;
     if (rc)
         return rc;
-    rc = ds_xfer(f->fd, lo, sb, len, 0, &got);
+    rc = mpii_file_fd_xfer(f->fd, lo, sb, len, 0, &got);
     if (write && rc == MPI_SUCCESS) {
         memset(sb + got, 0, len - got); /* past end of file the holes read as zeros */
         for (size_t i = 0; i < k; at += (size_t)v[i].len, i++)
             memcpy(sb + (v[i].off - lo), pk + at, (size_t)v[i].len);
-        rc = ds_xfer(f->fd, lo, sb, len, 1, &got);
+        rc = mpii_file_fd_xfer(f->fd, lo, sb, len, 1, &got);
         *done = rc == MPI_SUCCESS ? at : 0;
         ds_lock(f->fd, lo, hi, F_UNLCK);
         return rc;

@@ -18,5 +18,10 @@ int mpii_dyn_parent_init(void);
 /* Accept (accept != 0) or connect over port (significant at root) collectively over c:
  * the new intercomm in *out, errors returned as MPI classes (not reported). */
 int mpii_dyn_meet(const char *port, int root, mpii_comm_t *c, int accept, mpii_comm_t **out);
+/* The checks of a rooted call over an intracommunicator (accept, connect, spawn): an
+ * initialised library, comm valid and not an intercomm, root in range, out not NULL
+ * (named what in the message). *c: comm's object. MPI_SUCCESS or the reported error. */
+int mpii_dyn_check_rooted(MPI_Comm comm, int root, const void *out, const char *what,
+                          const char *fn, mpii_comm_t **c);
 
 #endif

@@ -151,6 +151,8 @@ void mpii_file_fast_info(mpii_file_t *f, MPI_Info in);
 void mpii_file_aggr_free(mpii_file_t *f);
 /* Independent access of n packed stream bytes at pos through a non-contiguous view
  * with data sieving where it pays (file_sieve.c); same contract as mpii_file_view_io. */
+/* pread/pwrite of [off, off + n) until done or end of file (*got: bytes moved; MPI class). */
+int mpii_file_fd_xfer(int fd, MPI_Offset off, char *p, size_t n, int write, size_t *got);
 int mpii_file_sieve_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int write,
                        size_t *done);
 /* O_DIRECT (file_direct.c): open the second descriptor when the hints ask (fall back to
