@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -49,6 +50,10 @@ SUBST.update({d: "#" for d in ("f77dir", "f90dir", "f08dir", "cxxdir", "cudadir"
 KNOWN_KEYS = {"resultTest", "init", "timeLimit", "xfail", "lock", "mem", "strict",
               "mpiversion", "hasgpu"}
 RUNNING = set()  # process groups of the tests running now (--parallel: several)
+# The io folder's tests share one working directory and most use the same file name
+# ("testfile"): two of them at once write each other's files (wrong data, wrong counts).
+# They run one at a time even under --parallel.
+IO_LOCK = threading.Lock()
 CATEGORIES = {"mpich-only", "resources", "suite-bug"}
 
 
@@ -334,6 +339,13 @@ def run_test(impl, t, exe, limit, logdir):
         a, _, b = e.partition("=")
         env[a] = b
     cmd = impl.command(t.run_np, t.env, exe, t.args, limit)
+    if t.folder == "io":
+        with IO_LOCK:
+            return run_test_now(t, exe, cmd, env, limit, logdir)
+    return run_test_now(t, exe, cmd, env, limit, logdir)
+
+
+def run_test_now(t, exe, cmd, env, limit, logdir):
     t0 = time.monotonic()
     # The folder as working directory (some tests read files beside their source).
     p = subprocess.Popen(cmd, cwd=os.path.dirname(exe), env=env, stdout=subprocess.PIPE,
