@@ -28,45 +28,13 @@
  * lock shared by every writer): holes up to this size are sieved. */
 #define DS_GAP_DISK ((MPI_Offset)16384)
 
-static int ds_lock(int fd, MPI_Offset lo, MPI_Offset hi, int type)
-{
-    struct flock fk = {.l_type = (short)type, .l_whence = SEEK_SET, .l_start = (off_t)lo,
-                       .l_len = (off_t)(hi - lo)};
-    while (fcntl(fd, F_SETLKW, &fk) != 0)
-        if (errno != EINTR)
-            return mpii_file_errno_class(errno);
-    return MPI_SUCCESS;
-}
-
-/* [off, off + n) whole; a read stops at end of file (*got: bytes moved). Also the
- * O_DIRECT path's transfer (file_direct.c). */
-int mpii_file_fd_xfer(int fd, MPI_Offset off, char *p, size_t n, int write, size_t *got)
-{
-    size_t m = 0;
-    while (m < n) {
-        ssize_t r = write ? pwrite(fd, p + m, n - m, (off_t)(off + (MPI_Offset)m))
-                          : pread(fd, p + m, n - m, (off_t)(off + (MPI_Offset)m));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            *got = m;
-            return errno == EBADF ? MPI_ERR_ACCESS : mpii_file_errno_class(errno);
-        }
-        if (r == 0)
-            break;
-        m += (size_t)r;
-    }
-    *got = m;
-    return MPI_SUCCESS;
-}
-
 /* One window: pieces v[0..k) over [lo, hi), their data at pk in stream order. */
 static int ds_window(mpii_file_t *f, const mpii_fseg_t *v, size_t k, char *pk, char *sb,
                      int write, size_t *done)
 {
     MPI_Offset lo = v[0].off, hi = v[k - 1].off + v[k - 1].len;
     size_t len = (size_t)(hi - lo), got = 0, at = 0;
-    int rc = write ? ds_lock(f->fd, lo, hi, F_WRLCK) : MPI_SUCCESS;
+    int rc = write ? mpii_file_lock(f->fd, lo, hi, F_WRLCK) : MPI_SUCCESS;
     if (rc)
         return rc;
     rc = mpii_file_fd_xfer(f->fd, lo, sb, len, 0, &got);
@@ -76,7 +44,7 @@ static int ds_window(mpii_file_t *f, const mpii_fseg_t *v, size_t k, char *pk, c
             memcpy(sb + (v[i].off - lo), pk + at, (size_t)v[i].len);
         rc = mpii_file_fd_xfer(f->fd, lo, sb, len, 1, &got);
         *done = rc == MPI_SUCCESS ? at : 0;
-        ds_lock(f->fd, lo, hi, F_UNLCK);
+        mpii_file_lock(f->fd, lo, hi, F_UNLCK);
         return rc;
     }
     /* a read: the pieces before end of file, the one it cuts in part */

@@ -229,37 +229,46 @@ int mpii_file_view_pieces(const mpii_file_t *f, MPI_Offset pos, size_t n, mpii_f
     return MPI_SUCCESS;
 }
 
-/* One contiguous piece: pread/pwrite until done, a short read stops at end of file. */
-static int view_piece(mpii_file_t *f, MPI_Offset off, char *pk, size_t n, int write,
-                      size_t *done)
+/* [off, off + n) of fd whole; a read stops at end of file (*got: bytes moved). The one
+ * transfer loop of MPI-IO: views, sieving windows, the O_DIRECT path. */
+int mpii_file_fd_xfer(int fd, MPI_Offset off, char *p, size_t n, int write, size_t *got)
 {
-    size_t moved = 0;
-    while (moved < n) {
-        ssize_t r = write ? pwrite(f->fd, pk + moved, n - moved, (off_t)(off + (MPI_Offset)moved))
-                          : pread(f->fd, pk + moved, n - moved, (off_t)(off + (MPI_Offset)moved));
+    size_t m = 0;
+    while (m < n) {
+        ssize_t r = write ? pwrite(fd, p + m, n - m, (off_t)(off + (MPI_Offset)m))
+                          : pread(fd, p + m, n - m, (off_t)(off + (MPI_Offset)m));
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            *done = moved;
+            *got = m;
             return errno == EBADF ? MPI_ERR_ACCESS : mpii_file_errno_class(errno);
         }
         if (r == 0)
             break;
-        moved += (size_t)r;
+        m += (size_t)r;
     }
-    *done = moved;
+    *got = m;
     return MPI_SUCCESS;
 }
 
+/* One contiguous piece of f. */
+static int view_piece(mpii_file_t *f, MPI_Offset off, char *pk, size_t n, int write,
+                      size_t *done)
+{
+    return mpii_file_fd_xfer(f->fd, off, pk, n, write, done);
+}
+
 /* Atomic mode: the byte range an access spans is locked for its duration. */
-static int view_lock(mpii_file_t *f, MPI_Offset lo, MPI_Offset hi, int type)
+/* An fcntl byte-range lock of [lo, hi) of fd (F_RDLCK, F_WRLCK, F_UNLCK), waiting for
+ * it: atomic mode and sieving writes. MPI class. */
+int mpii_file_lock(int fd, MPI_Offset lo, MPI_Offset hi, int type)
 {
     struct flock fk = {.l_type = (short)type, .l_whence = SEEK_SET, .l_start = (off_t)lo,
                        .l_len = (off_t)(hi - lo)};
-    while (fcntl(f->fd, F_SETLKW, &fk) != 0)
+    while (fcntl(fd, F_SETLKW, &fk) != 0)
         if (errno != EINTR)
-            return -1;
-    return 0;
+            return mpii_file_errno_class(errno);
+    return MPI_SUCCESS;
 }
 
 /* Data sieving for non-contiguous reads: small pieces are served from one large pread
@@ -306,7 +315,7 @@ int mpii_file_view_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int wr
     if (f->atomic) {
         lo = mpii_file_byte_of(f, pos);
         hi = mpii_file_byte_of(f, pos + (MPI_Offset)n - 1) + 1;
-        locked = view_lock(f, lo, hi, write ? F_WRLCK : F_RDLCK) == 0;
+        locked = mpii_file_lock(f->fd, lo, hi, write ? F_WRLCK : F_RDLCK) == 0;
     }
     if (f->nseg == 1 && f->seg[0].len == f->ftext) {
         /* a contiguous view: one transfer */
@@ -346,7 +355,7 @@ int mpii_file_view_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int wr
         free(sv.buf);
     }
     if (locked) {
-        view_lock(f, lo, hi, F_UNLCK);
+        mpii_file_lock(f->fd, lo, hi, F_UNLCK);
     }
     return rc;
 }

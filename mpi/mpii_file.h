@@ -151,7 +151,9 @@ void mpii_file_fast_info(mpii_file_t *f, MPI_Info in);
 void mpii_file_aggr_free(mpii_file_t *f);
 /* Independent access of n packed stream bytes at pos through a non-contiguous view
  * with data sieving where it pays (file_sieve.c); same contract as mpii_file_view_io. */
-/* pread/pwrite of [off, off + n) until done or end of file (*got: bytes moved; MPI class). */
+/* file_view.c: pread/pwrite of [off, off + n) until done or end of file (*got: bytes
+ * moved; MPI class), and an fcntl lock of [lo, hi) waited for (MPI class). */
+int mpii_file_lock(int fd, MPI_Offset lo, MPI_Offset hi, int type);
 int mpii_file_fd_xfer(int fd, MPI_Offset off, char *p, size_t n, int write, size_t *got);
 int mpii_file_sieve_io(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int write,
                        size_t *done);
