@@ -18,7 +18,7 @@ static int fio_rw_all(MPI_File fh, int kind, MPI_Offset off, void *buf, MPI_Coun
     if (rc)
         return rc;
     int cb = write ? f->cb_write : f->cb_read;
-    if (cb == 0 || f->atomic || f->ext32 || f->drep || f->size == 1 || (f->amode & MPI_MODE_SEQUENTIAL) ||
+    if (cb == 0 || f->atomic || f->drep || f->size == 1 || (f->amode & MPI_MODE_SEQUENTIAL) ||
         (kind == MPII_FIO_AT && off < 0))
         return mpii_file_rw(fh, kind, off, buf, count, dt, write, st, fn);
     MPI_Offset es = (MPI_Offset)f->esize;

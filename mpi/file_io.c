@@ -30,27 +30,6 @@ int mpii_file_args(MPI_File fh, MPI_Count count, MPI_Datatype dt, int write, mpi
     return MPI_SUCCESS;
 }
 
-/* external32: the whole access converted at once (Pack_external has no partial form). */
-static int fio_ext32(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
-                     mpii_dtype_t *d, int write, size_t *done)
-{
-    size_t total = (size_t)count * d->size;
-    char *tmp = malloc(total);
-    if (!tmp)
-        return MPI_ERR_NO_MEM;
-    MPI_Datatype h = mpii_dtype_handle(d);
-    MPI_Aint p = 0;
-    int rc = write ? PMPI_Pack_external("external32", buf, count, h, tmp, (MPI_Aint)total, &p)
-                   : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS)
-        rc = mpii_file_view_io(f, pos, tmp, total, write, done);
-    if (rc == MPI_SUCCESS && !write && *done >= d->size)
-        rc = PMPI_Unpack_external("external32", tmp, (MPI_Aint)*done, &p, buf,
-                                  (MPI_Count)(*done / d->size), h);
-    free(tmp);
-    return rc;
-}
-
 /* n packed bytes at stream position pos: a non-contiguous view through data sieving
  * (file_sieve.c), a contiguous one through O_DIRECT when it is open; atomic mode
  * through the view's own path, which locks the whole range. */
@@ -78,11 +57,6 @@ int mpii_file_rw_pos(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
                                  "datarep %s of a type whose file extent is not native",
                                  f->datarep);
         rc = mpii_file_datarep_io(f, pos, buf, count, d, write, &done);
-    } else if (f->ext32) {
-        if (!mpii_file_ext32_ok(d))
-            return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
-                                 "external32 of a type whose external32 size differs");
-        rc = fio_ext32(f, pos, buf, count, d, write, &done);
     } else if (d->contig) {
         rc = fio_view(f, pos, (char *)buf + d->true_lb, total, write, &done);
     } else {

@@ -60,7 +60,7 @@ static int fnb_async(MPI_File fh, int kind, MPI_Offset off, void *buf, MPI_Count
     int rc = mpii_file_args(fh, count, dt, write, &f, &d, fn);
     if (rc)
         return rc;
-    if (f->drep || f->ext32 || count == 0 || d->size == 0)
+    if (f->drep || count == 0 || d->size == 0)
         return fnb_start(fh, kind, off, buf, count, dt, write, req, fn);
     if (!req)
         return mpii_file_err(f, MPI_ERR_ARG, fn, "request is NULL");

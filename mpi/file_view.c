@@ -96,13 +96,6 @@ static int flat_monotone(const mpii_dtype_t *d, int overlap_ok)
     return ok;
 }
 
-int mpii_file_ext32_ok(mpii_dtype_t *d)
-{
-    MPI_Aint xs = 0;
-    return PMPI_Pack_external_size("external32", 1, mpii_dtype_handle(d), &xs) == MPI_SUCCESS &&
-           (size_t)xs == d->size;
-}
-
 static int view_set(mpii_file_t *f, MPI_Offset disp, mpii_dtype_t *et, mpii_dtype_t *ft,
                     const char *datarep)
 {
@@ -133,7 +126,6 @@ static int view_set(mpii_file_t *f, MPI_Offset disp, mpii_dtype_t *et, mpii_dtyp
     f->ftsize = (MPI_Offset)ft->size;
     f->ftext = ft->extent > 0 ? ft->extent : (MPI_Offset)ft->size;
     snprintf(f->datarep, sizeof(f->datarep), "%s", datarep);
-    f->ext32 = 0;
     f->drep = NULL;
     f->ptr = 0;
     return MPI_SUCCESS;
@@ -373,15 +365,13 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                              mpii_dtype_ok(et) ? "filetype" : "etype");
     if (!datarep)
         return mpii_file_err(f, MPI_ERR_ARG, fn, "datarep is NULL");
-    int ext32 = strcmp(datarep, "external32") == 0;
     const mpii_datarep_t *drep = mpii_file_datarep(datarep);
     if (drep && (!mpii_file_datarep_ok(drep, et) || !mpii_file_datarep_ok(drep, ft)))
         return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
                              "datarep %s with types whose file extent is not native", datarep);
-    if (strcmp(datarep, "native") != 0 && strcmp(datarep, "internal") != 0 && !drep &&
-        (!ext32 || !mpii_file_ext32_ok(et) || !mpii_file_ext32_ok(ft)))
-        return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn, "data representation %s%s",
-                             datarep, ext32 ? " with types whose external32 size differs" : "");
+    if (strcmp(datarep, "native") != 0 && strcmp(datarep, "internal") != 0 && !drep)
+        return mpii_file_err(f, MPI_ERR_UNSUPPORTED_DATAREP, fn, "data representation %s",
+                             datarep);
     if (info != MPI_INFO_NULL && !mpii_info(info))
         return mpii_file_err(f, MPI_ERR_INFO, fn, "invalid info");
     if (disp == MPI_DISPLACEMENT_CURRENT) {
@@ -403,7 +393,6 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         return mpii_file_err(f, MPI_ERR_TYPE, fn, "filetype is not made of whole etypes");
     PMPI_Barrier(f->comm); /* no rank still uses the shared pointer of the old view */
     int rc = view_set(f, disp, et, ft, datarep);
-    f->ext32 = ext32;
     f->drep = drep;
     if (rc == MPI_SUCCESS && f->rank == 0)
         mpii_file_shared_set(f, 0);

@@ -47,7 +47,6 @@ typedef struct mpii_file {
     mpii_fseg_t *seg;       /* one filetype element */
     MPI_Offset *segsum;     /* data bytes before seg[i] (nseg + 1) */
     char datarep[MPI_MAX_DATAREP_STRING];
-    int ext32;              /* datarep external32: data converted by Pack_external */
     const mpii_datarep_t *drep; /* a user's (MPI_Register_datarep), else NULL */
     MPI_Offset ptr;         /* individual pointer, etypes */
     mpii_fsplit_t split;
@@ -80,7 +79,6 @@ int mpii_file_view_default(mpii_file_t *f);
 void mpii_file_view_free(mpii_file_t *f);
 /* external32 is supported for types whose external32 size is their native size (then
  * the view's layout is the same in both): 1 if d is one. */
-int mpii_file_ext32_ok(mpii_dtype_t *d);
 /* File byte offset of stream position pos. */
 MPI_Offset mpii_file_byte_of(const mpii_file_t *f, MPI_Offset pos);
 /* Stream position of the data before file byte off (the end of file as a position). */
