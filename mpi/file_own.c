@@ -6,8 +6,7 @@
  * byte, and one writer instead of all of them. Here every rank moves its own pieces
  * between its buffer and the file, one system call per piece (pieces of a view never
  * touch: adjacent ones are merged), straight from a contiguous buffer, through a
- * packed bounce window otherwise. On 4 ranks of a 2-core node, 1 GiB 3-D array with
- * 1 MiB pieces, this was 1.4-2.6x two-phase (docs/io.md). */
+ * packed bounce window otherwise (figures: file_twophase.c's TP_OWN_PIECE, docs/io.md). */
 #include <stdlib.h>
 
 #include "mpii.h"

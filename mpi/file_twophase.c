@@ -8,7 +8,9 @@
  * pieces travel to the aggregator owning their bytes (one alltoallv for descriptors,
  * one for data); an aggregator writes adjacent pieces with one pwritev, reads them
  * with one preadv (holes under 64 KiB read into a scratch page) and sends them back.
- * Pieces are never read-modified-written: bytes no rank accesses are never touched. */
+ * Pieces are never read-modified-written: bytes no rank accesses are never touched.
+ * On one node with large pieces (romio_cb_* automatic) every rank does its own
+ * (file_own.c): the exchange would only be more copies. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -24,8 +26,11 @@
 #define TP_IOV 1024                   /* iovecs per system call (IOV_MAX) */
 #define TP_G 7 /* gathered per rank: lo, hi, error, cb_buffer_size, pieces, bytes, cb mode */
 /* romio_cb_* automatic on one node: pieces of at least this mean size go without
- * aggregation (file_own.c); measured in docs/io.md */
-#define TP_OWN_PIECE ((MPI_Offset)64 << 10)
+ * aggregation (file_own.c). Measured at 4 ranks on 2 cores, 256 MiB on tmpfs, pieces
+ * dealt cyclically (MB/s write/read, two-phase -> own): 512 B 161/187 -> 59/92,
+ * 2 KiB 157/189 -> 166/176, 4 KiB 234/233 -> 343/247, 16 KiB 243/238 -> 689/462,
+ * 256 KiB 177/198 -> 531/269 (a loaded machine: trends, not figures). */
+#define TP_OWN_PIECE ((MPI_Offset)4 << 10)
 
 typedef struct tp_piece {
     MPI_Offset off, len;
