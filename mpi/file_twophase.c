@@ -15,7 +15,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -26,11 +28,15 @@
 #define TP_IOV 1024                   /* iovecs per system call (IOV_MAX) */
 #define TP_G 7 /* gathered per rank: lo, hi, error, cb_buffer_size, pieces, bytes, cb mode */
 /* romio_cb_* automatic on one node: pieces of at least this mean size go without
- * aggregation (file_own.c). Measured at 4 ranks on 2 cores, 256 MiB on tmpfs, pieces
- * dealt cyclically (MB/s write/read, two-phase -> own): 512 B 161/187 -> 59/92,
+ * aggregation (file_own.c). Measured at 4 ranks on 2 cores, pieces dealt cyclically
+ * (MB/s write/read, two-phase -> own). tmpfs, 256 MiB: 512 B 161/187 -> 59/92,
  * 2 KiB 157/189 -> 166/176, 4 KiB 234/233 -> 343/247, 16 KiB 243/238 -> 689/462,
- * 256 KiB 177/198 -> 531/269 (a loaded machine: trends, not figures). */
+ * 256 KiB 177/198 -> 531/269. ext4 through the page cache, 64 MiB, where a small
+ * write costs more: 4 KiB 186/203 -> 127/220 and 168/216 -> 156/260, 8 KiB 253/273 ->
+ * 214/330 and 163/238 -> 324/345, 16 KiB 167/190 -> 352/316. A loaded machine: trends,
+ * not figures. */
 #define TP_OWN_PIECE ((MPI_Offset)4 << 10)
+#define TP_OWN_PIECE_DISK ((MPI_Offset)16 << 10)
 
 typedef struct tp_piece {
     MPI_Offset off, len;
@@ -356,7 +362,10 @@ int mpii_file_twophase(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count coun
         return MPI_SUCCESS;
     }
     *done = 1;
-    if (mode == 2 && f->nodes == 1 && np > 0 && nby / np >= TP_OWN_PIECE) {
+    struct statfs sf;
+    MPI_Offset own = fstatfs(f->fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC ? TP_OWN_PIECE
+                                                                           : TP_OWN_PIECE_DISK;
+    if (mode == 2 && f->nodes == 1 && np > 0 && nby / np >= own) {
         /* one node, large pieces: no aggregation (file_own.c) */
         size_t got = 0;
         rc = mpii_file_own_io(f, v, nv, buf, count, d, write, &got);

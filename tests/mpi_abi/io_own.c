@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* MPI-IO collective access without aggregation (file_own.c: one node, pieces of 4 KiB
+/* MPI-IO collective access without aggregation (file_own.c: one node, pieces of 16 KiB
  * and more, romio_cb_* automatic): blocks of 68000 bytes dealt cyclically to the ranks
  * with one hole block per cycle, written with write_all from a contiguous buffer and
  * from every other int of memory (a packed bounce window whose 4 MiB edge falls inside a
