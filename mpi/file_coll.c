@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO collective access (the _all forms) and split collectives (begin/end).
- * Interleaved accesses go two-phase (file_twophase.c); otherwise, and in atomic mode,
+ * Interleaved accesses go two-phase (file_twophase.c), which on one node with large
+ * pieces lets every rank move its own (file_own.c); otherwise, and in atomic mode,
  * with external32, or when the romio_cb_read/write hint disables it, each rank does
  * its own part independently. */
 #include <string.h>

@@ -96,6 +96,10 @@ int mpii_file_view_pieces(const mpii_file_t *f, MPI_Offset pos, size_t n, mpii_f
  * when the accesses do not interleave (the caller then goes independent). */
 int mpii_file_twophase(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
                        mpii_dtype_t *d, int write, MPI_Count *bytes, int *done, const char *fn);
+/* Collective access without aggregation (file_own.c): my pieces v[0..nv) of the view,
+ * in stream order, moved straight between buf and the file; *done: bytes moved. */
+int mpii_file_own_io(mpii_file_t *f, const mpii_fseg_t *v, size_t nv, void *buf,
+                     MPI_Count count, mpii_dtype_t *d, int write, size_t *done);
 
 /* Access kinds of mpii_file_rw (file_io.c). */
 enum { MPII_FIO_AT = 0, MPII_FIO_INDIV, MPII_FIO_SHARED, MPII_FIO_ORDERED };
