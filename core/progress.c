@@ -82,6 +82,12 @@ static void progress_mt_idle(void)
     sched_yield();
 }
 
+void rmpi_progress_mt_reset(void)
+{
+    mt_idle = 0;
+    mt_sleep_ns = 0;
+}
+
 /* MULTIPLE: one thread polls at a time; the others find the lock taken and
  * give the core to it (their requests complete under its polling). Idling is
  * a yield or a sleep after the lock is released, never with it held. */
@@ -94,8 +100,7 @@ static __attribute__((noinline)) int progress_mt(void)
     int n = progress_poll();
     rmpi_mt_unlock();
     if (n) {
-        mt_idle = 0;
-        mt_sleep_ns = 0;
+        rmpi_progress_mt_reset();
     } else {
         progress_mt_idle();
     }
