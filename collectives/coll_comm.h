@@ -22,6 +22,7 @@ typedef struct coll_comm {
     coll_shm_t *shm; /* single-node segment (coll_shm.c); NULL until the first use */
     int shm_state;  /* 0: not tried yet, 1: ready, -1: unavailable (same on every rank),
                      * 2: a wait timed out here (shm->broken): point-to-point from now on */
+    int shm_calls;  /* calls that wanted the segment before it was made (coll_shm_setup) */
     int hier_state; /* 0: not tried yet, 1: node/leaders built, -1: failed */
     rmp_comm_t node;    /* hier: the ranks of this rank's node, in comm rank order */
     rmp_comm_t leaders; /* hier: the lowest comm rank of each node; NULL elsewhere */

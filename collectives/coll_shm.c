@@ -51,6 +51,8 @@
  * instead of two. On 2 ranks the chunked round wins above 4 KiB (8 KiB: 0.62 vs 0.74 us);
  * on more ranks (and oversubscribed) each wait costs more: 16 KiB. */
 #define SHM_SMALL(n) ((n) <= 2 ? 4096u : 16384u)
+/* Calls on a communicator that take the point-to-point algorithms before its segment. */
+#define SHM_AFTER 5
 /* Run the progress engine every this many polls of the control lines (when it does not
  * yield: with oversubscription it runs on every poll). */
 #define SHM_POLLS 64
@@ -178,6 +180,16 @@ int coll_shm_setup(rmp_comm_t comm)
         /* After a timeout (RMP_TIMEOUT, state 2) the ranks no longer agree on the chunk
          * numbers: later calls take the point-to-point algorithms, which report their own. */
         return cc->shm_state == 1;
+    /* The segment only from the (SHM_AFTER + 1)th call that wants it (every rank counts
+     * the same calls): making it costs a file, a map, a bcast and an allreduce, and its
+     * unmapping a TLB shootdown in every thread, more than a few point-to-point rounds.
+     * Communicators made for a barrier or two (threads/comm/comm_create_threads: 8
+     * threads x 100 create, barrier, free) spent most of their time there. MPICH waits
+     * for 5 calls likewise (MPIR_CVAR_POSIX_NUM_COLLS_THRESHOLD). */
+    if (cc->shm_calls < SHM_AFTER) {
+        cc->shm_calls++;
+        return 0;
+    }
     coll_shm_t *s = calloc(1, sizeof(*s));
     int rc = RMP_ERR_NOMEM;
     if (s) {

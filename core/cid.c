@@ -31,7 +31,10 @@ struct rmpi_cid_agree {
     rmp_request_t *reqs;
     int nreqs;
     uint32_t round;
-    int posted, busy, finished, error, waiting, free_with_req;
+    int posted, sent, busy, finished, error, waiting, free_with_req;
+    int nrecv;         /* the round's receives: reqs[0, nrecv) */
+    double backoff;    /* after a round this member opened failed: its next waits this long */
+    double retry_at;
     int (*done)(rmpi_cid_agree_t *a);
     void *arg;
     uint32_t cid;
@@ -129,17 +132,24 @@ static void cid_unqueue(rmpi_cid_agree_t *a)
     a->waiting = 0;
 }
 
+/* Could a take the allocator of its round now? Under cid_lock. */
+static int cid_can_own(const rmpi_cid_agree_t *a)
+{
+    if (cid_idup_behind(a))
+        return 0;
+    cid_init();
+    int s = a->round == 0 ? a->slot : 0;
+    return !cid_owner[s] && (s != 0 || cid_queue == a);
+}
+
 /* This member's entry of the next round: under cid_lock. */
 static void cid_propose(rmpi_cid_agree_t *a, cid_hdr_t *h)
 {
     h->ok = 0;
     h->next = 0;
-    if (cid_idup_behind(a))
+    if (!cid_can_own(a))
         return;
-    cid_init();
     int s = a->round == 0 ? a->slot : 0;
-    if (cid_owner[s] || (s == 0 && cid_queue != a))
-        return;
     cid_owner[s] = a;
     h->ok = 1;
     h->next = cid_next[s];
@@ -166,11 +176,50 @@ static cid_hdr_t *cid_entry(const rmpi_cid_agree_t *a, int i)
     return (cid_hdr_t *)(a->all + (size_t)i * a->esz);
 }
 
+/* The round's receives: posted at once, so that a member that opens the round is
+ * answered whenever the others look. */
 static int cid_post(rmpi_cid_agree_t *a)
 {
+    uint32_t cid = rmpi_cid_coll(a->parent);
+    int rc = RMP_SUCCESS;
+    for (int i = 0; i < a->n && rc == RMP_SUCCESS; i++) {
+        if (i == a->me)
+            continue;
+        rc = rmpi_irecv_cid(cid_entry(a, i), a->esz, cid_rank(a, i), a->tag, a->parent, cid,
+                            &a->reqs[a->nreqs]);
+        if (rc == RMP_SUCCESS)
+            a->nreqs++;
+    }
+    a->nrecv = a->nreqs;
+    a->posted = 1;
+    a->sent = 0;
+    return rc;
+}
+
+/* Send this member's entry of the round, or wait (0). Round 0 goes at once: its
+ * completion proves that every member started. Later rounds wait for the main
+ * allocator: a member sends when it can take it (it opens the round) or when another
+ * member opened the round (it answers, perhaps that it cannot). Before, every
+ * waiting member re-ran failed rounds back to back, each a message to every member,
+ * until the allocator came to it (threads/comm/idup_nb: 19 s). A member whose own
+ * opening failed waits a little longer each time before the next (the others are
+ * busy with an agreement queued before this one). */
+static int cid_send(rmpi_cid_agree_t *a)
+{
+    int answer = a->round == 0 || a->error != RMP_SUCCESS;
+    for (int i = 0; i < a->nrecv && !answer; i++)
+        answer = rmpi_req_done(a->reqs[i]);
     pthread_mutex_lock(&cid_lock);
-    cid_propose(a, cid_entry(a, a->me));
+    int open = !answer && cid_can_own(a) && (a->backoff == 0 || rmpi_now() >= a->retry_at);
+    if (answer || open)
+        cid_propose(a, cid_entry(a, a->me));
     pthread_mutex_unlock(&cid_lock);
+    if (!answer && !open)
+        return 0;
+    if (open) {
+        a->backoff = a->backoff == 0 ? 20e-6 : a->backoff < 1e-3 ? 2 * a->backoff : a->backoff;
+        a->retry_at = rmpi_now() + a->backoff;
+    }
     cid_entry(a, a->me)->rank = a->parent->rank;
     cid_entry(a, a->me)->round = a->round;
     uint32_t cid = rmpi_cid_coll(a->parent);
@@ -178,19 +227,15 @@ static int cid_post(rmpi_cid_agree_t *a)
     for (int i = 0; i < a->n && rc == RMP_SUCCESS; i++) {
         if (i == a->me)
             continue;
-        int r = cid_rank(a, i);
-        rc = rmpi_irecv_cid(cid_entry(a, i), a->esz, r, a->tag, a->parent, cid,
-                            &a->reqs[a->nreqs]);
-        if (rc == RMP_SUCCESS)
-            a->nreqs++;
-        if (rc == RMP_SUCCESS)
-            rc = rmpi_isend_cid(cid_entry(a, a->me), a->esz, r, a->tag, a->parent, cid,
-                                &a->reqs[a->nreqs]);
+        rc = rmpi_isend_cid(cid_entry(a, a->me), a->esz, cid_rank(a, i), a->tag, a->parent,
+                            cid, &a->reqs[a->nreqs]);
         if (rc == RMP_SUCCESS)
             a->nreqs++;
     }
-    a->posted = 1;
-    return rc;
+    a->sent = 1;
+    if (rc != RMP_SUCCESS && a->error == RMP_SUCCESS)
+        a->error = rc; /* the requests posted so far still complete; then stop */
+    return 1;
 }
 
 /* The round's requests: freed; the first error. */
@@ -264,6 +309,8 @@ static int cid_step(rmpi_cid_agree_t *a)
                 a->error = rc;
             }
         }
+        if (!a->sent && !cid_send(a))
+            return 0;
         for (int i = 0; i < a->nreqs; i++)
             if (!rmpi_req_done(a->reqs[i]))
                 return 0;

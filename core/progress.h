@@ -14,6 +14,10 @@ int rmpi_progress(void);
  * move): an oversubscribed rank must not drift into its sleeping idle mode. */
 void rmpi_progress_active(void);
 
+/* MULTIPLE: the calling thread starts a new wait; it polls before it sleeps again
+ * (its request may have completed under another thread's polling, never its own). */
+void rmpi_progress_mt_reset(void);
+
 /* Should a rank spinning outside the progress engine (a shared-memory
  * collective) call it, and so yield the core, on every poll? Ranks outnumber cores. */
 static inline int rmpi_progress_yields(void)

@@ -148,6 +148,8 @@ int rmpi_req_progress_gen(void)
 
 void rmpi_waiter_init(rmpi_waiter_t *w)
 {
+    if (RMPI_UNLIKELY(rmpi_mt))
+        rmpi_progress_mt_reset();
     w->spins = 0;
     double now = rmpi_now();
     w->deadline = rmpi_cfg.timeout > 0 ? now + rmpi_cfg.timeout : 0;

@@ -867,7 +867,8 @@ static void run_big_matrix(rmp_comm_t c)
 
 #define SEG_NAME "rmp-coll" /* the memfd label of the collective segments */
 
-/* Each communicator's segment lives as long as it: a duplicate gets its own, freeing it
+/* Each communicator's segment lives as long as it: a duplicate gets its own (from its
+ * sixth collective on), freeing it
  * unmaps it and leaves no descriptor; the halves of a split hold two segments at once,
  * used concurrently and interleaved with the world's. */
 static void test_segments(int expect_shm)
@@ -883,6 +884,9 @@ static void test_segments(int expect_shm)
         RC_CHECK(rmp_comm_dup(world, &d), "comm_dup", "");
         test_allreduce(d, RMP_INT32, RMP_SUM, 1023, i & 1);
         test_allreduce(d, RMP_FLOAT, RMP_SUM, 100000 + 3, 0);
+        /* the segment is made at the sixth collective that wants it (coll_shm.c) */
+        for (int k = 0; k < 4; k++)
+            test_allreduce(d, RMP_INT32, RMP_SUM, 1023, k & 1);
         if (expect_shm && np > 1)
             T_CHECK(procfs_count_maps(SEG_NAME) == maps0 + 1,
                     "duplicate %d: %d segment mappings, want %d", i, procfs_count_maps(SEG_NAME),
