@@ -146,7 +146,7 @@ static int shm_attach(rmp_comm_t comm, coll_shm_t *s)
     if (comm->rank == 0) {
         s->chunk = shm_chunk_bytes(s->n);
         s->len = shm_len(s->n, s->chunk);
-        rc = rmpi_shmem_create(s->len, "rmp-coll", &s->mem);
+        rc = rmpi_shmem_create(s->len, "rmp-coll", RMPI_SHMEM_POPULATE, &s->mem);
         if (rc == RMP_SUCCESS) {
             s->base = s->mem.addr;
             hello.chunk = s->chunk;
@@ -160,7 +160,8 @@ static int shm_attach(rmp_comm_t comm, coll_shm_t *s)
         void *p = NULL;
         s->chunk = (size_t)hello.chunk;
         s->len = shm_len(s->n, s->chunk);
-        rc = hello.name[0] ? rmpi_shmem_attach(hello.name, s->len, &p) : RMP_ERR_NOMEM;
+        rc = hello.name[0] ? rmpi_shmem_attach(hello.name, s->len, RMPI_SHMEM_POPULATE, &p)
+                            : RMP_ERR_NOMEM;
         if (rc == RMP_SUCCESS)
             s->base = p;
     }

@@ -21,6 +21,8 @@ static const char *const errors_text[] = {
     [-RMP_ERR_INTERNAL] = "internal error in rmp",
     [-RMP_ERR_CANCELLED] = "the request was cancelled before its message matched",
     [-RMP_ERR_REVOKED] = "the communicator was revoked (by this or another member)",
+    [-RMP_ERR_PEER_FAILED_PENDING] = "a member that could have sent the message failed: "
+                                     "the receive from any source is still pending",
 };
 
 RMP_EXPORT const char *rmp_strerror(int code)

@@ -6,6 +6,7 @@
 #include "log.h"
 #include "mt.h"
 #include "p2p.h"
+#include "ulfm.h"
 
 static int p2p_check_send(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm)
 {
@@ -163,6 +164,16 @@ RMP_EXPORT int rmp_wait(rmp_request_t *req, rmp_status_t *st)
     return p2p_finish(req, st);
 }
 
+/* A test that found req pending after a failure: RMP_ERR_PEER_FAILED_PENDING for a
+ * receive from any source the failure holds up (rmp_wait's, core/ulfm.c). */
+static int p2p_test_stalled(rmp_request_t req)
+{
+    rmpi_mt_enter();
+    int stalled = rmpi_ulfm_anysrc_stalled(req);
+    rmpi_mt_leave();
+    return stalled ? RMP_ERR_PEER_FAILED_PENDING : RMP_SUCCESS;
+}
+
 RMP_EXPORT int rmp_test(rmp_request_t *req, int *done, rmp_status_t *st)
 {
     int rc = rmpi_check_state();
@@ -180,7 +191,7 @@ RMP_EXPORT int rmp_test(rmp_request_t *req, int *done, rmp_status_t *st)
         rmpi_progress();
     *done = rmpi_req_done(*req);
     if (!*done)
-        return RMP_SUCCESS;
+        return RMPI_UNLIKELY(rmpi_ctx.nfailed > 0) ? p2p_test_stalled(*req) : RMP_SUCCESS;
     return p2p_finish(req, st);
 }
 

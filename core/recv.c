@@ -223,8 +223,9 @@ int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
         return rc;
     rc = rmpi_req_wait(req);
     if (rc != RMP_SUCCESS) {
-        rmpi_req_abandon(req);
-        return rc;
+        rmpi_req_abandon(req); /* withdrawn if unmatched */
+        /* ULFM: a blocking receive from any source ends with the failure itself. */
+        return rc == RMP_ERR_PEER_FAILED_PENDING ? RMP_ERR_PEER_FAILED : rc;
     }
     if (st)
         *st = req->status;

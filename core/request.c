@@ -150,6 +150,7 @@ void rmpi_waiter_init(rmpi_waiter_t *w)
 {
     if (RMPI_UNLIKELY(rmpi_mt))
         rmpi_progress_mt_reset();
+    w->req = NULL;
     w->spins = 0;
     double now = rmpi_now();
     w->deadline = rmpi_cfg.timeout > 0 ? now + rmpi_cfg.timeout : 0;
@@ -171,7 +172,12 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
         rmpi_check_failures();
         if (RMPI_UNLIKELY(rmpi_ulfm_nrevoked))
             rmpi_ulfm_sweep();
+        /* Once a peer has failed: a receive from any source it might have fed. */
+        int stalled = w->req && RMPI_UNLIKELY(rmpi_ctx.nfailed > 0) &&
+                      rmpi_ulfm_anysrc_stalled(w->req);
         rmpi_mt_leave();
+        if (stalled)
+            return RMP_ERR_PEER_FAILED_PENDING;
     }
     if (w->deadline > 0 && now > w->deadline) {
         rmpi_warn("operation timed out after %g s (RMP_TIMEOUT)", rmpi_cfg.timeout);
@@ -205,6 +211,8 @@ int rmpi_req_wait(rmp_request_t req)
         return RMP_SUCCESS;
     rmpi_waiter_t w;
     rmpi_waiter_init(&w);
+    if (req->kind == RMPI_REQ_RECV && req->mq.src == RMP_ANY_SOURCE)
+        w.req = req;
     rmp_request_t outer = rmpi_blocked_req;
     rmpi_blocked_req = req;
     int rc = RMP_SUCCESS;

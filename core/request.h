@@ -89,8 +89,10 @@ extern __thread rmp_request_t rmpi_blocked_req __attribute__((tls_model("initial
 
 /* For every blocking loop: call rmpi_waiter_poll after each progress. Every
  * 1024th call it looks at the clock: RMP_TIMEOUT, and every 50 ms a check of
- * the peers' health. Returns RMP_SUCCESS or RMP_ERR_TIMEOUT. */
+ * the peers' health. Returns RMP_SUCCESS or RMP_ERR_TIMEOUT, or for w->req (set by
+ * rmpi_req_wait) RMP_ERR_PEER_FAILED_PENDING: an unacknowledged failure holds it up. */
 typedef struct rmpi_waiter {
+    rmp_request_t req; /* a receive from any source (rmpi_req_wait), else NULL */
     unsigned spins;
     double deadline; /* 0: none */
     double next_check;

@@ -134,11 +134,14 @@ static size_t win_pagesize(size_t n)
     return n == 0 ? pg : (n + pg - 1) / pg * pg;
 }
 
-/* Library memory in a shared segment, so that same-node ranks map it. */
+/* Library memory in a shared segment, so that same-node ranks map it. Not
+ * populated: a page is made when first touched, as malloc's are, so a window
+ * of 1 GiB a rank costs nothing until used (populated, every creation zeroed
+ * the whole segment and every same-node peer mapped it page by page). */
 static int win_alloc_segment(struct rmp_win *w, size_t bytes)
 {
     w->seglen = win_pagesize(bytes);
-    int rc = rmpi_shmem_create(w->seglen, "rmp-win", &w->mem);
+    int rc = rmpi_shmem_create(w->seglen, "rmp-win", 0, &w->mem);
     if (rc == RMP_SUCCESS)
         w->base = w->mem.addr;
     return rc;
@@ -160,7 +163,7 @@ static int win_map_peers(struct rmp_win *w)
          * that rounds past 2^64 is not mapped (the transport path checks). */
         void *p = NULL;
         if (memchr(e->seg, '\0', sizeof(e->seg)) && e->bytes <= SIZE_MAX / 2 &&
-            rmpi_shmem_attach(e->seg, win_pagesize(e->bytes), &p) == RMP_SUCCESS)
+            rmpi_shmem_attach(e->seg, win_pagesize(e->bytes), 0, &p) == RMP_SUCCESS)
             w->mapped[r] = p; /* otherwise it goes through the transport */
     }
     return RMP_SUCCESS;

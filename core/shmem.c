@@ -12,7 +12,12 @@
 #include "rmpi.h"
 #include "shmem.h"
 
-int rmpi_shmem_create(size_t len, const char *label, rmpi_shmem_t *seg)
+static int shmem_mmap_flags(unsigned flags)
+{
+    return MAP_SHARED | (flags & RMPI_SHMEM_POPULATE ? MAP_POPULATE : 0);
+}
+
+int rmpi_shmem_create(size_t len, const char *label, unsigned flags, rmpi_shmem_t *seg)
 {
     seg->fd = -1;
     seg->addr = NULL;
@@ -28,8 +33,7 @@ int rmpi_shmem_create(size_t len, const char *label, rmpi_shmem_t *seg)
         close(fd);
         return RMP_ERR_NOMEM;
     }
-    /* Populated now: no page faults on the message path later. */
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, shmem_mmap_flags(flags), fd, 0);
     if (p == MAP_FAILED) {
         close(fd);
         return RMP_ERR_NOMEM;
@@ -63,7 +67,7 @@ int rmpi_shmem_parse_name(const char *name, int *pid, int *fd)
     return RMP_SUCCESS;
 }
 
-int rmpi_shmem_attach(const char *name, size_t len, void **addr)
+int rmpi_shmem_attach(const char *name, size_t len, unsigned flags, void **addr)
 {
     int pid, fd;
     if (rmpi_shmem_parse_name(name, &pid, &fd) != RMP_SUCCESS) {
@@ -86,7 +90,7 @@ int rmpi_shmem_attach(const char *name, size_t len, void **addr)
         close(myfd);
         return RMP_ERR_BOOTSTRAP;
     }
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, myfd, 0);
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, shmem_mmap_flags(flags), myfd, 0);
     close(myfd);
     if (p == MAP_FAILED)
         return RMP_ERR_NOMEM;

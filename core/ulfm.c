@@ -237,6 +237,19 @@ RMP_EXPORT int rmp_comm_failure_ack(rmp_comm_t comm)
     return s ? RMP_SUCCESS : RMP_ERR_NOMEM;
 }
 
+int rmpi_ulfm_anysrc_stalled(rmp_request_t req)
+{
+    rmp_comm_t comm = req->comm;
+    if (req->kind != RMPI_REQ_RECV || req->done || req->mq.src != RMP_ANY_SOURCE || !comm ||
+        req->mq.cid != comm->cid || !rmpi_recv_is_posted(&req->mq))
+        return 0;
+    rmpi_ulfm_st_t *s = ulfm_find(comm->cid);
+    for (int r = 0; r < comm->size; r++)
+        if (rmpi_peer_lost(rmpi_comm_world_rank(comm, r)) && !(s && s->acked[r]))
+            return 1;
+    return 0;
+}
+
 RMP_EXPORT int rmp_comm_failure_get_acked(rmp_comm_t comm, int *ranks, int max, int *n)
 {
     int rc = rmpi_comm_check_local(comm);

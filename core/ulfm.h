@@ -64,6 +64,10 @@ void rmpi_ulfm_sweep(void);
 /* Handlers of the agreement's messages (core/ulfm_agree.c). */
 void rmpi_ulfm_agree_on_msg(int src, const rmpi_ftmsg_t *m, const uint8_t *bitmap);
 void rmpi_ulfm_val_free(rmpi_ulfm_val_t *v);
+/* Is req a pending receive from RMP_ANY_SOURCE on its communicator's own context (not a
+ * collective's) while a member of that communicator has failed unacknowledged (ULFM's
+ * MPI_ERR_PROC_FAILED_PENDING)? Under the engine lock. */
+int rmpi_ulfm_anysrc_stalled(rmp_request_t req);
 /* Engine start / teardown. */
 void rmpi_ulfm_register(void);
 void rmpi_ulfm_fini(void);

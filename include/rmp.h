@@ -31,7 +31,11 @@ enum {
     RMP_ERR_INTERNAL = -11,
     RMP_ERR_CANCELLED = -12, /* a receive or send cancelled by rmp_request_cancel */
     RMP_ERR_REVOKED = -13,   /* the communicator was revoked (rmp_comm_revoke) */
-    RMP_ERR_LAST = -14 /* one past the last code; not a status */
+    /* A wait or test of a receive from RMP_ANY_SOURCE: a member of its communicator failed
+     * and the failure is not acknowledged (rmp_comm_failure_ack); the request is still
+     * pending, unchanged, and may match later. */
+    RMP_ERR_PEER_FAILED_PENDING = -14,
+    RMP_ERR_LAST = -15 /* one past the last code; not a status */
 };
 
 const char *rmp_strerror(int code);
@@ -123,7 +127,11 @@ int rmp_comm_shrink(rmp_comm_t comm, rmp_comm_t *newcomm);
  * is RMP_ERR_PEER_FAILED on every one when a member had failures it had not acknowledged. */
 int rmp_comm_agree(rmp_comm_t comm, int *flag);
 /* Acknowledge the failed members known now: rmp_comm_failure_get_acked lists them (comm
- * ranks, ascending, in ranks[0..*n) of room max) and agree no longer reports them. */
+ * ranks, ascending, in ranks[0..*n) of room max) and agree no longer reports them.
+ * Until then a receive from RMP_ANY_SOURCE on comm cannot wait for ever: rmp_recv returns
+ * RMP_ERR_PEER_FAILED (the receive withdrawn), rmp_wait and rmp_test of a nonblocking one
+ * RMP_ERR_PEER_FAILED_PENDING (the request kept, still able to match); after the
+ * acknowledgement they wait again, until a new failure. */
 int rmp_comm_failure_ack(rmp_comm_t comm);
 int rmp_comm_failure_get_acked(rmp_comm_t comm, int *ranks, int max, int *n);
 

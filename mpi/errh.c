@@ -95,6 +95,7 @@ int mpii_err_from_rmp(int st)
     case RMP_ERR_ACCESS: return MPI_ERR_RMA_RANGE;
     case RMP_ERR_PEER_FAILED: return MPIX_ERR_PROC_FAILED;
     case RMP_ERR_REVOKED: return MPIX_ERR_REVOKED;
+    case RMP_ERR_PEER_FAILED_PENDING: return MPIX_ERR_PROC_FAILED_PENDING;
     case RMP_ERR_NOT_SUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
     case RMP_ERR_INTERNAL: return MPI_ERR_INTERN;
     case RMP_ERR_CANCELLED: return MPI_SUCCESS; /* a cancelled status, not an error */

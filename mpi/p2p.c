@@ -227,6 +227,16 @@ static int p2p_recv_fin(mpii_req_t *r)
     return MPI_SUCCESS;
 }
 
+/* A blocking receive from any source held up by a failure (ULFM): withdrawn and failed
+ * with MPIX_ERR_PROC_FAILED, unless it matched meanwhile (then it completes). */
+static int p2p_recv_withdraw(rmp_request_t *rr, rmp_status_t *st)
+{
+    int cancelled = 0;
+    if (rmp_cancel(rr, &cancelled) == RMP_SUCCESS && cancelled)
+        return RMP_ERR_PEER_FAILED;
+    return rmp_wait(rr, st); /* matched: no longer held up by anyone */
+}
+
 static __attribute__((noinline)) int p2p_recv(void *buf, MPI_Count count, MPI_Datatype dt,
                                               int source, int tag, MPI_Comm comm,
                                               MPI_Status *status, const char *fn)
@@ -259,6 +269,8 @@ static __attribute__((noinline)) int p2p_recv(void *buf, MPI_Count count, MPI_Da
         rc = rmp_irecv_layout(&lay, bytes, source, mpii_tag_to_rmp(tag), c->rc, &rr);
         if (rc == RMP_SUCCESS)
             rc = rmp_wait(&rr, &st);
+        if (rc == RMP_ERR_PEER_FAILED_PENDING) /* as rmp_recv: withdrawn, a failure */
+            rc = p2p_recv_withdraw(&rr, &st);
         if (rc == RMP_SUCCESS && p2p_recv_partial(d, st.bytes)) {
             p2p_status_out_c(c, status, &st);
             return p2p_recv_partial_err(c, d, st.bytes, fn);

@@ -87,7 +87,8 @@ int mpii_req_test(mpii_req_t *r)
         int flag = 0;
         rmp_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, RMP_SUCCESS, RMP_COMM_NULL};
         int rc = rmp_test(&r->rr, &flag, &st);
-        if (flag || rc != RMP_SUCCESS)
+        /* Held up by a failure (ULFM's PENDING): still pending, as before. */
+        if (flag || (rc != RMP_SUCCESS && rc != RMP_ERR_PEER_FAILED_PENDING))
             mpii_req_take_rmp_status(r, &st, rc);
         break;
     }
@@ -109,7 +110,11 @@ int mpii_req_wait(mpii_req_t *r)
         return r->err;
     if (r->kind == MPII_REQ_RMP) {
         rmp_status_t st = {MPI_ANY_SOURCE, MPI_ANY_TAG, 0, RMP_SUCCESS, RMP_COMM_NULL};
-        int rc = rmp_wait(&r->rr, &st);
+        int rc;
+        /* These requests (a strided receive, a collective's) keep waiting for their match
+         * after a failure, until MPIX_Comm_failure_ack or the match (docs/reliability.md). */
+        while ((rc = rmp_wait(&r->rr, &st)) == RMP_ERR_PEER_FAILED_PENDING)
+            ;
         mpii_req_take_rmp_status(r, &st, rc);
         return r->err;
     }

@@ -36,13 +36,13 @@ static void win_destroy(mpii_win_t *w)
  * _DYNAMIC (no memory: regions attached later; displacements are addresses). */
 /* A shared window in one block, rank after rank (MPI's default for Win_allocate_shared):
  * rank 0 allocates it all, each rank's part starts where the previous one's ends. */
-static int win_shared_contig(mpii_win_t *w, MPI_Aint size, void **base)
+static int win_shared_contig(mpii_win_t *w, rmp_comm_t parent, MPI_Aint size, void **base)
 {
     int64_t me = size, *all = calloc((size_t)w->size, sizeof(*all));
     w->shoff = calloc((size_t)w->size + 1, sizeof(*w->shoff));
     int rc = all && w->shoff ? RMP_SUCCESS : RMP_ERR_NOMEM;
     /* Every rank reaches each collective, whatever failed locally. */
-    int rc2 = rmp_allgather(&me, all ? all : &me, all ? sizeof(me) : 0, RMP_UINT8, w->rc);
+    int rc2 = rmp_allgather(&me, all ? all : &me, all ? sizeof(me) : 0, RMP_UINT8, parent);
     rc = rc != RMP_SUCCESS ? rc : rc2;
     for (int i = 0; rc == RMP_SUCCESS && i < w->size; i++)
         w->shoff[i + 1] = w->shoff[i] + (MPI_Aint)all[i];
@@ -115,15 +115,18 @@ static int win_make(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm, int
     else if (rc == RMP_SUCCESS && flavor == MPI_WIN_FLAVOR_DYNAMIC)
         rc = rmp_win_create_dynamic(w->rc, &w->data);
     else if (rc == RMP_SUCCESS && flavor == WIN_SHARED_CONTIG)
-        rc = win_shared_contig(w, size, &base);
+        rc = win_shared_contig(w, c->rc, size, &base);
     else if (rc == RMP_SUCCESS)
         rc = rmp_win_allocate((size_t)size, w->rc, &base, &w->data);
     void *ctl = NULL;
     if (rc == RMP_SUCCESS)
         rc = rmp_win_allocate((size_t)(MPII_CTL_POST + n) * sizeof(uint64_t), w->rc, &ctl,
                               &w->ctl);
+    /* On the parent, whose collectives are set up already: the first collective on the
+     * window's own communicator would make its shared-memory segment (a few MiB, mapped by
+     * every rank, then unmapped at the free), for a window that may never need one. */
     if (rc == RMP_SUCCESS)
-        rc = rmp_allgather(&me, all, sizeof(me), RMP_UINT8, w->rc);
+        rc = rmp_allgather(&me, all, sizeof(me), RMP_UINT8, c->rc);
     if (rc != RMP_SUCCESS) {
         free(all);
         win_destroy(w);
@@ -251,7 +254,7 @@ static int win_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
         void *p;
         ok &= rmp_win_shared_ptr(w->data, mpii_win_dtarget(w, i), &p) == RMP_SUCCESS;
     }
-    rc = rmp_allreduce(&ok, &all, 1, RMP_INT32, RMP_MIN, w->rc);
+    rc = rmp_allreduce(&ok, &all, 1, RMP_INT32, RMP_MIN, mpii_comm(comm)->rc);
     if (rc == RMP_SUCCESS && all)
         return MPI_SUCCESS;
     win_destroy(w);

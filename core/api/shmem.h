@@ -15,13 +15,19 @@ typedef struct rmpi_shmem {
     char name[48];   /* "PID:FD", what peers pass to rmpi_shmem_attach */
 } rmpi_shmem_t;
 
-int rmpi_shmem_create(size_t len, const char *label, rmpi_shmem_t *seg);
+/* flags for rmpi_shmem_create and rmpi_shmem_attach */
+#define RMPI_SHMEM_POPULATE 1 /* every page made and mapped now: no faults later */
+
+/* A zero-filled segment of len bytes. Without RMPI_SHMEM_POPULATE a page is made
+ * when first touched, as malloc's are: creating, mapping and freeing a large
+ * segment costs nothing per page (a 1 GiB window is not zeroed until used). */
+int rmpi_shmem_create(size_t len, const char *label, unsigned flags, rmpi_shmem_t *seg);
 /* Split a peer's segment name "PID:FD" (decimal, PID > 0, nothing else).
  * RMP_SUCCESS, or RMP_ERR_BOOTSTRAP when name is anything else. */
 int rmpi_shmem_parse_name(const char *name, int *pid, int *fd);
 /* Map a peer's segment of len bytes (RMP_ERR_BOOTSTRAP when the name is
  * malformed or the segment is shorter than len). */
-int rmpi_shmem_attach(const char *name, size_t len, void **addr);
+int rmpi_shmem_attach(const char *name, size_t len, unsigned flags, void **addr);
 /* Every peer has attached: drop the descriptor, keep the mapping. */
 void rmpi_shmem_seal(rmpi_shmem_t *seg);
 void rmpi_shmem_destroy(rmpi_shmem_t *seg);

@@ -11,6 +11,14 @@
  *                  failed), MPI_Ibarrier and MPI_Iallreduce still start and return a
  *                  request, whose MPI_Wait reports MPIX_ERR_PROC_FAILED (ULFM raises
  *                  a nonblocking operation's failure at completion).
+ *   mpi_abi_ulfm anysrc  the last rank SIGKILLs itself; until rank 0 acknowledges it
+ *                  (MPIX_Comm_failure_ack), a blocking MPI_Recv from MPI_ANY_SOURCE
+ *                  (contiguous and strided) fails with MPIX_ERR_PROC_FAILED, and the Test
+ *                  and Wait of an MPI_Irecv from MPI_ANY_SOURCE return
+ *                  MPIX_ERR_PROC_FAILED_PENDING with the request kept; a receive naming
+ *                  a live rank works; the request can still match, and after the
+ *                  acknowledgement its Wait succeeds and new MPI_ANY_SOURCE receives
+ *                  work.
  * Each survivor prints "ulfm: rank R ok ...". */
 #include <mpi.h>
 #include <mpi-ext.h>
@@ -166,6 +174,67 @@ static int run_nbc(void)
     return 0;
 }
 
+static int run_anysrc(void)
+{
+    int n, err, v = 0, go = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (me == n - 1)
+        raise(SIGKILL);
+    if (me != 0) { /* live senders: once rank 0 says so, twice */
+        CHECK(MPI_Recv(&go, 1, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+                  MPI_SUCCESS, "recv go");
+        v = me;
+        CHECK(MPI_Send(&v, 1, MPI_INT, 0, 6, MPI_COMM_WORLD) == MPI_SUCCESS, "send named");
+        for (int i = 0; i < 2; i++) {
+            v = 100 * i + me;
+            CHECK(MPI_Send(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD) == MPI_SUCCESS, "send %d", i);
+        }
+        printf("ulfm: rank %d ok anysrc\n", me);
+        return 0;
+    }
+    err = MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(eclass(err) == MPIX_ERR_PROC_FAILED, "blocking any-source recv: class %d",
+          eclass(err));
+    MPI_Datatype vec; /* a strided receive takes the layout path */
+    MPI_Type_vector(1, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    int two[2] = {0, 0};
+    err = MPI_Recv(two, 1, vec, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(eclass(err) == MPIX_ERR_PROC_FAILED, "strided any-source recv: class %d",
+          eclass(err));
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Status st;
+    err = MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &req);
+    CHECK((err == MPI_SUCCESS || eclass(err) == MPIX_ERR_PROC_FAILED_PENDING) &&
+              req != MPI_REQUEST_NULL, "irecv: class %d", eclass(err));
+    int flag = 1;
+    err = MPI_Test(&req, &flag, &st);
+    CHECK(eclass(err) == MPIX_ERR_PROC_FAILED_PENDING && !flag && req != MPI_REQUEST_NULL,
+          "test: class %d flag %d", eclass(err), flag);
+    err = MPI_Wait(&req, &st);
+    CHECK(eclass(err) == MPIX_ERR_PROC_FAILED_PENDING && req != MPI_REQUEST_NULL,
+          "wait: class %d", eclass(err));
+    for (int r = 1; r < n - 1; r++) /* a named live source is not held up */
+        CHECK(MPI_Send(&go, 1, MPI_INT, r, 8, MPI_COMM_WORLD) == MPI_SUCCESS, "send go");
+    int w = -1;
+    CHECK(MPI_Recv(&w, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, &st) == MPI_SUCCESS && w == 1,
+          "named recv: %d", w);
+    CHECK(MPIX_Comm_failure_ack(MPI_COMM_WORLD) == MPI_SUCCESS, "failure_ack");
+    /* the pending request matches (or has matched, while pending) rank 1's first */
+    err = MPI_Wait(&req, &st);
+    CHECK(err == MPI_SUCCESS && req == MPI_REQUEST_NULL && st.MPI_SOURCE != n - 1 &&
+              v % 100 == st.MPI_SOURCE, "wait after ack: class %d source %d value %d",
+          eclass(err), st.MPI_SOURCE, v);
+    int left = 2 * (n - 2) - 1; /* what the live senders still send */
+    for (int i = 0; i < left; i++) {
+        err = MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &st);
+        CHECK(err == MPI_SUCCESS, "any-source recv after ack: class %d", eclass(err));
+    }
+    MPI_Type_free(&vec);
+    printf("ulfm: rank %d ok anysrc\n", me);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -178,8 +247,10 @@ int main(int argc, char **argv)
         rc = run_revoke();
     else if (argc == 2 && strcmp(argv[1], "nbc") == 0)
         rc = run_nbc();
+    else if (argc == 2 && strcmp(argv[1], "anysrc") == 0)
+        rc = run_anysrc();
     else
-        fprintf(stderr, "usage: mpi_abi_ulfm iter STEPS K VICTIM | revoke | nbc\n");
+        fprintf(stderr, "usage: mpi_abi_ulfm iter STEPS K VICTIM | revoke | nbc | anysrc\n");
     MPI_Finalize();
     return rc;
 }

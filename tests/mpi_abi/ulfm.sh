@@ -3,7 +3,9 @@
 # The ULFM program through mpi-ext.h's MPIX_ names (tests/mpi_abi/ulfm.c) on shm and
 # tcp: a rank dies and the survivors finish (status: the dead rank's, 137), and a revoke
 # reaches ranks blocked in MPI_Recv, a nonblocking collective started after a death
-# completes with it. usage: ulfm.sh RRUN PROGRAM
+# completes with it, and a receive from MPI_ANY_SOURCE after a death fails (blocking) or
+# stays pending (MPIX_ERR_PROC_FAILED_PENDING) until MPIX_Comm_failure_ack.
+# usage: ulfm.sh RRUN PROGRAM
 set -u
 RRUN=$1 P=$2
 fail=0
@@ -28,5 +30,7 @@ for tl in shm tcp; do
     run "$tl iter np3 victim 0" 137 2 -n 3 "$P" iter 10 6 0
     run "$tl revoke np3" 0 3 -n 3 "$P" revoke
     run "$tl nbc np3" 137 2 -n 3 "$P" nbc
+    run "$tl anysrc np3" 137 2 -n 3 "$P" anysrc
+    run "$tl anysrc np4" 137 3 -n 4 "$P" anysrc
 done
 exit $fail

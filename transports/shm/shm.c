@@ -181,7 +181,7 @@ static int shm_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t 
     if (tl->nlocal > 1) {
         /* Populated now (rmpi_shmem_create): the inbox and the pool are this rank's hot
          * lines from the first message on, and their size does not depend on N. */
-        rc = rmpi_shmem_create(tl->seg_bytes, "rmp-shm", &tl->mem);
+        rc = rmpi_shmem_create(tl->seg_bytes, "rmp-shm", RMPI_SHMEM_POPULATE, &tl->mem);
         if (rc != RMP_SUCCESS)
             goto err;
         char *seg = tl->mem.addr;
@@ -301,7 +301,8 @@ static int shm_connect(rmpi_tl_t *tl_, int peer, const void *addr, size_t alen, 
 static int shm_map(shm_ep_t *ep)
 {
     void *seg = NULL;
-    int rc = rmpi_shmem_attach(ep->addr.name, ep->addr.seg_bytes, &seg);
+    int rc = rmpi_shmem_attach(ep->addr.name, ep->addr.seg_bytes, RMPI_SHMEM_POPULATE,
+                                &seg);
     if (rc != RMP_SUCCESS)
         return rc;
     char *s = seg;
