@@ -18,6 +18,13 @@ static inline int coll_shm_ready(rmp_comm_t comm)
  * coll_shm_ready(comm) == 1. src may be rbuf (in place). */
 int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t dt,
                        rmp_op_t op, rmp_comm_t comm);
+/* 2 ranks: 1 when a call of `bytes` (elements of es bytes) takes the single-copy
+ * allreduce (coll_shm_cma.c): from RMP_COLL_SHM_CMA bytes, where the kernel lets the ranks
+ * reach each other's memory (decided on the first such call, collectively, then kept). */
+int coll_shm_cma_ready(rmp_comm_t comm, size_t bytes, size_t es);
+/* The same result as coll_shm_allreduce, by cross-memory attach (needs cma_ready). */
+int coll_shm_allreduce_cma(const void *src, void *rbuf, size_t count, rmp_datatype_t dt,
+                           rmp_op_t op, rmp_comm_t comm);
 /* Barrier and bcast through the same segment (same precondition). */
 int coll_shm_barrier(rmp_comm_t comm);
 int coll_shm_bcast(void *buf, size_t bytes, int root, rmp_comm_t comm);
