@@ -76,6 +76,11 @@ static size_t shm_chunk_bytes(int n)
 
 
 
+size_t coll_shm_slot_bytes(rmp_comm_t comm)
+{
+    return ((coll_comm_t *)comm->coll_priv)->shm->chunk;
+}
+
 void coll_shm_free(coll_shm_t *s)
 {
     if (!s)

@@ -14,6 +14,10 @@ static inline int coll_shm_ready(rmp_comm_t comm)
     const coll_comm_t *cc = comm->coll_priv;
     return RMPI_LIKELY(cc && cc->shm_state == 1) ? 1 : coll_shm_setup(comm);
 }
+/* Bytes of a slot (the pipeline step; the same on every rank). Needs coll_shm_ready. The
+ * algorithms cut vectors between elements: elements larger than their piece (RMP_OPAQUE)
+ * must take another algorithm. */
+size_t coll_shm_slot_bytes(rmp_comm_t comm);
 /* rbuf = x0 op x1 op ... op xn-1 in rank order (bitwise identical everywhere). Needs
  * coll_shm_ready(comm) == 1. src may be rbuf (in place). */
 int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t dt,
