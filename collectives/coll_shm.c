@@ -85,6 +85,7 @@ void coll_shm_free(coll_shm_t *s)
 {
     if (!s)
         return;
+    free(s->piece);
     if (s->mem.addr)
         rmpi_shmem_destroy(&s->mem);
     else if (s->base)

@@ -34,6 +34,7 @@ struct coll_shm {
     int cma;      /* 2 ranks: 0 not tried yet, 1 the peer's memory is reachable, -1 not */
     pid_t peer_pid;  /* cma == 1: the other rank's process */
     uint64_t probe;  /* what the peer reads to test cross-memory attach */
+    char *piece;     /* cma == 1: the piece buffer, CMA_SLOTS slots (coll_shm_cma.c) */
 };
 
 /* Tell the core we are spinning (lets the sibling hyperthread run). */

@@ -2,7 +2,7 @@
 /* The 2-rank single-copy allreduce (collectives/coll_shm_cma.c) under rrun.
  *   cma_test cma      every predefined op on every datatype it reduces, two user ops (one
  *                     non-commutative, one on RMP_OPAQUE(24)), in place and not, at counts
- *                     around the piece boundaries (run with RMP_COLL_SHM_CHUNK=16k,
+ *                     around the piece boundaries (64 KiB with RMP_COLL_SHM_CHUNK=16k,
  *                     RMP_COLL_SHM_CMA=1); each call must take the single-copy path (one
  *                     chunk number of the segment per call, cross-memory attach agreed).
  *   cma_test nocma    the same calls where cross-memory attach is refused
@@ -65,7 +65,8 @@ static const type_t types[] = {
     PAIR(p_long_t, "long_int", RMP_LONG_INT),
     PAIR(p_2int_t, "2int", RMP_2INT),
     PAIR(p_short_t, "short_int", RMP_SHORT_INT),
-    {RMP_LONG_DOUBLE_INT, "long_double_int", {{0, LD_BYTES}, {offsetof(p_ldouble_t, i), sizeof(int)}}},
+    {RMP_LONG_DOUBLE_INT, "long_double_int",
+     {{0, LD_BYTES}, {offsetof(p_ldouble_t, i), sizeof(int)}}},
 };
 
 static const rmp_op_t ops[] = {RMP_SUM,  RMP_PROD, RMP_MIN, RMP_MAX,    RMP_BAND,  RMP_BOR,
@@ -227,11 +228,9 @@ out:
  * vector of 2 m pieces gives each rank exactly m; +-1 element moves the boundary. */
 static void counts_of(size_t es, size_t *c, int *nc)
 {
-    size_t piece = (16384 / es) * es / es; /* elements per piece at RMP_COLL_SHM_CHUNK=16k */
-    if (piece == 0)
-        piece = 1;
-    size_t base[] = {1, 2, 3, 2 * piece - 1, 2 * piece, 2 * piece + 1, 4 * piece + 3,
-                     7 * piece - 5};
+    /* Elements per piece at RMP_COLL_SHM_CHUNK=16k: 4 slots (CMA_SLOTS). */
+    size_t piece = 65536 / es;
+    size_t base[] = {1, 2, 3, 2 * piece - 1, 2 * piece, 2 * piece + 1, 4 * piece + 3};
     *nc = 0;
     for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
         c[(*nc)++] = base[i];
