@@ -99,22 +99,25 @@ static size_t shm_len(int n, size_t chunk)
            2 * (size_t)(n + 1) * chunk;
 }
 
-/* Rank 0 makes the segment and sends its name and chunk size; the others map it. */
+/* Rank 0 makes the segment and sends its name, chunk size and single-copy switch
+ * (RMP_COLL_SHM_CMA): the ranks must agree on the algorithm; the others map it. */
 static int shm_attach(rmp_comm_t comm, coll_shm_t *s)
 {
     struct {
-        uint64_t chunk;
+        uint64_t chunk, cma_min;
         char name[sizeof(s->mem.name)];
     } hello;
     memset(&hello, 0, sizeof(hello)); /* the padding travels too */
     int rc = RMP_SUCCESS;
     if (comm->rank == 0) {
         s->chunk = shm_chunk_bytes(s->n);
+        s->cma_min = coll_params.shm_cma;
         s->len = shm_len(s->n, s->chunk);
         rc = rmpi_shmem_create(s->len, "rmp-coll", &s->mem);
         if (rc == RMP_SUCCESS) {
             s->base = s->mem.addr;
             hello.chunk = s->chunk;
+            hello.cma_min = coll_params.shm_cma;
             memcpy(hello.name, s->mem.name, sizeof(hello.name));
         }
     }
@@ -124,6 +127,7 @@ static int shm_attach(rmp_comm_t comm, coll_shm_t *s)
     if (comm->rank != 0) {
         void *p = NULL;
         s->chunk = (size_t)hello.chunk;
+        s->cma_min = (size_t)hello.cma_min;
         s->len = shm_len(s->n, s->chunk);
         rc = hello.name[0] ? rmpi_shmem_attach(hello.name, s->len, &p) : RMP_ERR_NOMEM;
         if (rc == RMP_SUCCESS)
@@ -239,7 +243,7 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
         return s->broken;
     int n = s->n, me = comm->rank, rc = RMP_SUCCESS;
     size_t es = coll_dt_size(dt), bytes = count * es;
-    if (n == 2 && bytes >= coll_params.shm_cma && coll_shm_cma_ready(comm, bytes, es))
+    if (n == 2 && bytes >= s->cma_min && coll_shm_cma_ready(comm, bytes, es))
         return coll_shm_allreduce_cma(src, rbuf, count, dt, op, comm);
     (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
     const size_t in_f = offsetof(shm_ctl_t, in_seq), red_f = offsetof(shm_ctl_t, red_seq);

@@ -24,7 +24,8 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
                        rmp_op_t op, rmp_comm_t comm);
 /* 2 ranks: 1 when a call of `bytes` (elements of es bytes) takes the single-copy
  * allreduce (coll_shm_cma.c): from RMP_COLL_SHM_CMA bytes, where the kernel lets the ranks
- * reach each other's memory (decided on the first such call, collectively, then kept). */
+ * reach each other's memory (decided on the first such call, collectively, then kept).
+ * Every rank gives the same answer (comm rank 0's RMP_COLL_SHM_CMA). */
 int coll_shm_cma_ready(rmp_comm_t comm, size_t bytes, size_t es);
 /* The same result as coll_shm_allreduce, by cross-memory attach (needs cma_ready). */
 int coll_shm_allreduce_cma(const void *src, void *rbuf, size_t count, rmp_datatype_t dt,

@@ -82,14 +82,14 @@ static int cma_setup(coll_shm_t *s, rmp_comm_t comm)
     if (!all && comm->rank == 0)
         rmpi_info("cross-memory attach is not permitted here: a 2-rank allreduce from %zu "
                   "bytes uses the chunked shared segment",
-                  coll_params.shm_cma);
+                  s->cma_min);
     return RMP_SUCCESS;
 }
 
 int coll_shm_cma_ready(rmp_comm_t comm, size_t bytes, size_t es)
 {
     coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
-    if (comm->size != 2 || !coll_params.shm_cma || bytes < coll_params.shm_cma ||
+    if (comm->size != 2 || !s->cma_min || bytes < s->cma_min ||
         es > s->chunk || s->broken)
         return 0;
     if (RMPI_LIKELY(s->cma != 0))

@@ -28,6 +28,7 @@ struct coll_shm {
     rmpi_shmem_t mem; /* rank 0: the segment it made */
     char *base;       /* the mapping (rank 0: mem.addr) */
     size_t len, chunk;
+    size_t cma_min; /* 2 ranks: the single-copy allreduce from here (0: never); rank 0's */
     int n;
     uint64_t seq; /* chunks run so far */
     int broken;   /* why a wait failed (0: none): the peers' counters are unknown now */

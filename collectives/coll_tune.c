@@ -85,7 +85,8 @@ __attribute__((constructor)) static void coll_params_register(void)
         "RMP_COLL_SHM_CMA", RMPI_PT_SIZE, COLL_SHM_CMA_DEFAULT, NULL,
         offsetof(coll_params_t, shm_cma), 0,
         "from this many bytes a 2-rank shm allreduce reads the peer's input and writes its "
-        "result by cross-memory attach (single copy), when the kernel permits it (0: never)"};
+        "result by cross-memory attach (single copy), when the kernel permits it; comm rank 0's "
+        "value applies (0: never)"};
     (void)rmpi_config_register("collectives", coll_param_table, &coll_params);
 }
 

@@ -9,6 +9,8 @@
  *                     (RMP_SHM_CMA=off): the chunked segment must run them instead.
  *   cma_test switch   default parameters: float sums just below, at and above
  *                     RMP_COLL_SHM_CMA's default; the path must change at the switch.
+ *   cma_test mixed    the same with RMP_COLL_SHM_CMA=0 on every rank but 0: rank 0's
+ *                     value applies (ranks that disagreed would wait for ever).
  *   cma_test any      the same calls at any rank count (3+: the other algorithms).
  * Results are compared with rmp_reduce_local(x0, x1) computed locally (the rank-order
  * reduction every rank must get), on the bytes that hold values (not padding); the input
@@ -238,12 +240,15 @@ static void counts_of(size_t es, size_t *c, int *nc)
 
 int main(int argc, char **argv)
 {
+    mode = argc > 1 ? argv[1] : "any";
+    const char *pr = getenv("PMIX_RANK");
+    if (strcmp(mode, "mixed") == 0 && pr && atoi(pr) != 0)
+        setenv("RMP_COLL_SHM_CMA", "0", 1); /* rank 0's value must apply everywhere */
     T_RC(rmp_init(&argc, &argv));
     rmp_comm_t w = rmp_comm_world();
     rank = rmp_comm_rank(w);
     size = rmp_comm_size(w);
-    mode = argc > 1 ? argv[1] : "any";
-    if (strcmp(mode, "switch") == 0) {
+    if (strcmp(mode, "switch") == 0 || strcmp(mode, "mixed") == 0) {
         /* RMP_COLL_SHM_CMA's default is 256k: float sums from 256k - 4 to 256k + 4. */
         static const seg_t f[2] = {{0, 4}};
         for (size_t bytes = (256u << 10) - 4; bytes <= (256u << 10) + 4; bytes += 4) {
