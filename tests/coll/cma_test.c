@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The 2-rank single-copy allreduce (collectives/coll_shm_cma.c) under rrun.
- *   cma_test cma      every predefined op on every datatype it reduces, two user ops (one
- *                     non-commutative, one on RMP_OPAQUE(24)), in place and not, at counts
- *                     around the piece boundaries (64 KiB with RMP_COLL_SHM_CHUNK=16k,
- *                     RMP_COLL_SHM_CMA=1); each call must take the single-copy path (one
+ *   cma_test cma      every predefined op on every datatype it reduces, two
+ *                     non-commutative user ops (one on RMP_OPAQUE(24)), in place and
+ *                     not, at counts around the piece boundaries (64 KiB with
+ *                     RMP_COLL_SHM_CHUNK=16k, RMP_COLL_SHM_CMA=1); each call must take the single-copy path (one
  *                     chunk number of the segment per call, cross-memory attach agreed).
  *   cma_test nocma    the same calls where cross-memory attach is refused
  *                     (RMP_SHM_CMA=off): the chunked segment must run them instead.
@@ -74,25 +74,30 @@ static const type_t types[] = {
 static const rmp_op_t ops[] = {RMP_SUM,  RMP_PROD, RMP_MIN, RMP_MAX,    RMP_BAND,  RMP_BOR,
                                RMP_BXOR, RMP_LAND, RMP_LOR, RMP_LXOR, RMP_MINLOC, RMP_MAXLOC};
 
-/* Non-commutative: x0 * 3 - x1 (in is the left operand). */
-static void op_sub3(const void *in, void *inout, size_t count, rmp_datatype_t dt, void *ctx)
+/* User ops must be associative, and these are not commutative: the first non-zero
+ * operand (in is the left operand), */
+static void op_first(const void *in, void *inout, size_t count, rmp_datatype_t dt, void *ctx)
 {
     (void)dt;
     (void)ctx;
     const int32_t *a = in;
     int32_t *b = inout;
     for (size_t i = 0; i < count; i++)
-        b[i] = (int32_t)((uint32_t)a[i] * 3u - (uint32_t)b[i]);
+        b[i] = a[i] != 0 ? a[i] : b[i];
 }
 
-/* On opaque elements (a multiple of 8 bytes): words, x0 * 5 + x1 (not commutative either). */
-static void op_opaque(const void *in, void *inout, size_t count, rmp_datatype_t dt, void *ctx)
+/* and, on opaque elements (a multiple of 8 bytes), the composition of affine maps
+ * x -> m x + c mod 2^32, one (m, c) per word: first the left one, then the right. */
+static void op_affine(const void *in, void *inout, size_t count, rmp_datatype_t dt, void *ctx)
 {
     (void)ctx;
     const uint64_t *a = in;
     uint64_t *b = inout;
-    for (size_t i = 0; i < rmp_datatype_size(dt) / 8 * count; i++)
-        b[i] = a[i] * 5u + b[i];
+    for (size_t i = 0; i < rmp_datatype_size(dt) / 8 * count; i++) {
+        uint32_t am = (uint32_t)a[i], ac = (uint32_t)(a[i] >> 32);
+        uint32_t bm = (uint32_t)b[i], bc = (uint32_t)(b[i] >> 32);
+        b[i] = (uint64_t)(am * bm) | (uint64_t)(ac * bm + bc) << 32;
+    }
 }
 
 static uint64_t rnd(uint64_t *s)
@@ -267,9 +272,9 @@ int main(int argc, char **argv)
         }
         return t_finish();
     }
-    rmp_op_t sub3, opq;
-    T_RC(rmp_op_create(op_sub3, NULL, 0, &sub3));
-    T_RC(rmp_op_create(op_opaque, NULL, 0, &opq));
+    rmp_op_t first, opq;
+    T_RC(rmp_op_create(op_first, NULL, 0, &first));
+    T_RC(rmp_op_create(op_affine, NULL, 0, &opq));
     size_t c[16];
     int nc;
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
@@ -289,18 +294,18 @@ int main(int argc, char **argv)
     counts_of(4, c, &nc);
     for (int i = 0; i < nc; i++)
         for (int ip = 0; ip < 2; ip++)
-            one(RMP_INT32, "int32", i4, sub3, "user x0*3-x1", c[i], ip);
+            one(RMP_INT32, "int32", i4, first, "user first non-zero", c[i], ip);
     counts_of(24, c, &nc);
     for (int i = 0; i < nc; i++)
         for (int ip = 0; ip < 2; ip++)
-            one(RMP_OPAQUE(24), "opaque24", o24, opq, "user x0*5+x1", c[i], ip);
+            one(RMP_OPAQUE(24), "opaque24", o24, opq, "user affine", c[i], ip);
     /* Elements larger than a slot (16 KiB here, 64 KiB by default) cannot be cut into
      * pieces: another algorithm runs them, in rank order. */
     static const seg_t big[2] = {{0, 80000}};
     any_path = 1;
     for (size_t n = 1; n <= 3; n += 2)
         for (int ip = 0; ip < 2; ip++)
-            one(RMP_OPAQUE(80000), "opaque80000", big, opq, "user x0*5+x1", n, ip);
+            one(RMP_OPAQUE(80000), "opaque80000", big, opq, "user affine", n, ip);
     /* And reduce_scatter (its pieces are a slot / n): block r is x0 op x1 ... of block r. */
     for (int ip = 0; ip < 2; ip++) {
         size_t es = 80000, cnt = 2, bytes = cnt * es;
@@ -332,7 +337,7 @@ int main(int argc, char **argv)
         free(x);
         free(out);
     }
-    T_RC(rmp_op_free(&sub3));
+    T_RC(rmp_op_free(&first));
     T_RC(rmp_op_free(&opq));
     return t_finish();
 }
