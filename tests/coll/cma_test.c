@@ -3,8 +3,9 @@
  *   cma_test cma      every predefined op on every datatype it reduces, two
  *                     non-commutative user ops (one on RMP_OPAQUE(24)), in place and
  *                     not, at counts around the piece boundaries (64 KiB with
- *                     RMP_COLL_SHM_CHUNK=16k, RMP_COLL_SHM_CMA=1); each call must take the single-copy path (one
- *                     chunk number of the segment per call, cross-memory attach agreed).
+ *                     RMP_COLL_SHM_CHUNK=16k, RMP_COLL_SHM_CMA=1); each call must take
+ *                     the single-copy path (one chunk number of the segment per call,
+ *                     cross-memory attach agreed).
  *   cma_test nocma    the same calls where cross-memory attach is refused
  *                     (RMP_SHM_CMA=off): the chunked segment must run them instead.
  *   cma_test switch   default parameters: float sums just below, at and above
