@@ -154,8 +154,9 @@ int coll_allreduce_run(const void *sbuf, void *rbuf, size_t count, rmp_datatype_
         return coll_hier_allreduce(src, rbuf, count, dt, op, comm);
     if (algo == COLL_ALLREDUCE_SHM || algo == COLL_ALLREDUCE_HIER) {
         /* Forced shm on a comm that spans several nodes (or whose segment could not be
-         * made): the flat table, the same choice on every rank. */
-        if (coll_shm_ready(comm))
+         * made), or elements larger than a slot: the flat table, the same choice on every
+         * rank. */
+        if (coll_shm_ready(comm) && coll_dt_size(dt) <= coll_shm_slot_bytes(comm))
             return coll_shm_allreduce(src, rbuf, count, dt, op, comm);
         algo = coll_algo_ordered(COLL_ALLREDUCE,
                                  coll_select_flat(COLL_ALLREDUCE, bytes, comm->size), op, -1);

@@ -179,7 +179,8 @@ RMP_EXPORT int rmp_reduce_scatter(const void *sbuf, void *rbuf, size_t count,
     const char *src = sbuf == RMP_IN_PLACE ? rbuf : sbuf;
     algo = coll_algo_ordered(COLL_REDUCE_SCATTER, algo, op, -1);
     if (algo == COLL_RS_SHM) {
-        if (coll_shm_ready(comm)) /* the same answer on every rank */
+        /* The same answer on every rank; a step moves a slot / n of each block. */
+        if (coll_shm_ready(comm) && es <= coll_shm_slot_bytes(comm) / (size_t)comm->size)
             return coll_shm_reduce_scatter(src, rbuf, count, dt, op, comm);
         algo = coll_algo_ordered(COLL_REDUCE_SCATTER,
                                  coll_select_flat(COLL_REDUCE_SCATTER, count * es, comm->size),

@@ -35,6 +35,7 @@
 #include "coll_op.h"
 #include "coll_p2p.h"
 #include "coll_shm.h"
+#include "coll_shm_seg.h"
 #include "coll_tune.h"
 #include "log.h"
 
@@ -57,27 +58,7 @@
  * yield: with oversubscription it runs on every poll). */
 #define SHM_POLLS 64
 
-/* Up to this many bytes, the input travels in the control line itself (one per set):
- * a reader takes the line it waits on and the data in one transfer instead of two. Each
- * slot is 16-byte aligned, as a long double must be. */
-#define SHM_INLINE 16
 
-typedef struct shm_ctl {
-    _Alignas(RMPI_CACHELINE) uint64_t in_seq;
-    uint64_t red_seq;
-    _Alignas(16) unsigned char inl[2][SHM_INLINE]; /* small inputs of chunk k: inl[k & 1] */
-} shm_ctl_t;
-
-_Static_assert(sizeof(shm_ctl_t) == RMPI_CACHELINE, "a control line is one cache line");
-
-struct coll_shm {
-    rmpi_shmem_t mem; /* rank 0: the segment it made */
-    char *base;       /* the mapping (rank 0: mem.addr) */
-    size_t len, chunk;
-    int n;
-    uint64_t seq; /* chunks run so far */
-    int broken;   /* why a wait failed (0: none): the peers' counters are unknown now */
-};
 
 static size_t shm_chunk_bytes(int n)
 {
@@ -94,33 +75,19 @@ static size_t shm_chunk_bytes(int n)
     return c < 16384 ? 16384 : c;
 }
 
-/* Tell the core we are spinning (lets the sibling hyperthread run). */
-static inline void shm_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
-static shm_ctl_t *shm_ctl(coll_shm_t *s, int r)
-{
-    return (shm_ctl_t *)(s->base + (size_t)r * sizeof(shm_ctl_t));
-}
 
-/* Slot r (r == n: the result) of set k & 1. */
-static char *shm_slot(coll_shm_t *s, uint64_t k, int r)
+
+size_t coll_shm_slot_bytes(rmp_comm_t comm)
 {
-    size_t ctl = (size_t)s->n * sizeof(shm_ctl_t);
-    ctl = (ctl + 4095) & ~(size_t)4095;
-    return s->base + ctl + ((size_t)(k & 1) * (size_t)(s->n + 1) + (size_t)r) * s->chunk;
+    return ((coll_comm_t *)comm->coll_priv)->shm->chunk;
 }
 
 void coll_shm_free(coll_shm_t *s)
 {
     if (!s)
         return;
+    free(s->piece);
     if (s->mem.addr)
         rmpi_shmem_destroy(&s->mem);
     else if (s->base)
@@ -134,22 +101,25 @@ static size_t shm_len(int n, size_t chunk)
            2 * (size_t)(n + 1) * chunk;
 }
 
-/* Rank 0 makes the segment and sends its name and chunk size; the others map it. */
+/* Rank 0 makes the segment and sends its name, chunk size and single-copy switch
+ * (RMP_COLL_SHM_CMA): the ranks must agree on the algorithm; the others map it. */
 static int shm_attach(rmp_comm_t comm, coll_shm_t *s)
 {
     struct {
-        uint64_t chunk;
+        uint64_t chunk, cma_min;
         char name[sizeof(s->mem.name)];
     } hello;
     memset(&hello, 0, sizeof(hello)); /* the padding travels too */
     int rc = RMP_SUCCESS;
     if (comm->rank == 0) {
         s->chunk = shm_chunk_bytes(s->n);
+        s->cma_min = coll_params.shm_cma;
         s->len = shm_len(s->n, s->chunk);
         rc = rmpi_shmem_create(s->len, "rmp-coll", RMPI_SHMEM_POPULATE, &s->mem);
         if (rc == RMP_SUCCESS) {
             s->base = s->mem.addr;
             hello.chunk = s->chunk;
+            hello.cma_min = coll_params.shm_cma;
             memcpy(hello.name, s->mem.name, sizeof(hello.name));
         }
     }
@@ -159,6 +129,7 @@ static int shm_attach(rmp_comm_t comm, coll_shm_t *s)
     if (comm->rank != 0) {
         void *p = NULL;
         s->chunk = (size_t)hello.chunk;
+        s->cma_min = (size_t)hello.cma_min;
         s->len = shm_len(s->n, s->chunk);
         rc = hello.name[0] ? rmpi_shmem_attach(hello.name, s->len, RMPI_SHMEM_POPULATE, &p)
                             : RMP_ERR_NOMEM;
@@ -213,7 +184,7 @@ int coll_shm_setup(rmp_comm_t comm)
 
 /* Wait until the counter at byte offset `field` of the control line of every rank (of rank
  * `only` if >= 0) is >= want. */
-static int shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm, int only)
+int coll_shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm, int only)
 {
     int r = only >= 0 ? only : 0, n = only >= 0 ? only + 1 : s->n, rc;
     unsigned polls = 0;
@@ -256,39 +227,9 @@ static int shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t c
     return rc;
 }
 
-/* Every rank's counter there is already >= want: the wait ends before it starts (the
- * common case of shm_claim), with no bookkeeping. */
-static inline int shm_all_reached(coll_shm_t *s, size_t field, uint64_t want)
-{
-    for (int r = 0; r < s->n; r++)
-        if (__atomic_load_n((uint64_t *)((char *)shm_ctl(s, r) + field), __ATOMIC_ACQUIRE) < want)
-            return 0;
-    return 1;
-}
 
-static int shm_wait(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t comm)
-{
-    if (shm_all_reached(s, field, want))
-        return RMP_SUCCESS;
-    return shm_wait_for(s, field, want, comm, -1);
-}
 
-/* The next chunk number, once its set may be written: set k & 1 last held chunk k - 2,
- * and every rank is done reading it when every in_seq has reached k (each operation
- * publishes chunk k - 1 only after it finished with the chunks before: allreduce after its
- * copy out, a bcast reader after its copy). An allreduce running after an allreduce finds
- * this true at once; after a bcast, whose readers leave without waiting for each other, it
- * may have to wait. */
-static int shm_claim(coll_shm_t *s, rmp_comm_t comm, uint64_t *k)
-{
-    *k = s->seq++;
-    return shm_wait(s, offsetof(shm_ctl_t, in_seq), *k, comm);
-}
 
-static void shm_publish(coll_shm_t *s, size_t field, uint64_t v, int me)
-{
-    __atomic_store_n((uint64_t *)((char *)shm_ctl(s, me) + field), v, __ATOMIC_RELEASE);
-}
 
 /* Rank r's input of chunk k: in its control line (inl) or its slot. */
 static const char *shm_input(coll_shm_t *s, uint64_t k, int r, int inl)
@@ -313,9 +254,11 @@ int coll_shm_allreduce(const void *src, void *rbuf, size_t count, rmp_datatype_t
     coll_shm_t *s = ((coll_comm_t *)comm->coll_priv)->shm;
     if (s->broken)
         return s->broken;
-    (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
     int n = s->n, me = comm->rank, rc = RMP_SUCCESS;
     size_t es = coll_dt_size(dt), bytes = count * es;
+    if (n == 2 && bytes >= s->cma_min && coll_shm_cma_ready(comm, bytes, es))
+        return coll_shm_allreduce_cma(src, rbuf, count, dt, op, comm);
+    (void)coll_next_tag(comm); /* numbered like every collective (the hang report) */
     const size_t in_f = offsetof(shm_ctl_t, in_seq), red_f = offsetof(shm_ctl_t, red_seq);
     if (bytes <= SHM_SMALL(n)) {
         /* In place, rbuf is my input: take my operand from the slot, not from rbuf. */
@@ -375,7 +318,7 @@ int coll_shm_barrier(rmp_comm_t comm)
     if (s->n == 2)
         return shm_wait(s, in_f, k + 1, comm);
     if (comm->rank != 0)
-        return shm_wait_for(s, red_f, k + 1, comm, 0);
+        return coll_shm_wait_for(s, red_f, k + 1, comm, 0);
     int rc = shm_wait(s, in_f, k + 1, comm);
     if (rc == RMP_SUCCESS)
         shm_publish(s, red_f, k + 1, 0);
@@ -402,7 +345,7 @@ int coll_shm_bcast(void *buf, size_t bytes, int root, rmp_comm_t comm)
             memcpy(shm_slot(s, k, s->n), (char *)buf + done, cb);
         } else {
             k = s->seq++;
-            if ((rc = shm_wait_for(s, in_f, k + 1, comm, root)) != RMP_SUCCESS)
+            if ((rc = coll_shm_wait_for(s, in_f, k + 1, comm, root)) != RMP_SUCCESS)
                 break;
             memcpy((char *)buf + done, shm_slot(s, k, s->n), cb);
         }

@@ -46,8 +46,8 @@ static const struct {
 coll_params_t coll_params;
 static char coll_param_help[COLL_NKINDS][192];
 static char coll_param_choices[COLL_NKINDS][128]; /* "auto|name|...": the validator's */
-/* RMP_COLL_CHECK, RMP_COLL_SHM_CHUNK, then the end */
-static rmpi_param_t coll_param_table[COLL_NKINDS + 3];
+/* RMP_COLL_CHECK, RMP_COLL_SHM_CHUNK, RMP_COLL_SHM_CMA, then the end */
+static rmpi_param_t coll_param_table[COLL_NKINDS + 4];
 
 __attribute__((constructor)) static void coll_params_register(void)
 {
@@ -81,6 +81,12 @@ __attribute__((constructor)) static void coll_params_register(void)
         "slot (pipeline chunk) of the shared-memory collectives, rounded down to 4 KiB, "
         "at least 16 KiB; comm rank 0's value applies (0: automatic, 64 KiB, 512 KiB "
         "with more ranks than cores)"};
+    coll_param_table[COLL_NKINDS + 2] = (rmpi_param_t){
+        "RMP_COLL_SHM_CMA", RMPI_PT_SIZE, COLL_SHM_CMA_DEFAULT, NULL,
+        offsetof(coll_params_t, shm_cma), 0,
+        "from this many bytes a 2-rank shm allreduce reads the peer's input and writes its "
+        "result by cross-memory attach (single copy), when the kernel permits it; comm rank 0's "
+        "value applies (0: never)"};
     (void)rmpi_config_register("collectives", coll_param_table, &coll_params);
 }
 

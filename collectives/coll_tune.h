@@ -59,8 +59,12 @@ typedef struct coll_params {
     char algo[COLL_NKINDS][COLL_ALGO_LEN]; /* RMP_<KIND>_ALGO */
     bool check;                            /* RMP_COLL_CHECK */
     size_t shm_chunk;                      /* RMP_COLL_SHM_CHUNK (0: automatic) */
+    size_t shm_cma;                        /* RMP_COLL_SHM_CMA (0: never) */
 } coll_params_t;
 extern coll_params_t coll_params;
+/* RMP_COLL_SHM_CMA's default: the 2-rank single-copy allreduce from here (coll_shm_cma.c
+ * has the measurement). */
+#define COLL_SHM_CMA_DEFAULT "256k"
 
 /* RMP_COLL_CHECK: cross-check every blocking collective call (coll_check.c). */
 static inline bool coll_tune_check(void)
