@@ -8,9 +8,10 @@
  *   rmp_rsh HOST CMD...      client: runs CMD on HOST, relays its output, exits with its
  *                            status (255 when HOST is unreachable or stops answering)
  * The client's connection uses TCP keepalive: a guest that vanishes (its QEMU killed) ends
- * the client within RMP_CLUSTER_RSH_KEEPALIVE seconds (default 30; the node-loss job's
- * launcher sets 3), which is how mpirun learns that a node is lost. Short keepalives on
- * every job declared a guest that the loaded host left unscheduled for a few seconds lost.
+ * the client within RMP_CLUSTER_RSH_KEEPALIVE seconds (default 30), which is how mpirun
+ * learns that a node is lost (long after rmp's own detection: the node-loss checks).
+ * Short keepalives declared a guest that the loaded host left unscheduled for a few
+ * seconds lost.
  * The server's side stays at 30 s (it only cleans up after a client that vanished).
  * Not a security boundary: it runs inside throw-away test guests only. */
 #ifndef _GNU_SOURCE

@@ -137,38 +137,8 @@ if [ "${RMP_CLUSTER_BENCH:-0}" = 1 ]; then
   RMP_BENCH_CLUSTER=1 bash "$(dirname "$0")/bench.sh" "$B" 2>&1 | sed 's/^/    /'
 fi
 
-# ---- the whole of rmpn2 lost (last: the cluster has one node afterwards) ----
-# Bound: from the kill request to the launcher's exit, NODELOSS_BOUND s (default 10).
-BOUND=${NODELOSS_BOUND:-10}
-t0=$(date +%s.%N)
-# The job's output goes to the console as it comes (tee): the host kills rmpn2 when it
-# sees the RMP_CLUSTER_KILL_NODE2 line there, not when the job has ended.
-# RMP_CLUSTER_NODELOSS: this job's launcher keeps 1 s keepalives (the others do not).
-RMP_CLUSTER_NODELOSS=1 timeout -k 5 120 $L -n 4 "$T/verbs/cluster_nodeloss" 2>&1 | tee "$LOG/nodeloss.out" |
-  grep --line-buffered RMP_CLUSTER_KILL_NODE2
-rc=${PIPESTATUS[0]}
-t1=$(date +%s.%N)
-out=$(cat "$LOG/nodeloss.out")
-tk=$(sed -nE 's/^RMP_CLUSTER_KILL_NODE2 at ([0-9.]+).*/\1/p' <<<"$out" | head -n1)
-if [ -z "$tk" ]; then
-  ko "node loss: the job never asked for the kill (exit $rc)"; tail -n 20 <<<"$out" | sed 's/^/    /'
-else
-  end=$(awk -v a="$tk" -v b="$t1" 'BEGIN{printf "%.2f", b - a}')
-  seen=$(grep -E '^nodeloss: rank [01]: ' <<<"$out" | sed 's/^nodeloss: //' | tr '\n' ';')
-  first=launcher
-  grep -qE "^nodeloss: rank [01]: $PF after" <<<"$out" && first="rmp (verbs: $seen)"
-  echo "    node loss: job ended ${end} s after the kill request, exit $rc; first signal: $first"
-  grep -E 'ORTE has lost|lost communication|daemon' <<<"$out" | head -n 3 | sed 's/^/    mpirun: /'
-  if [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$rc" != 137 ] &&
-     awk -v e="$end" -v b="$BOUND" 'BEGIN{exit !(e < b)}' &&
-     ! grep -q 'no error 60 s' <<<"$out"; then
-    ok "node loss: the job ended with an error (exit $rc) in ${end} s < ${BOUND} s; first signal: $first"
-  else
-    ko "node loss: exit $rc after ${end} s (bound ${BOUND} s)"; tail -n 20 <<<"$out" | sed 's/^/    /'
-  fi
-  left=$(pgrep -f "^$T/verbs/cluster_nodeloss" || true)
-  [ -z "$left" ] && ok "node loss: no process left on rmpn1" || ko "node loss: processes left on rmpn1: $left"
-fi
+# ---- ULFM across the nodes; rmpn2 stopped, then lost (last: one node is left) ----
+. "$(dirname "$0")/cluster-ft.sh"
 
 rm -rf "$LOG"
 echo "cluster suite: $((SECONDS - T0)) s"

@@ -49,10 +49,20 @@ int rmpi_verbs_ep_alive(rmpi_ep_t *ep_)
     }
     if (now - ep->hb_last < tl->hb_interval)
         return RMP_SUCCESS;
-    ep->hb_last = now;
-    /* A signalled request in flight ends in an ACK or in retry exceeded by itself. */
-    if (ep->sq_head != ep->sq_tail && ep->unsignaled == 0)
+    /* A signalled request in flight (a probe, or data) ends in an ACK or, on an HCA,
+     * in retry exceeded within a third of the bound. Soft-RoCE takes the retry count
+     * 7 for "retry for ever" (rxe_comp.c: `if (qp->comp.retry_cnt != 7)
+     * retry_cnt--`), so its requests to a vanished node never end: rmp bounds the wait
+     * itself, 1.5 intervals without an acknowledgement or a receive. */
+    if (ep->sq_head != ep->sq_tail && ep->unsignaled == 0) {
+        if (now - ep->hb_last >= 1.5 * tl->hb_interval) {
+            rmpi_warn("verbs: rank %d acknowledged nothing for %.1f s: taken as lost",
+                      ep->base.peer, now - ep->hb_last);
+            rmpi_verbs_ep_fail(ep, RMP_ERR_PEER_FAILED);
+        }
         return RMP_SUCCESS;
+    }
+    ep->hb_last = now;
     rmpi_trace("verbs: rank %d silent for %.1f s: probe", ep->base.peer, tl->hb_interval);
     if (rmpi_verbs_post_probe(ep) == RMP_ERR_TRANSPORT)
         rmpi_verbs_ep_fail(ep, RMP_ERR_PEER_FAILED); /* a QP that takes no work is gone */

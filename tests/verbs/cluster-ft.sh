@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Sourced by tests/verbs/cluster-suite.sh, last (its final check leaves one node): failures
+# across the two guests that rmp itself must handle, under the harness's mpirun with stock
+# options (no launcher keepalive). Uses the suite's B, T, L, RSH, LOG, ok and ko.
+#  - ULFM: tests/faults/ulfm's iterative program (an allreduce per step, a checkpoint)
+#    loses a rank of rmpn2 at step 5; the survivors of both nodes revoke, shrink, agree
+#    and finish with the right sum (mpirun --enable-recovery lets them live).
+#  - rmpn2 frozen (its QEMU stopped: as silent as a killed node) with RMP_FAILURE_TIMEOUT=0:
+#    no survivor may report in 12 s (so the check below tests rmp, not the launcher);
+#    then rmpn2 runs on.
+#  - rmpn2 lost (its QEMU killed) under tests/multinode/node_loss.c, 3 ranks 2+1: rank 0
+#    waits in a receive from rank 2 (an idle verbs connection), rank 1 in an allreduce;
+#    each must return RMP_ERR_PEER_FAILED by itself within 10 s of the kill
+#    (tests/common/nodeloss.sh, the assertions of tests/multinode's link cut).
+
+# ---- ULFM across the nodes: victim rank 2 (rmpn2) at step 5 of 12, 2+2 ranks ----
+# Open MPI 4.1's mpirun --enable-recovery lets the survivors live but, across nodes, does
+# not exit once every rank has (on one node it does): the test ends it when no rank of
+# the job is left on either node.
+ulfm_left() {
+  local p1 p2
+  p1=$(pgrep -f "^$T/faults/ulfm " | tr '\n' ' ')
+  p2=$("$RSH" rmpn2 "pgrep -f '^$T/faults/ulfm ' || true" 2>&1 | tr '\n' ' ')
+  [ -z "$p1$p2" ] || echo "rmpn1: [$p1] rmpn2: [$p2]"
+}
+ulfm_case() { # VICTIM
+  local v=$1 t0=$SECONDS out=$LOG/ulfm.out n r bad="" job left end
+  RMP_ON_FAILURE=continue RMP_CLUSTER_MPIRUN_ARGS=--enable-recovery \
+    timeout -k 5 300 $L -n 4 "$T/faults/ulfm" iter 12 5 "$v" >"$out" 2>&1 &
+  job=$!
+  end=$((SECONDS + 240))
+  while kill -0 $job 2>/dev/null && [ $SECONDS -lt $end ]; do
+    [ "$(grep -cE '^ulfm: rank [0-3] (ok|FAILED)' "$out")" -ge 3 ] && break
+    sleep 1
+  done
+  end=$((SECONDS + 30))
+  while left=$(ulfm_left) && [ -n "$left" ] && [ $SECONDS -lt $end ]; do sleep 1; done
+  kill $job 2>/dev/null
+  wait $job 2>/dev/null
+  n=$(grep -c '^ulfm: rank [0-3] ok result=' "$out")
+  r=$(grep -o 'result=[0-9]*' "$out" | sort -u | tr '\n' ' ')
+  [ "$n" = 3 ] || bad+=" $n of 3 survivors ok;"
+  [ "$(wc -w <<<"$r")" = 1 ] || bad+=" results '$r';"
+  grep -q "^ulfm: rank $v ok" "$out" && bad+=" the victim said ok;"
+  [ -z "$left" ] || bad+=" ranks left 30 s after the survivors' reports: $left;"
+  if [ -z "$bad" ]; then
+    ok "ulfm iter, victim $v (rmpn2) at step 5 ($((SECONDS - t0)) s): 3 survivors on both nodes revoked, shrank, agreed, $r"
+  else
+    ko "ulfm iter, victim $v:$bad"; grep -v 'PMIX ERROR' "$out" | tail -n 25 | sed 's/^/    /'
+    kill -9 $(pgrep -f "^$T/faults/ulfm ") 2>/dev/null
+  fi
+}
+ulfm_case 2
+
+# ---- rmpn2 frozen, then lost: every survivor's own report, or none with the detector off ----
+NL=$T/multinode/node_loss
+NODELOSS_SURVIVORS="0:recv 1:allreduce"
+. "$(dirname "${BASH_SOURCE[0]}")/../common/nodeloss.sh"
+nl_left() { # this job's ranks still running on NODES
+  local n p1="" p2=""
+  for n in $1; do
+    if [ "$n" = 1 ]; then p1=$(pgrep -f "^$NL" | tr '\n' ' ')
+    else p2=$("$RSH" rmpn2 "pgrep -f '^$NL' || true" 2>&1 | tr '\n' ' '); fi
+  done
+  [ -z "$p1$p2" ] || echo "rmpn1: [$p1] rmpn2: [$p2]"
+}
+# nodeloss_job LABEL report|silent KILL|STOP WINDOW [VAR=VALUE...]
+nodeloss_job() {
+  local label=$1 want=$2 act=$3 win=$4 log=$LOG/nodeloss-$2.out up=0 t0="" job left
+  local what="rmpn2's QEMU being killed"
+  [ "$act" = STOP ] && what="rmpn2's QEMU being stopped"
+  shift 4
+  env "$@" timeout -k 5 300 $L -n 3 "$NL" >"$log" 2>&1 &
+  job=$!
+  for _ in $(seq 900); do # TCG: launching takes seconds
+    [ "$(grep -c '^rank [012]: ready$' "$log")" = 3 ] && { up=1; break; }
+    kill -0 $job 2>/dev/null || break
+    sleep 0.2
+  done
+  if [ $up = 1 ]; then
+    sleep 1 # every rank idle in its call
+    t0=$(date +%s.%N)
+    # on the console: the host stops or kills rmpn2's QEMU when it reads this line
+    echo "RMP_CLUSTER_${act}_NODE2"
+    nodeloss_wait "$log" "$win"
+    cp "$log" "$log.window"
+    if [ "$act" = STOP ]; then
+      echo "RMP_CLUSTER_CONT_NODE2"
+      sleep 2 # rmpn2 catches up with its timers
+    fi
+  fi
+  kill $job 2>/dev/null
+  wait $job 2>/dev/null
+  [ "$act" = STOP ] && left=$(nl_left "1 2") || left=$(nl_left 1)
+  if [ -n "$left" ]; then # mpirun gone, its ranks on rmpn1 not (rmpn2 dead): end them
+    kill -9 $(pgrep -f "^$NL") 2>/dev/null
+    [ "$act" = STOP ] && ko "$label: processes left after the job: $left"
+  fi
+  if [ $up = 0 ]; then
+    ko "$label: the ranks never got ready"; tail -n 10 "$log" | sed 's/^/    /'
+    return
+  fi
+  nodeloss_check "$label" "$want" "$log.window" "$t0" 10 "$what"
+}
+nodeloss_job "rmpn2 stopped, RMP_FAILURE_TIMEOUT=0" silent STOP 12 RMP_FAILURE_TIMEOUT=0
+nodeloss_job "rmpn2 lost (QEMU killed), rank 0 in a receive, rank 1 in an allreduce" report KILL 15
