@@ -415,6 +415,29 @@ def read_known(path):
     return known
 
 
+def read_alone(path):
+    """alone.txt: 'PATTERN | reason' a line: tests that run one at a time after all the
+    others, with at least 60 s (MPICH's own default is 180 s): CPU-bound by design (their
+    own loops and copies need most of both cores for longer than CI's 20 s) or timing
+    tests that a neighbour's load breaks. They are run and counted like every other test."""
+    alone = []
+    if not os.path.exists(path):
+        return alone
+    for lineno, line in enumerate(open(path), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) != 2 or not parts[1]:
+            sys.exit(f"error: {path}:{lineno}: want 'PATTERN | reason'")
+        alone.append((parts[0], parts[1], [0]))
+    return alone
+
+
+def matches(t, pat):
+    return fnmatch.fnmatch(t.ident, pat) or fnmatch.fnmatch(f"{t.folder}/{t.name}", pat)
+
+
 def known_reason(t, known):
     for pat, issue, why, hits in known:
         if fnmatch.fnmatch(t.ident, pat) or fnmatch.fnmatch(f"{t.folder}/{t.name}", pat):
@@ -504,6 +527,17 @@ def main():
     for pat, cat, why, hits in excludes:
         if hits[0] == 0:
             print(f"warning: exclude.txt pattern matches no test: {pat}")
+    alone_list = read_alone(os.path.join(HERE, "alone.txt"))
+    for t in tests:
+        t.alone = None
+        for pat, why, hits in alone_list:
+            if matches(t, pat):
+                t.alone = why
+                hits[0] += 1
+                break
+    for pat, why, hits in alone_list:
+        if hits[0] == 0:
+            print(f"warning: alone.txt pattern matches no test: {pat}")
     tests = [t for t in tests if selected(t, args.filters)]
     for t in tests:
         if t.np > args.np_cap:
@@ -546,12 +580,24 @@ def main():
             open(log, "w").write(cerr[key])
             return "FAIL", 0.0, "did not compile", cerr[key], log
         limit = t.time_limit(args.timeout) if full else min(t.time_limit(args.timeout), args.max_timeout)
+        if t.alone:
+            limit = max(60, limit)
         return run_test(impl, t, exes[key], limit, logdir)
     # --parallel > 1 shares the cores between jobs: for quick looks, not for the record.
+    # The tests of alone.txt come last, one at a time (a pool of one after the others').
+    shared = [t for t in torun if not t.alone]
+    single = [t for t in torun if t.alone]
     pool = concurrent.futures.ThreadPoolExecutor(args.parallel)
-    futures = [pool.submit(one, t) for t in torun]
-    for t, fut in zip(torun, futures):
+    futures = [pool.submit(one, t) for t in shared]
+    pool_alone = concurrent.futures.ThreadPoolExecutor(1)
+    # Submitted behind the shared pool's work: they start once it has drained.
+    def after_shared(t):
+        pool.shutdown(wait=True)
+        return one(t)
+    futures += [pool_alone.submit(after_shared, t) for t in single]
+    for t, fut in zip(shared + single, futures):
         cap = f" (run at {t.run_np})" if t.run_np != t.np else ""
+        cap += " (alone: alone.txt)" if t.alone else ""
         while True:  # a bounded wait, so that SIGTERM's handler gets to run
             try:
                 status, dt, why, out, log = fut.result(timeout=1)
