@@ -381,19 +381,26 @@ def run_test_now(t, exe, cmd, env, limit, logdir):
     return ("PASS" if ok else "TIMEOUT" if timed_out else "FAIL"), dt, why, out, log
 
 
-def read_excludes(path):
-    ex = []
+def read_rows(path, valid, usage):
+    """The rows of one of the lists beside this script ('A | B | C', # comments): each
+    row's fields, stripped; a row that `valid` refuses stops the run with `usage`."""
+    rows = []
     if not os.path.exists(path):
-        return ex
+        return rows
     for lineno, line in enumerate(open(path), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         parts = [p.strip() for p in line.split("|")]
-        if len(parts) != 3 or parts[1] not in CATEGORIES:
-            sys.exit(f"error: {path}:{lineno}: want 'PATTERN | {'/'.join(sorted(CATEGORIES))} | reason'")
-        ex.append((parts[0], parts[1], parts[2], [0]))
-    return ex
+        if not valid(parts):
+            sys.exit(f"error: {path}:{lineno}: want '{usage}'")
+        rows.append(parts + [[0]])  # the last field counts the tests a row matched
+    return rows
+
+
+def read_excludes(path):
+    return read_rows(path, lambda p: len(p) == 3 and p[1] in CATEGORIES,
+                     f"PATTERN | {'/'.join(sorted(CATEGORIES))} | reason")
 
 
 def read_known(path):
@@ -401,18 +408,8 @@ def read_known(path):
     reason written down (a feature not built yet, a bug not fixed yet). They still run and
     are still counted as failed; only the exit status ignores them, so that CI fails on a
     new failure (a regression) while the list shrinks as issues close."""
-    known = []
-    if not os.path.exists(path):
-        return known
-    for lineno, line in enumerate(open(path), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = [p.strip() for p in line.split("|")]
-        if len(parts) != 3 or not re.match(r"issue \d+$", parts[1]) or not parts[2]:
-            sys.exit(f"error: {path}:{lineno}: want 'PATTERN | issue N | reason'")
-        known.append((parts[0], parts[1], parts[2], [0]))
-    return known
+    return read_rows(path, lambda p: len(p) == 3 and re.match(r"issue \d+$", p[1]) and p[2],
+                     "PATTERN | issue N | reason")
 
 
 def read_alone(path):
@@ -420,18 +417,7 @@ def read_alone(path):
     others, with at least 60 s (MPICH's own default is 180 s): CPU-bound by design (their
     own loops and copies need most of both cores for longer than CI's 20 s) or timing
     tests that a neighbour's load breaks. They are run and counted like every other test."""
-    alone = []
-    if not os.path.exists(path):
-        return alone
-    for lineno, line in enumerate(open(path), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = [p.strip() for p in line.split("|")]
-        if len(parts) != 2 or not parts[1]:
-            sys.exit(f"error: {path}:{lineno}: want 'PATTERN | reason'")
-        alone.append((parts[0], parts[1], [0]))
-    return alone
+    return read_rows(path, lambda p: len(p) == 2 and p[1], "PATTERN | reason")
 
 
 def matches(t, pat):
@@ -440,7 +426,7 @@ def matches(t, pat):
 
 def known_reason(t, known):
     for pat, issue, why, hits in known:
-        if fnmatch.fnmatch(t.ident, pat) or fnmatch.fnmatch(f"{t.folder}/{t.name}", pat):
+        if matches(t, pat):
             hits[0] += 1
             return f"{issue}: {why}"
     return None
@@ -518,7 +504,7 @@ def main():
     excludes = read_excludes(os.path.join(HERE, "exclude.txt"))
     for t in tests:
         for pat, cat, why, hits in excludes:
-            if fnmatch.fnmatch(t.ident, pat) or fnmatch.fnmatch(f"{t.folder}/{t.name}", pat):
+            if matches(t, pat):
                 t.exclusion = f"{cat}: {why}"
                 hits[0] += 1
                 break
