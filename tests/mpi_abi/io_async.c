@@ -326,11 +326,8 @@ static void bench(int mib)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    io_start(&argc, &argv, &rank, &size);
     CHECK(size <= 64, "at most 64 ranks");
-    io_dir_make();
     if (argc > 2 && strcmp(argv[1], "--bench") == 0) {
         bench(atoi(argv[2]));
         MPI_Barrier(MPI_COMM_WORLD);

@@ -11,11 +11,8 @@
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    io_dir_make();
+    io_start(&argc, &argv, &rank, &size);
     char path[320];
     snprintf(path, sizeof(path), "%s", io_path("atomic"));
     MPI_File fh;

@@ -25,11 +25,8 @@ static int cls(int rc)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    io_dir_make();
+    io_start(&argc, &argv, &rank, &size);
     MPI_File fh;
     char a[320];
     snprintf(a, sizeof(a), "%s", io_path("a"));

@@ -87,10 +87,7 @@ static void roundtrip(const char *path, const char *cb, int blk, int rblk)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    io_dir_make();
+    io_start(&argc, &argv, &rank, &size);
     char p[320];
     snprintf(p, sizeof(p), "%s", io_path("coll"));
     roundtrip(p, "enable", 5, 3);

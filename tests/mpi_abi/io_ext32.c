@@ -171,11 +171,8 @@ static void t_wchar_ldbl(const char *path)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    io_start(&argc, &argv, &rank, &size);
     CHECK(size <= 64, "at most 64 ranks");
-    io_dir_make();
     char own[64];
     snprintf(own, sizeof(own), "wl.%d", rank);
     t_long(io_path("long.dat"));

@@ -223,10 +223,7 @@ static void test_direct(const char *path)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    io_dir_make();
+    io_start(&argc, &argv, &rank, &np);
     char shm[128];
     snprintf(shm, sizeof(shm), "/dev/shm/rmp-io-fast-%s", strrchr(io_dir, '-') + 1);
     test_twophase(io_path("tp"), NULL);

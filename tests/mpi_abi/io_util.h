@@ -30,6 +30,15 @@ static void io_dir_make(void)
     MPI_Bcast(io_dir, sizeof(io_dir), MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
+/* MPI_Init, this rank and the size, and the directory: every io program's start. */
+static void io_start(int *argc, char ***argv, int *rank, int *size)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    io_dir_make();
+}
+
 static const char *io_path(const char *name)
 {
     static char p[320];
