@@ -24,6 +24,7 @@ static size_t boot_evhdlr_id;
 static int boot_evhdlr_on;
 static _Atomic size_t boot_evhdlr2_id; /* node and job-level events (boot_on_node_event) */
 static _Atomic int boot_evhdlr2_on;
+static _Atomic int boot_finalizing; /* the server's goodbye is no launcher lost */
 static char (*boot_hosts)[64]; /* PMIX_HOSTNAME per rank ("" unknown): node-down events */
 
 /* Singleton key/value store: a 1-rank job still puts and gets its own keys. */
@@ -267,11 +268,23 @@ static void boot_on_event(size_t id, pmix_status_t status, const pmix_proc_t *so
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
+/* The local PMIx server is gone: the launcher's daemon on this node ended or was killed
+ * (mpirun or srun SIGKILLed, a daemon that crashed). Nothing will end this rank, forward
+ * its output or answer a fence any more, so it ends now, from PMIx's thread (the main
+ * thread may be computing, far from any rmp call), as Open MPI's and MPICH's ranks do:
+ * an orphan would hold its node's cores and memory until someone finds it. Under rrun
+ * the kernel ends the ranks first (PR_SET_PDEATHSIG). */
+static void boot_launcher_lost(void)
+{
+    rmpi_error("lost the connection to the launcher's PMIx server (its daemon on this node "
+               "ended or was killed): this rank ends too, as nothing could end it any more");
+    _exit(1);
+}
+
 /* A node down or offline (every rank on it, named by host or by the affected procs),
  * a job's abort or its end with an error status (the affected procs), the connection
- * to the local PMIx server lost (its daemon died: nothing says which peers, the
- * transports will tell). Runs in PMIx's thread: it only marks, rmpi_check_failures
- * acts. */
+ * to the local PMIx server lost (boot_launcher_lost). Runs in PMIx's thread: it only
+ * marks, rmpi_check_failures acts. */
 static void boot_on_node_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                                pmix_info_t info[], size_t ninfo, pmix_info_t results[],
                                size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
@@ -299,9 +312,8 @@ static void boot_on_node_event(size_t id, pmix_status_t status, const pmix_proc_
                 boot_mark_failed(&p);
             }
     }
-    if (status == PMIX_ERR_LOST_CONNECTION && !found)
-        rmpi_debug("lost the connection to the launcher's PMIx server: peer failures are "
-                   "detected by rmp alone (RMP_FAILURE_TIMEOUT)");
+    if (status == PMIX_ERR_LOST_CONNECTION && !atomic_load(&boot_finalizing))
+        boot_launcher_lost();
 done:
     if (cbfunc) /* PMIX_SUCCESS: the other handlers (PMIx's defaults) still run */
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
@@ -413,6 +425,7 @@ int rmpi_boot_finalize(void)
     if (!boot_connected)
         return RMP_SUCCESS;
     boot_connected = 0;
+    atomic_store(&boot_finalizing, 1);
     if (boot_evhdlr_on)
         PMIx_Deregister_event_handler(boot_evhdlr_id, NULL, NULL);
     boot_evhdlr_on = 0;

@@ -319,5 +319,31 @@ check "[ -z \"\$(find '$TMP/run' -mindepth 2 2>/dev/null)\" ]" "rrun-killed: fil
 rm -rf "$TMP"/run/rrun.*
 no_leftovers rrun-killed
 
+# Open MPI's mpirun SIGKILLed: no PDEATHSIG there, and the ranks' output goes to files
+# (no broken pipe to die of): each rank must see its PMIx server's connection drop and
+# end by itself, saying why, as Open MPI's and MPICH's own ranks do.
+if command -v mpirun.openmpi >/dev/null; then
+    mkdir -p "$TMP/ompi"
+    TMPDIR=$TMP/ompi mpirun.openmpi --allow-run-as-root --oversubscribe -n 2 --bind-to none \
+        sh -c 'exec "$0" idle >"$1.$OMPI_COMM_WORLD_RANK" 2>&1' "$F" "$TMP/orphan" \
+        >"$TMP/orphan.mpirun" 2>&1 & mp=$!
+    for i in $(seq 150); do [ "$(cat "$TMP"/orphan.[01] 2>/dev/null | grep -c 'ready pid')" -eq 2 ] && break; sleep 0.1; done
+    pids=$(cat "$TMP"/orphan.[01] 2>/dev/null | awk '/ready pid/{print $5}')
+    n=$(wc -w <<<"$pids")
+    check "[ $n = 2 ]" "mpirun-killed: the job did not start: $(cat "$TMP"/orphan.* 2>&1)"
+    kill -9 $mp; wait $mp 2>/dev/null
+    for i in $(seq 30); do alive=$(for p in $pids; do kill -0 "$p" 2>/dev/null && echo -n "$p "; done); [ -z "$alive" ] && break; sleep 0.1; done
+    check "[ -z '$alive' ]" "mpirun-killed: ranks $alive outlived mpirun by 3 s"
+    for r in 0 1; do
+        check "grep -q \"^\[rmp $r\] error: lost the connection to the launcher's PMIx server\" '$TMP/orphan.$r'" \
+              "mpirun-killed: rank $r did not say why it ended: $(cat "$TMP/orphan.$r")"
+    done
+    no_leftovers mpirun-killed
+elif [ "${CI:-}" = true ]; then
+    ko "mpirun-killed: mpirun.openmpi not installed (tools/install-deps installs openmpi-bin)"
+else
+    echo "note: mpirun-killed not run: no mpirun.openmpi" >&2
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -7,7 +7,8 @@
 #    and finish with the right sum (mpirun --enable-recovery lets them live).
 #  - rmpn2 frozen (its QEMU stopped: as silent as a killed node) with RMP_FAILURE_TIMEOUT=0:
 #    no survivor may report in 12 s (so the check below tests rmp, not the launcher);
-#    then rmpn2 runs on.
+#    then rmpn2 runs on. In both, no rank of the job is left 10 s after mpirun ended (a
+#    rank whose PMIx server is gone ends by itself).
 #  - rmpn2 lost (its QEMU killed) under tests/multinode/node_loss.c, 3 ranks 2+1: rank 0
 #    waits in a receive from rank 2 (an idle verbs connection), rank 1 in an allreduce;
 #    each must return RMP_ERR_PEER_FAILED by itself within 10 s of the kill
@@ -91,10 +92,14 @@ nodeloss_job() {
   fi
   kill $job 2>/dev/null
   wait $job 2>/dev/null
-  [ "$act" = STOP ] && left=$(nl_left "1 2") || left=$(nl_left 1)
-  if [ -n "$left" ]; then # mpirun gone, its ranks on rmpn1 not (rmpn2 dead): end them
+  # The job's ranks end with it: killed by mpirun, or, when mpirun could not reach rmpn2
+  # in timeout's 5 s and got SIGKILL, by themselves on losing its PMIx server.
+  local nodes="1 2" end=$((SECONDS + 10))
+  [ "$act" = KILL ] && nodes=1 # rmpn2 is gone
+  while left=$(nl_left "$nodes") && [ -n "$left" ] && [ $SECONDS -lt $end ]; do sleep 0.5; done
+  if [ -n "$left" ]; then
     kill -9 $(pgrep -f "^$NL") 2>/dev/null
-    [ "$act" = STOP ] && ko "$label: processes left after the job: $left"
+    ko "$label: processes left 10 s after the job: $left"
   fi
   if [ $up = 0 ]; then
     ko "$label: the ranks never got ready"; tail -n 10 "$log" | sed 's/^/    /'

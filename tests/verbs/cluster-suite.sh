@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/verbs/cluster-suite.sh BUILD_DIR
+# tests/verbs/cluster-suite.sh BUILD_DIR [ft]
 # Runs on rmpn1 of the two-guest Soft-RoCE cluster (tests/verbs-vm/cluster BUILD_DIR --
 # tests/verbs/cluster-suite.sh BUILD_DIR), with $RMP_CLUSTER_LAUNCH spreading ranks over
 # rmpn1 and rmpn2 (block placement) and RMP_TRANSPORTS at its default: shm inside a node,
 # verbs between them. Few iterations and small sizes: a round trip costs ~20 ms under TCG.
 # Prints one line per check and "N passed, M failed"; exits non-zero when one failed.
 # RMP_CLUSTER_BENCH=1 also runs tests/verbs/bench.sh's cross-node figures (no checks).
+# "ft": only the failure checks (ranks killed, ULFM, node stopped and lost), for debugging.
 set -u
-B=$(cd "${1:?usage: cluster-suite.sh BUILD_DIR}" && pwd)
+B=$(cd "${1:?usage: cluster-suite.sh BUILD_DIR [ft]}" && pwd)
+PART=${2:-all}
 . "$(dirname "$0")/../common/skip.sh"
 [ -n "${RMP_CLUSTER_LAUNCH:-}" ] || t_skip "cluster-suite: not in the cluster (run it through tests/verbs-vm/cluster)"
 L=$RMP_CLUSTER_LAUNCH
@@ -38,6 +40,7 @@ run() {
   fi
 }
 
+if [ "$PART" = all ]; then
 # ---- each guest's rmp_info shows its own device and GID ----
 for n in 1 2; do
   if [ $n = 1 ]; then out=$("$B/tools/rmp_info" 2>&1); else out=$("$RSH" rmpn2 "$B/tools/rmp_info" 2>&1); fi
@@ -98,6 +101,7 @@ run coherence-np2  180 2 "$T/verbs/verbs_coherence"
 # and 2+2 all on verbs (the all-to-all phase connects every cross-node pair both ways)
 run lazy-np2       180 2 "$T/verbs/verbs_lazy"
 RMP_TRANSPORTS=verbs run lazy-np4-verbs 240 4 "$T/verbs/verbs_lazy"
+fi
 
 # ---- a rank of rmpn2 killed mid-rendezvous and mid-allreduce ----
 # tests/faults/faults: the victim dies by itself (a kill across nodes has no pid to use).
