@@ -48,6 +48,6 @@ nodeloss_check() {
     elif [ -z "$bad" ]; then
         ok "$label: no survivor reported in ${NODELOSS_WINDOW:-?} s with the detector off (the check above tests rmp)"
     else
-        ko "$label: rank(s)$bad:$said"; tail -10 "$log" | sed 's/^/    /'
+        ko "$label: rank(s)$bad:$said"; tail -n 25 "$log" | sed 's/^/    /'
     fi
 }

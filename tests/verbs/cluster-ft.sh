@@ -11,7 +11,8 @@
 #    rank whose PMIx server is gone ends by itself).
 #  - rmpn2 lost (its QEMU killed) under tests/multinode/node_loss.c, 3 ranks 2+1: rank 0
 #    waits in a receive from rank 2 (an idle verbs connection), rank 1 in an allreduce;
-#    each must return RMP_ERR_PEER_FAILED by itself within 10 s of the kill
+#    each must return RMP_ERR_PEER_FAILED by itself within 10 s of the kill (of rmpn2's
+#    last answer to ping)
 #    (tests/common/nodeloss.sh, the assertions of tests/multinode's link cut).
 
 # ---- ULFM across the nodes: victim rank 2 (rmpn2) at step 5 of 12, 2+2 ranks ----
@@ -65,6 +66,28 @@ nl_left() { # this job's ranks still running on NODES
   done
   [ -z "$p1$p2" ] || echo "rmpn1: [$p1] rmpn2: [$p2]"
 }
+# The host stops or kills rmpn2's QEMU when it reads a line of rmpn1's console, which a
+# loaded host can do seconds late: the clock starts at rmpn2's last answer to ping (one
+# every 0.2 s), not at the request.
+nl_pinger() { # FILE: gets the wall clock of each answer (microseconds), until killed
+  while :; do
+    ping -c 1 -W 1 10.9.1.2 >/dev/null 2>&1 && echo "${EPOCHREALTIME/./}" >"$1"
+    sleep 0.2
+  done
+}
+nl_until() { # FILE answering|silent: within 60 s, rmpn2 answered in the last 2 s, or not for 2 s
+  local end=$((SECONDS + 60)) last d
+  while [ $SECONDS -lt $end ]; do
+    read -r last <"$1" 2>/dev/null
+    if [ -n "$last" ]; then
+      d=$(( ${EPOCHREALTIME/./} - last ))
+      [ "$2" = answering ] && [ $d -le 2000000 ] && return 0
+      [ "$2" = silent ] && [ $d -ge 2000000 ] && return 0
+    fi
+    sleep 0.2
+  done
+  return 1
+}
 # nodeloss_job LABEL report|silent KILL|STOP WINDOW [VAR=VALUE...]
 nodeloss_job() {
   local label=$1 want=$2 act=$3 win=$4 log=$LOG/nodeloss-$2.out up=0 t0="" job left
@@ -78,17 +101,39 @@ nodeloss_job() {
     kill -0 $job 2>/dev/null || break
     sleep 0.2
   done
+  local alive=$LOG/alive pinger gone=1 rest
   if [ $up = 1 ]; then
     sleep 1 # every rank idle in its call
-    t0=$(date +%s.%N)
-    # on the console: the host stops or kills rmpn2's QEMU when it reads this line
+    : >"$alive"
+    nl_pinger "$alive" & pinger=$!
+    nl_until "$alive" answering || ko "$label: rmpn2 does not answer ping"
     echo "RMP_CLUSTER_${act}_NODE2"
-    nodeloss_wait "$log" "$win"
+    if nl_until "$alive" silent; then
+      read -r t0 <"$alive"
+      rest=$(( win - (${EPOCHREALTIME/./} - t0) / 1000000 ))
+      [ $rest -gt 0 ] || rest=0
+      t0=$((t0 / 1000000)).$(printf %06d $((t0 % 1000000)))
+      if ! nodeloss_wait "$log" "$rest" && [ "$want" = report ]; then
+        { echo "-- diagnostics at the window's end"; cat /proc/loadavg; ip neigh show 10.9.1.2
+          ps -eo pid,stat,pcpu,etime,comm --sort=-pcpu | head -n 8
+          rdma statistic show link rxe0/1 2>&1 | tr ' ' '\n' | paste -sd' ' | head -c 1500; echo
+          dmesg 2>/dev/null | tail -n 5; } >>"$log" 2>&1
+        cp "$log" "$log.window"
+        nodeloss_wait "$log" 30 # late, or never? (the verdict stays the window's)
+        { echo "-- 30 s later:"; grep -E '^rank [01]: (recv|allreduce): ' "$log" || echo "still nothing"; } >>"$log.window"
+        cp "$log.window" "$log"
+      fi
+      NODELOSS_WINDOW=$win
+    else
+      gone=0; ko "$label: rmpn2 still answered ping 60 s after the request to the host"
+    fi
     cp "$log" "$log.window"
     if [ "$act" = STOP ]; then
       echo "RMP_CLUSTER_CONT_NODE2"
+      nl_until "$alive" answering || ko "$label: rmpn2 did not answer ping within 60 s of going on"
       sleep 2 # rmpn2 catches up with its timers
     fi
+    kill $pinger 2>/dev/null; wait $pinger 2>/dev/null
   fi
   kill $job 2>/dev/null
   wait $job 2>/dev/null
@@ -105,7 +150,7 @@ nodeloss_job() {
     ko "$label: the ranks never got ready"; tail -n 10 "$log" | sed 's/^/    /'
     return
   fi
-  nodeloss_check "$label" "$want" "$log.window" "$t0" 10 "$what"
+  [ $gone = 1 ] && nodeloss_check "$label" "$want" "$log.window" "$t0" 10 "$what"
 }
 nodeloss_job "rmpn2 stopped, RMP_FAILURE_TIMEOUT=0" silent STOP 12 RMP_FAILURE_TIMEOUT=0
 nodeloss_job "rmpn2 lost (QEMU killed), rank 0 in a receive, rank 1 in an allreduce" report KILL 15
