@@ -4,20 +4,35 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fault.h"
 #include "rmpi.h"
 
-void rmpi_fault_point(const char *where)
+/* Does the variable name this point and this world rank (POINT:RANK)? */
+static int fault_armed(const char *var, const char *where)
 {
-    const char *v = getenv("RMPI_FAULT");
+    const char *v = getenv(var);
     if (!v)
-        return;
+        return 0;
     size_t n = strlen(where);
     if (strncmp(v, where, n) != 0 || v[n] != ':')
-        return;
+        return 0;
     char *end;
     long r = strtol(v + n + 1, &end, 10);
-    if (end != v + n + 1 && *end == '\0' && r == rmpi_g.rank)
+    return end != v + n + 1 && *end == '\0' && r == rmpi_g.rank;
+}
+
+void rmpi_fault_point(const char *where)
+{
+    if (fault_armed("RMPI_FAULT", where))
         raise(SIGKILL);
+}
+
+void rmpi_fault_delay(const char *where)
+{
+    if (fault_armed("RMPI_FAULT_DELAY", where)) {
+        struct timespec ts = {1, 0};
+        nanosleep(&ts, NULL);
+    }
 }

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Fault injection for the failure tests (tests/faults): a rank SIGKILLs itself
- * at a named point of rmp_init/rmp_finalize, where no test program can reach.
- * Armed only by RMPI_FAULT=POINT:RANK (RMPI_, not RMP_: not a user parameter). */
+ * at a named point of rmp_init/rmp_finalize, where no test program can reach, or
+ * is late at one. Armed only by RMPI_FAULT=POINT:RANK or RMPI_FAULT_DELAY=POINT:RANK
+ * (RMPI_, not RMP_: not user parameters). */
 #ifndef RMPI_FAULT_H
 #define RMPI_FAULT_H
 
 /* Die by SIGKILL if RMPI_FAULT names this point and this world rank. */
 void rmpi_fault_point(const char *where);
+/* Sleep 1 s if RMPI_FAULT_DELAY names this point and this world rank (a race's
+ * losing side made late on purpose). */
+void rmpi_fault_delay(const char *where);
 
 #endif

@@ -22,6 +22,7 @@
 
 #include "comm.h"
 #include "dynpeer.h"
+#include "fault.h"
 #include "log.h"
 #include "peer.h"
 #include "progress.h"
@@ -290,6 +291,8 @@ static int port_meet(const char *port, int root, rmp_comm_t comm, int accept, rm
             if (all[i].next_cid > cid)
                 cid = all[i].next_cid;
         res.status = port_root(port, accept, all, (uint32_t)n, cid, &remote, &res);
+        if (accept) /* tests: the other group knows us first (tcp parks their HELLOs) */
+            rmpi_fault_delay("accept-root");
     }
     if ((rc = rmp_bcast(&res, sizeof(res), RMP_UINT8, root, comm)) != RMP_SUCCESS)
         goto out;

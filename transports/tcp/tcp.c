@@ -197,6 +197,7 @@ static int tcp_connect_dyn(rmpi_tl_t *tl_, int peer, int me_there, const void *a
     rmpi_info("tcp: dynamic peer %d (we are its %d) reached at %s:%u", peer, me_there,
               inet_ntoa(ep->addr.sin_addr), (unsigned)ntohs(ep->addr.sin_port));
     *out = &ep->base;
+    rmpi_tcp_claim_parked(tl, peer);
     return RMP_SUCCESS;
 }
 

@@ -59,6 +59,7 @@ typedef struct tcp_conn {
     int state;          /* TCP_C_* */
     bool dead;          /* closed; freed by the next reap */
     struct tcp_ep *ep; /* NULL until the peer said who it is */
+    int parked;        /* a dynamic peer's index whose HELLO waits for connect_dyn; 0 none */
     struct tcp_conn *next;
     unsigned char *rbuf; /* frames being parsed */
     size_t rcap, rpos, rlen;
@@ -161,6 +162,8 @@ static inline bool rmpi_tcp_peer_lower(const tcp_tl_t *tl, const tcp_ep_t *ep)
 /* tcp_conn.c: connections. */
 int rmpi_tcp_ep_connect(tcp_ep_t *ep);
 void rmpi_tcp_accept(tcp_tl_t *tl);
+/* connect_dyn made peer known: answer the HELLOs it sent before. */
+void rmpi_tcp_claim_parked(tcp_tl_t *tl, int peer);
 void rmpi_tcp_conn_event(tcp_tl_t *tl, tcp_conn_t *c, uint32_t events);
 int rmpi_tcp_conn_read(tcp_tl_t *tl, tcp_conn_t *c);
 void rmpi_tcp_conn_close(tcp_tl_t *tl, tcp_conn_t *c);

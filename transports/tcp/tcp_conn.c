@@ -261,21 +261,14 @@ static void tcp_drop_stranger(tcp_tl_t *tl, tcp_conn_t *c, const char *why)
     rmpi_tcp_conn_close(tl, c);
 }
 
-static void tcp_on_hello(tcp_tl_t *tl, tcp_conn_t *c, const tcp_hello_t *h)
+static void tcp_hello_from(tcp_tl_t *tl, tcp_conn_t *c, int rank)
 {
-    /* A dynamic peer names itself by the index we gave it, which connect_dyn set up. */
-    bool dyn = h->size == TCP_HELLO_DYN && h->token == tl->token && h->rank >= tl->nranks &&
-               h->rank < tl->cap && tl->eps[h->rank].dyn;
-    if (!dyn && rmpi_tcp_hello_check(h, tl->token, tl->nranks, tl->me) != RMP_SUCCESS) {
-        tcp_drop_stranger(tl, c, "bad handshake");
-        return;
-    }
-    tcp_ep_t *ep = &tl->eps[h->rank];
+    tcp_ep_t *ep = &tl->eps[rank];
     bool accept = ep->state == TCP_EP_IDLE || ep->state == TCP_EP_WAIT_PEER ||
                   (ep->state == TCP_EP_CONNECTING && rmpi_tcp_peer_lower(tl, ep));
     if (!accept) {
         /* Our own attempt wins (we are the lower rank), or a duplicate. */
-        rmpi_debug("tcp: refused a second connection from rank %d", h->rank);
+        rmpi_debug("tcp: refused a second connection from rank %d", rank);
         rmpi_tcp_conn_close(tl, c);
         return;
     }
@@ -286,6 +279,36 @@ static void tcp_on_hello(tcp_tl_t *tl, tcp_conn_t *c, const tcp_hello_t *h)
     if (ep->out)
         rmpi_tcp_conn_close(tl, ep->out); /* the peer's attempt won */
     tcp_up(tl, ep, c);
+}
+
+static void tcp_on_hello(tcp_tl_t *tl, tcp_conn_t *c, const tcp_hello_t *h)
+{
+    /* A dynamic peer names itself by the index we gave it, which connect_dyn set up. */
+    bool dyn = h->size == TCP_HELLO_DYN && h->token == tl->token && h->rank >= tl->nranks &&
+               h->rank < tl->cap;
+    if (dyn && !tl->eps[h->rank].dyn) {
+        /* The other group learnt our addresses first (core/port.c: each group hears the
+         * other's from its root) and connected while we still wait for theirs: the
+         * HELLO waits for connect_dyn instead of failing the peer's first send. */
+        rmpi_debug("tcp: dynamic peer %d connected before we knew it: its HELLO waits",
+                   (int)h->rank);
+        c->parked = (int)h->rank;
+        return;
+    }
+    if (!dyn && rmpi_tcp_hello_check(h, tl->token, tl->nranks, tl->me) != RMP_SUCCESS) {
+        tcp_drop_stranger(tl, c, "bad handshake");
+        return;
+    }
+    tcp_hello_from(tl, c, (int)h->rank);
+}
+
+void rmpi_tcp_claim_parked(tcp_tl_t *tl, int peer)
+{
+    for (tcp_conn_t *c = tl->conns; c; c = c->next)
+        if (c->parked == peer && !c->dead) {
+            c->parked = 0;
+            tcp_hello_from(tl, c, peer);
+        }
 }
 
 static void tcp_on_ack(tcp_tl_t *tl, tcp_conn_t *c)
