@@ -31,6 +31,14 @@
 
 #include "rmp.h"
 
+/* The MINLOC/MAXLOC pair types of rmp.h ({value; int index}) as C structs. */
+typedef struct { float v; int i; } coll_float_int_t;
+typedef struct { double v; int i; } coll_double_int_t;
+typedef struct { long v; int i; } coll_long_int_t;
+typedef struct { int v; int i; } coll_2int_t;
+typedef struct { short v; int i; } coll_short_int_t;
+typedef struct { long double v; int i; } coll_long_double_int_t;
+
 /* Extended types and ops (coll_op_ext.c): what coll_op_check and coll_op_reduce3 hand
  * over for a (dt, op) outside the core table. */
 int coll_op_ext_check(rmp_datatype_t dt, rmp_op_t op);

@@ -8,13 +8,6 @@
 
 #include "coll_op.h"
 
-typedef struct { float v; int i; } ext_float_int_t;
-typedef struct { double v; int i; } ext_double_int_t;
-typedef struct { long v; int i; } ext_long_int_t;
-typedef struct { int v; int i; } ext_2int_t;
-typedef struct { short v; int i; } ext_short_int_t;
-typedef struct { long double v; int i; } ext_long_double_int_t;
-
 size_t coll_ext_size(rmp_datatype_t dt)
 {
     switch (dt) {
@@ -23,12 +16,12 @@ size_t coll_ext_size(rmp_datatype_t dt)
     case RMP_C_DOUBLE_COMPLEX: return sizeof(double complex);
     case RMP_C_LONG_DOUBLE_COMPLEX: return sizeof(long double complex);
     case RMP_C_BOOL: return sizeof(bool);
-    case RMP_FLOAT_INT: return sizeof(ext_float_int_t);
-    case RMP_DOUBLE_INT: return sizeof(ext_double_int_t);
-    case RMP_LONG_INT: return sizeof(ext_long_int_t);
-    case RMP_2INT: return sizeof(ext_2int_t);
-    case RMP_SHORT_INT: return sizeof(ext_short_int_t);
-    case RMP_LONG_DOUBLE_INT: return sizeof(ext_long_double_int_t);
+    case RMP_FLOAT_INT: return sizeof(coll_float_int_t);
+    case RMP_DOUBLE_INT: return sizeof(coll_double_int_t);
+    case RMP_LONG_INT: return sizeof(coll_long_int_t);
+    case RMP_2INT: return sizeof(coll_2int_t);
+    case RMP_SHORT_INT: return sizeof(coll_short_int_t);
+    case RMP_LONG_DOUBLE_INT: return sizeof(coll_long_double_int_t);
     default:
         break;
     }
@@ -156,12 +149,12 @@ void coll_op_ext_reduce3(void *out, const void *a, const void *b, size_t n, rmp_
     case RMP_C_DOUBLE_COMPLEX: EXT_ARITH(double complex); break;
     case RMP_C_LONG_DOUBLE_COMPLEX: EXT_ARITH(long double complex); break;
     case RMP_C_BOOL: ext_bool(out, a, b, n, op); break;
-    case RMP_FLOAT_INT: EXT_PAIR(ext_float_int_t); break;
-    case RMP_DOUBLE_INT: EXT_PAIR(ext_double_int_t); break;
-    case RMP_LONG_INT: EXT_PAIR(ext_long_int_t); break;
-    case RMP_2INT: EXT_PAIR(ext_2int_t); break;
-    case RMP_SHORT_INT: EXT_PAIR(ext_short_int_t); break;
-    case RMP_LONG_DOUBLE_INT: EXT_PAIR(ext_long_double_int_t); break;
+    case RMP_FLOAT_INT: EXT_PAIR(coll_float_int_t); break;
+    case RMP_DOUBLE_INT: EXT_PAIR(coll_double_int_t); break;
+    case RMP_LONG_INT: EXT_PAIR(coll_long_int_t); break;
+    case RMP_2INT: EXT_PAIR(coll_2int_t); break;
+    case RMP_SHORT_INT: EXT_PAIR(coll_short_int_t); break;
+    case RMP_LONG_DOUBLE_INT: EXT_PAIR(coll_long_double_int_t); break;
     default:
         if (op == RMP_LXOR && ext_is_int(dt))
             ext_lxor_int(out, a, b, n, dt);

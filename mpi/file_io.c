@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO independent access: explicit offsets and the individual file pointer
- * (read, write, their _at and _c forms), seek and position queries. */
+ * (read, write, their _at and _c forms), seek and position queries; the bounce buffer
+ * through which every access without aggregation moves non-contiguous memory. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +12,36 @@
 
 /* Non-contiguous memory moves through a bounce buffer of at most this many bytes. */
 #define FIO_CHUNK ((size_t)4 << 20)
+
+int mpii_file_bounce(mpii_dtype_t *d, void *buf, MPI_Count count, int write,
+                     mpii_file_xfer_fn xfer, void *ctx, size_t *done)
+{
+    size_t total = (size_t)count * d->size, moved = 0;
+    *done = 0;
+    if (total == 0)
+        return MPI_SUCCESS;
+    if (d->contig)
+        return xfer(ctx, 0, (char *)buf + d->true_lb, total, write, done);
+    size_t cap = total < FIO_CHUNK ? total : FIO_CHUNK;
+    char *tmp = malloc(cap);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS;
+    while (moved < total && rc == MPI_SUCCESS) {
+        size_t n = total - moved < cap ? total - moved : cap, got = 0;
+        if (write)
+            mpii_dtype_pack(d, buf, count, moved, tmp, n);
+        rc = xfer(ctx, moved, tmp, n, write, &got);
+        if (!write) /* what was read only: the rest of buf keeps its bytes */
+            mpii_dtype_unpack(d, buf, count, moved, tmp, got);
+        moved += got;
+        if (got < n) /* end of file, or an error */
+            break;
+    }
+    free(tmp);
+    *done = moved;
+    return rc;
+}
 
 int mpii_file_args(MPI_File fh, MPI_Count count, MPI_Datatype dt, int write, mpii_file_t **f,
                    mpii_dtype_t **d, const char *fn)
@@ -43,6 +74,18 @@ static int fio_view(mpii_file_t *f, MPI_Offset pos, char *pk, size_t n, int writ
     return mpii_file_sieve_io(f, pos, pk, n, write, done);
 }
 
+/* The stream position of an access, for fio_at. */
+typedef struct {
+    mpii_file_t *f;
+    MPI_Offset pos;
+} fio_at_t;
+
+static int fio_at(void *ctx, size_t at, char *pk, size_t n, int write, size_t *got)
+{
+    fio_at_t *a = ctx;
+    return fio_view(a->f, a->pos + (MPI_Offset)at, pk, n, write, got);
+}
+
 int mpii_file_rw_pos(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
                      mpii_dtype_t *d, int write, MPI_Count *bytes, const char *fn)
 {
@@ -57,27 +100,13 @@ int mpii_file_rw_pos(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
                                  "datarep %s of a type whose file extent is not native",
                                  f->datarep);
         rc = mpii_file_datarep_io(f, pos, buf, count, d, write, &done);
-    } else if (d->contig) {
-        rc = fio_view(f, pos, (char *)buf + d->true_lb, total, write, &done);
     } else {
-        size_t cap = total < FIO_CHUNK ? total : FIO_CHUNK;
-        char *tmp = malloc(cap);
-        if (!tmp)
-            return mpii_file_err(f, MPI_ERR_NO_MEM, fn, "out of memory");
-        while (done < total && rc == MPI_SUCCESS) {
-            size_t n = total - done < cap ? total - done : cap, got = 0;
-            if (write)
-                mpii_dtype_pack(d, buf, count, done, tmp, n);
-            rc = fio_view(f, pos + (MPI_Offset)done, tmp, n, write, &got);
-            if (!write)
-                mpii_dtype_unpack(d, buf, count, done, tmp, got);
-            done += got;
-            if (got < n)
-                break;
-        }
-        free(tmp);
+        fio_at_t at = {f, pos};
+        rc = mpii_file_bounce(d, buf, count, write, fio_at, &at, &done);
     }
     *bytes = (MPI_Count)done;
+    if (rc == MPI_ERR_NO_MEM)
+        return mpii_file_err(f, rc, fn, "out of memory");
     return rc ? mpii_file_err(f, rc, fn, "%s failed", write ? "write" : "read") : MPI_SUCCESS;
 }
 

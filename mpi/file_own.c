@@ -5,35 +5,43 @@
  * gathering the pieces on an aggregator is a pack, an exchange and an unpack more per
  * byte, and one writer instead of all of them. Here every rank moves its own pieces
  * between its buffer and the file, one system call per piece (pieces of a view never
- * touch: adjacent ones are merged), straight from a contiguous buffer, through a
- * packed bounce window otherwise (figures: file_twophase.c's TP_OWN_PIECE, docs/io.md). */
-#include <stdlib.h>
-
+ * touch: adjacent ones are merged), straight from a contiguous buffer, through the
+ * bounce buffer of mpii_file_bounce (file_io.c) otherwise (figures: file_twophase.c's
+ * TP_OWN_PIECE, docs/io.md). */
 #include "mpii.h"
 #include "mpii_file.h"
 
-#define OWN_CHUNK ((size_t)4 << 20) /* bounce window of a non-contiguous buffer */
+/* Where an access stands in my pieces: v[i], in bytes into it. */
+typedef struct {
+    int fd;
+    const mpii_fseg_t *v;
+    size_t nv, i;
+    MPI_Offset in;
+} own_cur_t;
 
-/* n packed bytes at pk to or from the pieces v[*i..nv), the first from *in bytes into
- * it; both advance. *moved: bytes moved (a read stops short at end of file). */
-static int own_span(int fd, const mpii_fseg_t *v, size_t nv, size_t *i, MPI_Offset *in,
-                    char *pk, size_t n, int write, size_t *moved)
+/* n packed bytes at pk to or from the pieces from the cursor on, which advances (the
+ * pieces are taken in stream order, so the stream byte at is where the cursor is).
+ * *moved: bytes moved (a read stops short at end of file). */
+static int own_span(void *ctx, size_t at, char *pk, size_t n, int write, size_t *moved)
 {
+    own_cur_t *c = ctx;
     size_t m = 0;
     int rc = MPI_SUCCESS;
-    while (m < n && *i < nv && rc == MPI_SUCCESS) {
-        size_t len = (size_t)(v[*i].len - *in), got = 0;
+    (void)at;
+    while (m < n && c->i < c->nv && rc == MPI_SUCCESS) {
+        const mpii_fseg_t *s = &c->v[c->i];
+        size_t len = (size_t)(s->len - c->in), got = 0;
         len = len < n - m ? len : n - m;
-        rc = mpii_file_fd_xfer(fd, v[*i].off + *in, pk + m, len, write, &got);
+        rc = mpii_file_fd_xfer(c->fd, s->off + c->in, pk + m, len, write, &got);
         m += got;
         if (rc == MPI_SUCCESS && got < len) {
             rc = write ? MPI_ERR_IO : MPI_SUCCESS; /* a write of nothing: no progress */
             break;
         }
-        *in += (MPI_Offset)len;
-        if (*in == v[*i].len) {
-            (*i)++;
-            *in = 0;
+        c->in += (MPI_Offset)len;
+        if (c->in == s->len) {
+            c->i++;
+            c->in = 0;
         }
     }
     *moved = m;
@@ -43,30 +51,6 @@ static int own_span(int fd, const mpii_fseg_t *v, size_t nv, size_t *i, MPI_Offs
 int mpii_file_own_io(mpii_file_t *f, const mpii_fseg_t *v, size_t nv, void *buf,
                      MPI_Count count, mpii_dtype_t *d, int write, size_t *done)
 {
-    size_t total = (size_t)count * d->size, i = 0, moved = 0;
-    MPI_Offset in = 0;
-    *done = 0;
-    if (total == 0)
-        return MPI_SUCCESS;
-    if (d->contig)
-        return own_span(f->fd, v, nv, &i, &in, (char *)buf + d->true_lb, total, write, done);
-    size_t cap = total < OWN_CHUNK ? total : OWN_CHUNK;
-    char *tmp = malloc(cap);
-    if (!tmp)
-        return MPI_ERR_NO_MEM;
-    int rc = MPI_SUCCESS;
-    while (moved < total && rc == MPI_SUCCESS) {
-        size_t n = total - moved < cap ? total - moved : cap, got = 0;
-        if (write)
-            mpii_dtype_pack(d, buf, count, moved, tmp, n);
-        rc = own_span(f->fd, v, nv, &i, &in, tmp, n, write, &got);
-        if (!write)
-            mpii_dtype_unpack(d, buf, count, moved, tmp, got);
-        moved += got;
-        if (got < n)
-            break;
-    }
-    free(tmp);
-    *done = moved;
-    return rc;
+    own_cur_t c = {.fd = f->fd, .v = v, .nv = nv};
+    return mpii_file_bounce(d, buf, count, write, own_span, &c, done);
 }

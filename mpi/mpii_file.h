@@ -101,6 +101,17 @@ int mpii_file_twophase(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count coun
 int mpii_file_own_io(mpii_file_t *f, const mpii_fseg_t *v, size_t nv, void *buf,
                      MPI_Count count, mpii_dtype_t *d, int write, size_t *done);
 
+/* Moves the n packed bytes that start at byte at of an access's stream between pk and
+ * the file (*got: bytes moved, fewer than n only at end of file); MPI class. */
+typedef int (*mpii_file_xfer_fn)(void *ctx, size_t at, char *pk, size_t n, int write,
+                                 size_t *got);
+/* count elements of d at buf as one packed stream through xfer (file_io.c): straight
+ * from buf when d is contiguous, else through a bounce buffer of at most 4 MiB, packed
+ * before a write, unpacked after a read (a read unpacks only the bytes it got: holes of
+ * d and the elements past end of file keep their bytes). *done: bytes moved; MPI class,
+ * MPI_ERR_NO_MEM when the bounce buffer cannot be had. */
+int mpii_file_bounce(mpii_dtype_t *d, void *buf, MPI_Count count, int write,
+                     mpii_file_xfer_fn xfer, void *ctx, size_t *done);
 /* Access kinds of mpii_file_rw (file_io.c). */
 enum { MPII_FIO_AT = 0, MPII_FIO_INDIV, MPII_FIO_SHARED, MPII_FIO_ORDERED };
 /* One blocking access: count elements of dt at buf, from etype offset off (AT), the

@@ -27,6 +27,7 @@
 
 #include "../common/t.h"
 #include "collectives/coll_comm.h"
+#include "collectives/coll_op.h"
 #include "collectives/coll_shm_seg.h"
 
 typedef struct {
@@ -43,13 +44,6 @@ typedef struct {
 #define PAIR(T, name, dt) \
     {dt, name, {{0, sizeof(((T *)0)->v)}, {offsetof(T, i), sizeof(int)}}}
 
-typedef struct { float v; int i; } p_float_t;
-typedef struct { double v; int i; } p_double_t;
-typedef struct { long v; int i; } p_long_t;
-typedef struct { int v; int i; } p_2int_t;
-typedef struct { short v; int i; } p_short_t;
-typedef struct { long double v; int i; } p_ldouble_t;
-
 static const type_t types[] = {
     {RMP_INT8, "int8", {{0, 1}}},        {RMP_UINT8, "uint8", {{0, 1}}},
     {RMP_INT16, "int16", {{0, 2}}},      {RMP_UINT16, "uint16", {{0, 2}}},
@@ -63,13 +57,13 @@ static const type_t types[] = {
     {RMP_C_LONG_DOUBLE_COMPLEX, "long_double_complex",
      {{0, LD_BYTES}, {sizeof(long double), LD_BYTES}}},
     {RMP_C_BOOL, "bool", {{0, 1}}},
-    PAIR(p_float_t, "float_int", RMP_FLOAT_INT),
-    PAIR(p_double_t, "double_int", RMP_DOUBLE_INT),
-    PAIR(p_long_t, "long_int", RMP_LONG_INT),
-    PAIR(p_2int_t, "2int", RMP_2INT),
-    PAIR(p_short_t, "short_int", RMP_SHORT_INT),
+    PAIR(coll_float_int_t, "float_int", RMP_FLOAT_INT),
+    PAIR(coll_double_int_t, "double_int", RMP_DOUBLE_INT),
+    PAIR(coll_long_int_t, "long_int", RMP_LONG_INT),
+    PAIR(coll_2int_t, "2int", RMP_2INT),
+    PAIR(coll_short_int_t, "short_int", RMP_SHORT_INT),
     {RMP_LONG_DOUBLE_INT, "long_double_int",
-     {{0, LD_BYTES}, {offsetof(p_ldouble_t, i), sizeof(int)}}},
+     {{0, LD_BYTES}, {offsetof(coll_long_double_int_t, i), sizeof(int)}}},
 };
 
 static const rmp_op_t ops[] = {RMP_SUM,  RMP_PROD, RMP_MIN, RMP_MAX,    RMP_BAND,  RMP_BOR,
@@ -136,12 +130,14 @@ static void fill(char *buf, size_t count, rmp_datatype_t dt, size_t es, int r)
         case RMP_C_DOUBLE_COMPLEX: *(double complex *)e = v - idx * I; break;
         case RMP_C_LONG_DOUBLE_COMPLEX: *(long double complex *)e = idx + v * I; break;
         case RMP_C_BOOL: *(bool *)e = v > 0; break;
-        case RMP_FLOAT_INT: *(p_float_t *)e = (p_float_t){(float)v, idx}; break;
-        case RMP_DOUBLE_INT: *(p_double_t *)e = (p_double_t){v, idx}; break;
-        case RMP_LONG_INT: *(p_long_t *)e = (p_long_t){v, idx}; break;
-        case RMP_2INT: *(p_2int_t *)e = (p_2int_t){v, idx}; break;
-        case RMP_SHORT_INT: *(p_short_t *)e = (p_short_t){(short)v, idx}; break;
-        case RMP_LONG_DOUBLE_INT: *(p_ldouble_t *)e = (p_ldouble_t){v, idx}; break;
+        case RMP_FLOAT_INT: *(coll_float_int_t *)e = (coll_float_int_t){(float)v, idx}; break;
+        case RMP_DOUBLE_INT: *(coll_double_int_t *)e = (coll_double_int_t){v, idx}; break;
+        case RMP_LONG_INT: *(coll_long_int_t *)e = (coll_long_int_t){v, idx}; break;
+        case RMP_2INT: *(coll_2int_t *)e = (coll_2int_t){v, idx}; break;
+        case RMP_SHORT_INT: *(coll_short_int_t *)e = (coll_short_int_t){(short)v, idx}; break;
+        case RMP_LONG_DOUBLE_INT:
+            *(coll_long_double_int_t *)e = (coll_long_double_int_t){v, idx};
+            break;
         default: { /* integers and opaque: any bits */
             for (size_t b = 0; b < es; b += 8) {
                 uint64_t x = rnd(&s);
