@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Fault injection for the failure tests (tests/faults): a rank SIGKILLs itself
- * at a named point of rmp_init/rmp_finalize, where no test program can reach, or
- * is late at one. Armed only by RMPI_FAULT=POINT:RANK or RMPI_FAULT_DELAY=POINT:RANK
- * (RMPI_, not RMP_: not user parameters). */
+/* Fault injection for the failure and race tests: a rank SIGKILLs itself at, or is
+ * late at, a named point of the start-up, tear-down or connection paths, where no
+ * test program can reach. Armed only by RMPI_FAULT=POINT:RANK or
+ * RMPI_FAULT_DELAY=POINT:RANK (RMPI_, not RMP_: not user parameters). */
 #ifndef RMPI_FAULT_H
 #define RMPI_FAULT_H
 
