@@ -283,8 +283,8 @@ static void boot_launcher_lost(void)
 
 /* A node down or offline (every rank on it, named by host or by the affected procs),
  * a job's abort or its end with an error status (the affected procs), the connection
- * to the local PMIx server lost (boot_launcher_lost). Runs in PMIx's thread: it only
- * marks, rmpi_check_failures acts. */
+ * to the local PMIx server lost (boot_launcher_lost ends the rank). Runs in PMIx's
+ * thread: for peers it only marks, rmpi_check_failures acts. */
 static void boot_on_node_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                                pmix_info_t info[], size_t ninfo, pmix_info_t results[],
                                size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,

@@ -68,7 +68,7 @@ nl_left() { # this job's ranks still running on NODES
 }
 # The host stops or kills rmpn2's QEMU when it reads a line of rmpn1's console, which a
 # loaded host can do seconds late: the clock starts at rmpn2's last answer to ping (one
-# every 0.2 s), not at the request.
+# every ~0.4 s under TCG: a ping and 0.2 s of sleep), not at the request.
 nl_pinger() { # FILE: gets the wall clock of each answer (microseconds), until killed
   while :; do
     ping -c 1 -W 1 10.9.1.2 >/dev/null 2>&1 && echo "${EPOCHREALTIME/./}" >"$1"
@@ -101,7 +101,7 @@ nodeloss_job() {
     kill -0 $job 2>/dev/null || break
     sleep 0.2
   done
-  local alive=$LOG/alive pinger gone=1 rest
+  local alive=$LOG/alive pinger gone=1 rest missed
   if [ $up = 1 ]; then
     sleep 1 # every rank idle in its call
     : >"$alive"
@@ -113,21 +113,22 @@ nodeloss_job() {
       rest=$(( win - (${EPOCHREALTIME/./} - t0) / 1000000 ))
       [ $rest -gt 0 ] || rest=0
       t0=$((t0 / 1000000)).$(printf %06d $((t0 % 1000000)))
-      if ! nodeloss_wait "$log" "$rest" && [ "$want" = report ]; then
+      nodeloss_wait "$log" "$rest"; missed=$?
+      cp "$log" "$log.window"
+      if [ $missed != 0 ] && [ "$want" = report ]; then # what was going on; late, or never?
         { echo "-- diagnostics at the window's end"; cat /proc/loadavg; ip neigh show 10.9.1.2
           ps -eo pid,stat,pcpu,etime,comm --sort=-pcpu | head -n 8
           rdma statistic show link rxe0/1 2>&1 | tr ' ' '\n' | paste -sd' ' | head -c 1500; echo
-          dmesg 2>/dev/null | tail -n 5; } >>"$log" 2>&1
-        cp "$log" "$log.window"
-        nodeloss_wait "$log" 30 # late, or never? (the verdict stays the window's)
-        { echo "-- 30 s later:"; grep -E '^rank [01]: (recv|allreduce): ' "$log" || echo "still nothing"; } >>"$log.window"
-        cp "$log.window" "$log"
+          dmesg 2>/dev/null | tail -n 5
+          nodeloss_wait "$log" 30 # the verdict stays the window's
+          echo "-- 30 s later:"; grep -E '^rank [01]: (recv|allreduce): ' "$log" || echo "still nothing"
+        } >>"$log.window" 2>&1
       fi
       NODELOSS_WINDOW=$win
     else
       gone=0; ko "$label: rmpn2 still answered ping 60 s after the request to the host"
+      cp "$log" "$log.window"
     fi
-    cp "$log" "$log.window"
     if [ "$act" = STOP ]; then
       echo "RMP_CLUSTER_CONT_NODE2"
       nl_until "$alive" answering || ko "$label: rmpn2 did not answer ping within 60 s of going on"
