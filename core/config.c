@@ -38,8 +38,10 @@ const rmpi_param_t rmpi_params[] = {
      "print per-rank counters at finalize"},
     {"RMP_RCACHE_MAX_BYTES", RMPI_PT_SIZE, "4g", NULL, OFF(rcache_max_bytes), 0,
      "registered bytes kept in the registration cache before unused regions are evicted"},
-    {"RMP_POLL_YIELD", RMPI_PT_ENUM, "auto", "auto|always|never", OFF(poll_yield), 0,
-     "yield the core when polling finds nothing (auto: when ranks outnumber cores)"},
+    {"RMP_POLL_YIELD", RMPI_PT_ENUM, "auto", "auto|always|never|sleep", OFF(poll_yield), 0,
+     "yield the core when polling finds nothing (auto: when ranks outnumber cores; "
+     "always: yield, and sleep once idle for 2 ms; sleep: sleep at once, for cores "
+     "shared with other jobs or virtual machines)"},
     {"RMP_TUNING_FILE", RMPI_PT_STRING, "", NULL, STR(tuning_file),
      "tuning file written by rmp_tune (thresholds, collective algorithms)"},
     {"RMP_BACKTRACE", RMPI_PT_BOOL, "1", NULL, OFF(backtrace), 0,

@@ -22,7 +22,7 @@ typedef struct rmpi_config {
     double failure_timeout;   /* RMP_FAILURE_TIMEOUT, seconds; 0: off */
     bool stats;
     size_t rcache_max_bytes;
-    int poll_yield;           /* 0 auto, 1 always, 2 never */
+    int poll_yield;           /* 0 auto, 1 always, 2 never, 3 sleep */
     char tuning_file[256];
     bool backtrace;           /* print a backtrace on a fatal signal */
     int on_failure;           /* RMP_ON_FAILURE: 0 abort (the launcher ends the job), 1 continue */

@@ -21,7 +21,10 @@ void rmpi_progress_active(void)
 /* More ranks than cores: give the core away while idle, and once idle for
  * over 2 ms (a rank parked in a barrier or a receive while others work)
  * sleep, 20 us at first, then longer up to 0.5 ms, so that ranks with work
- * keep the cores. Active ranks never stay idle that long, so they never sleep. */
+ * keep the cores. Active ranks never stay idle that long, so they never sleep.
+ * RMP_POLL_YIELD=sleep sleeps from the second empty poll: where the cores are
+ * shared beyond what the rank can see (virtual machines on a busy host), a
+ * rank that yields still holds its virtual CPU, and the host's core with it. */
 static void progress_idle(int n)
 {
     if (n > 0) {
@@ -35,7 +38,8 @@ static void progress_idle(int n)
     } else {
         if (rmpi_ctx.idle++ == 0)
             rmpi_ctx.idle_since = rmpi_now();
-        else if ((rmpi_ctx.idle & 255) == 0 && rmpi_now() - rmpi_ctx.idle_since > 2e-3)
+        else if (rmpi_g.sleep_when_idle ||
+                 ((rmpi_ctx.idle & 255) == 0 && rmpi_now() - rmpi_ctx.idle_since > 2e-3))
             __atomic_store_n(&rmpi_ctx.sleep_ns, 20000, __ATOMIC_RELAXED);
         sched_yield();
     }
@@ -77,7 +81,7 @@ static void progress_mt_idle(void)
     }
     if (mt_idle++ == 0)
         mt_idle_since = rmpi_now();
-    else if ((mt_idle & 63) == 0 && rmpi_now() - mt_idle_since > 1e-3)
+    else if (rmpi_g.sleep_when_idle || ((mt_idle & 63) == 0 && rmpi_now() - mt_idle_since > 1e-3))
         mt_sleep_ns = 10000;
     sched_yield();
 }

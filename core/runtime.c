@@ -358,8 +358,9 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
                  rmpi_g.num_nodes);
     int cores = rmpi_topo_num_cores();
     rmpi_g.oversubscribed = rmpi_g.local_size > cores;
-    rmpi_g.yield_when_idle = rmpi_cfg.poll_yield == 1 ||
+    rmpi_g.yield_when_idle = rmpi_cfg.poll_yield == 1 || rmpi_cfg.poll_yield == 3 ||
                              (rmpi_cfg.poll_yield == 0 && rmpi_g.oversubscribed);
+    rmpi_g.sleep_when_idle = rmpi_cfg.poll_yield == 3;
     rc = rmpi_p2p_init();
     if (rc == RMP_SUCCESS && (rc = runtime_open_transports()) == RMP_SUCCESS)
         runtime_step_transports(t0, "transports open");

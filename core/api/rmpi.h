@@ -36,6 +36,7 @@ typedef struct rmpi_global {
     bool singleton;      /* started without any PMIx server */
     bool oversubscribed; /* more local ranks than cores: yield when idle */
     bool yield_when_idle; /* progress calls sched_yield when it found nothing */
+    bool sleep_when_idle; /* ... and sleeps from its second empty poll on */
     char hostname[256];
     int num_tls; /* transport instances in use */
     struct {

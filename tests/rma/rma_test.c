@@ -10,10 +10,7 @@
 #include "../common/t.h"
 
 static int me, np;
-static int quick; /* --quick: fewer round trips (the two-node cluster: ~20 ms each) */
-/* --fewer-atomics: 2,000 fetch-adds and 100 lock rounds, put/get still up to 8 MiB (the
- * cluster under TCG, where each emulated atomic is a round trip; --quick stops at 1 MiB) */
-static int few;
+static int quick; /* --quick: fewer round trips, for a developer's quick look (no suite uses it) */
 static rmp_comm_t W;
 
 static unsigned char pat(size_t i, int a, int b)
@@ -96,7 +93,7 @@ static void test_atomics(int allocate)
         free(mine);
         return;
     }
-    const int N = quick ? 500 : few ? 2000 : np > 2 ? 20000 : 100000;
+    const int N = quick ? 500 : np > 2 ? 20000 : 100000;
     uint64_t old, prev = 0;
     int mono = 1;
     for (int i = 0; i < N; i++) {
@@ -112,7 +109,7 @@ static void test_atomics(int allocate)
         T_CHECK(base[0] == (uint64_t)N * (uint64_t)np, "counter %llu expected %llu",
                 (unsigned long long)base[0], (unsigned long long)N * np);
     /* spin lock at offset 8, protected data at offset 16 */
-    const int L = quick ? 30 : few ? 100 : 300;
+    const int L = quick ? 30 : 300;
     for (int i = 0; i < L; i++) {
         int lrc;
         do { /* a failed cswap leaves old as it was: stop spinning, do not loop on it */
@@ -334,7 +331,6 @@ int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         quick |= strcmp(argv[i], "--quick") == 0;
-        few |= strcmp(argv[i], "--fewer-atomics") == 0;
     }
     if (rmp_init(&argc, &argv) != RMP_SUCCESS)
         return 1;

@@ -4,7 +4,7 @@
 # Runs on rmpn1 of the two-guest Soft-RoCE cluster (tests/verbs-vm/cluster BUILD_DIR --
 # tests/verbs/cluster-suite.sh BUILD_DIR), with $RMP_CLUSTER_LAUNCH spreading ranks over
 # rmpn1 and rmpn2 (block placement) and RMP_TRANSPORTS at its default: shm inside a node,
-# verbs between them. Few iterations and small sizes: a round trip costs ~20 ms under TCG.
+# verbs between them. Few iterations and small sizes: a round trip costs ~2-20 ms under TCG.
 # Prints one line per check and "N passed, M failed"; exits non-zero when one failed.
 # RMP_CLUSTER_BENCH=1 also runs tests/verbs/bench.sh's cross-node figures (no checks).
 # "ft": only the failure checks (ranks killed, ULFM, node stopped and lost), for debugging.
@@ -71,15 +71,17 @@ fi
 # ---- suites across the two nodes (2+2 unless stated) ----
 run p2p-np4        400 4 "$T/p2p/p2p_test"
 run soak-np4       300 4 "$T/p2p/soak" 4000
-# put/get up to 8 MiB across the nodes (issue 27: one 8 MiB RDMA request per transfer made
-# Soft-RoCE's retransmissions storm between the guests; now 128 KiB pieces, docs/verbs.md),
-# both window kinds, with --fewer-atomics: 2,000 fetch-adds and 100 lock rounds instead of
-# 20,000 and 300, because each emulated atomic is a TCG round trip: the full run's put/get
-# phases took 329 s and its first 20,000-fetch-add phase had not ended 670 s later (the
-# full run passes the 1,000 s mark; too slow for CI, not a failure).
-# Idle ranks yield and then sleep (RMP_POLL_YIELD=always): the two guests' 4 vCPUs share
-# the host's 2 cores, and a spinning rank held one from the rank it waited for.
-RMP_POLL_YIELD=always run rma-np4 900 4 "$T/rma/rma_test" --fewer-atomics
+# The full rma suite (issue 27): put/get up to 8 MiB across the nodes (one 8 MiB RDMA
+# request per transfer made Soft-RoCE's retransmissions storm between the guests; now
+# 128 KiB pieces, docs/verbs.md), both window kinds, 20,000 fetch-adds per rank and 300
+# lock rounds on each (each emulated atomic to the other guest is a TCG round trip:
+# 282 s in all with `sleep`; with `always` the first 20,000-fetch-add phase had not
+# ended 670 s after the put/get phases).
+# Idle ranks sleep at once (RMP_POLL_YIELD=sleep): the two guests' 4 vCPUs share the
+# host's 2 cores, and a rank that only yields keeps its vCPU, and a host core, busy while
+# the rank it waits for (or its guest's Soft-RoCE) needs one. 500 emulated fetch-adds
+# from each rmpn2 rank to rank 0 took 3.3-3.8 s with `always`, 1.7 s with `sleep`.
+RMP_POLL_YIELD=sleep run rma-np4 900 4 "$T/rma/rma_test"
 RMP_ALLREDUCE_ALGO=hier RMP_BCAST_ALGO=hier RMP_BARRIER_ALGO=hier \
   run coll-np4-hier 600 4 "$T/coll/coll_test" --quick
 # The layout the hierarchical allreduce built, from its RMP_LOG=info line on every rank:
