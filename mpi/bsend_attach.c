@@ -74,19 +74,15 @@ static int ba_comm_attach(MPI_Comm comm, void *buffer, MPI_Count size, const cha
 
 MPII_TWINS(Comm_attach_buffer, ba_comm_attach(comm, buffer, size, FN))
 
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+static int ba_comm_detach(MPI_Comm comm, void *buffer_addr, int *isize, MPI_Count *size,
+                          const char *fn)
 {
-    BA_COMM(comm, c, "MPI_Comm_detach_buffer");
-    return ba_detach(c, c->bsbuf, buffer_addr, size, NULL, "MPI_Comm_detach_buffer");
+    BA_COMM(comm, c, fn);
+    return ba_detach(c, c->bsbuf, buffer_addr, isize, size, fn);
 }
-MPII_WEAK(Comm_detach_buffer)
 
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
-{
-    BA_COMM(comm, c, "MPI_Comm_detach_buffer_c");
-    return ba_detach(c, c->bsbuf, buffer_addr, NULL, size, "MPI_Comm_detach_buffer_c");
-}
-MPII_WEAK(Comm_detach_buffer_c)
+MPII_TWINS(Comm_detach_buffer, ba_comm_detach(comm, buffer_addr, TWIN(size, NULL),
+           TWIN(NULL, size), FN))
 
 int PMPI_Comm_flush_buffer(MPI_Comm comm)
 {

@@ -127,9 +127,9 @@ int PMPI_Barrier(MPI_Comm comm)
 }
 MPII_WEAK(Barrier)
 
-int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+static int bcast_run(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                     const char *fn)
 {
-    const char *fn = "MPI_Bcast";
     mpii_comm_t *c;
     mpii_dtype_t *d;
     mpii_view_t v;
@@ -153,13 +153,8 @@ int PMPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MP
     mpii_view_done(&v, c->rank == root ? NULL : buf, count, d);
     return MPII_LIKELY(rc == RMP_SUCCESS) ? MPI_SUCCESS : mpii_coll_err(c, rc, fn);
 }
-MPII_WEAK(Bcast_c)
 
-int PMPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    return PMPI_Bcast_c(buf, count, datatype, root, comm);
-}
-MPII_WEAK(Bcast)
+MPII_TWINS(Bcast, bcast_run(buffer, count, datatype, root, comm, FN))
 
 /* ---- Reductions ---- */
 

@@ -345,41 +345,24 @@ static int gsv_run(int is_gather, const void *sbuf, MPI_Count scount, MPI_Dataty
     return mv_done(c, rc, fn);
 }
 
-int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                 const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-                 MPI_Comm comm)
+/* One side's arrays: int (MPI_Name) or large-count (MPI_Name_c); none: the side has one. */
+static mv_side_t mv_int(const int *cnt, const int *dsp)
 {
-    mv_side_t none = {0}, r = {NULL, rcounts, NULL, displs};
-    return gsv_run(1, sbuf, scount, stype, none, rbuf, 0, rtype, r, root, comm, "MPI_Gatherv");
+    return (mv_side_t){NULL, cnt, NULL, dsp};
 }
-MPII_WEAK(Gatherv)
 
-int PMPI_Gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                   const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
-                   int root, MPI_Comm comm)
+static mv_side_t mv_big(const MPI_Count *cnt, const MPI_Aint *dsp)
 {
-    mv_side_t none = {0}, r = {rcounts, NULL, displs, NULL};
-    return gsv_run(1, sbuf, scount, stype, none, rbuf, 0, rtype, r, root, comm, "MPI_Gatherv");
+    return (mv_side_t){cnt, NULL, dsp, NULL};
 }
-MPII_WEAK(Gatherv_c)
 
-int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
-                  MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                  MPI_Comm comm)
-{
-    mv_side_t none = {0}, s = {NULL, scounts, NULL, displs};
-    return gsv_run(0, sbuf, 0, stype, s, rbuf, rcount, rtype, none, root, comm, "MPI_Scatterv");
-}
-MPII_WEAK(Scatterv)
+static const mv_side_t mv_none;
 
-int PMPI_Scatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
-                    MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
-                    int root, MPI_Comm comm)
-{
-    mv_side_t none = {0}, s = {scounts, NULL, displs, NULL};
-    return gsv_run(0, sbuf, 0, stype, s, rbuf, rcount, rtype, none, root, comm, "MPI_Scatterv");
-}
-MPII_WEAK(Scatterv_c)
+MPII_TWINS(Gatherv, gsv_run(1, sendbuf, sendcount, sendtype, mv_none, recvbuf, 0, recvtype,
+           TWIN(mv_int, mv_big)(recvcounts, displs), root, comm, FN))
+
+MPII_TWINS(Scatterv, gsv_run(0, sendbuf, 0, sendtype, TWIN(mv_int, mv_big)(sendcounts, displs),
+           recvbuf, recvcount, recvtype, mv_none, root, comm, FN))
 
 /* A non-contiguous side goes as layouts (rmp_allgatherv_layout): no packed copy. */
 static int allgatherv_run(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
@@ -425,22 +408,8 @@ static int allgatherv_run(const void *sbuf, MPI_Count scount, MPI_Datatype stype
     return mv_done(c, rc, fn);
 }
 
-int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                    const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
-{
-    mv_side_t r = {NULL, rcounts, NULL, displs};
-    return allgatherv_run(sbuf, scount, stype, rbuf, r, rtype, comm, "MPI_Allgatherv");
-}
-MPII_WEAK(Allgatherv)
-
-int PMPI_Allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                      const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
-                      MPI_Comm comm)
-{
-    mv_side_t r = {rcounts, NULL, displs, NULL};
-    return allgatherv_run(sbuf, scount, stype, rbuf, r, rtype, comm, "MPI_Allgatherv");
-}
-MPII_WEAK(Allgatherv_c)
+MPII_TWINS(Allgatherv, allgatherv_run(sendbuf, sendcount, sendtype, recvbuf,
+           TWIN(mv_int, mv_big)(recvcounts, displs), recvtype, comm, FN))
 
 /* the MPII_TWINS above, written out by mpi/gen_twins.py */
 #include "coll_move.twins.h"

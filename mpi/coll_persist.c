@@ -4,6 +4,8 @@
  * persistent request completes when that one does. MPI requires the arguments, arrays
  * included, to stay valid and unchanged until the request is freed, so they are kept by
  * reference. The info argument carries no hint rmp uses. */
+#include <limits.h>
+
 #include "mpii_base.h"
 #include "mpii_coll.h"
 #include "mpii_inter.h"
@@ -164,6 +166,30 @@ static int pc_init(const pc_args_t *a, MPI_Request *request, const char *fn)
     return MPI_SUCCESS;
 }
 
+/* The large-count forms (MPI_Name_init_c) keep to int counts: rmp's persistent collectives
+ * take int counts, so one past an int is MPI_ERR_COUNT. */
+static int pc_fit(MPI_Comm comm, MPI_Count v, const char *what, const char *fn)
+{
+    if (v >= INT_MIN && v <= INT_MAX)
+        return MPI_SUCCESS;
+    return mpii_err_comm(mpii_comm(comm), MPI_ERR_COUNT, fn,
+                         "%s does not fit an int: rmp's persistent collectives take int counts",
+                         what);
+}
+
+static int pc_fit2(MPI_Comm comm, MPI_Count sendcount, MPI_Count recvcount, const char *fn)
+{
+    int rc = pc_fit(comm, sendcount, "sendcount", fn);
+    return rc != MPI_SUCCESS ? rc : pc_fit(comm, recvcount, "recvcount", fn);
+}
+
+/* MPI_Name_init and MPI_Name_init_c, fit the latter's count check (info: no hint applies). */
+static int pc_make(int fit, pc_args_t a, MPI_Info info, MPI_Request *request, const char *fn)
+{
+    (void)info;
+    return fit != MPI_SUCCESS ? fit : pc_init(&a, request, fn);
+}
+
 #define PC_INIT(name, ...)                                                                 \
     do {                                                                                   \
         (void)info;                                                                        \
@@ -177,22 +203,14 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 }
 MPII_WEAK(Barrier_init)
 
-int PMPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                    MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Bcast, .kind = PC_BCAST, .rbuf = buf, .rcount = count, .rtype = dt, .root = root,
-            .comm = comm);
-}
-MPII_WEAK(Bcast_init)
+MPII_TWINS(Bcast_init, pc_make(TWIN(MPI_SUCCESS, pc_fit(comm, count, "count", FN)),
+           (pc_args_t){.kind = PC_BCAST, .rbuf = buffer, .rcount = (int)count, .rtype = datatype,
+           .root = root, .comm = comm}, info, request, FN))
 
-int PMPI_Gather_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                     MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info,
-                     MPI_Request *request)
-{
-    PC_INIT(Gather, .kind = PC_GATHER, .sbuf = sbuf, .scount = scount, .stype = stype,
-            .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .root = root, .comm = comm);
-}
-MPII_WEAK(Gather_init)
+MPII_TWINS(Gather_init, pc_make(TWIN(MPI_SUCCESS, pc_fit2(comm, sendcount, recvcount, FN)),
+           (pc_args_t){.kind = PC_GATHER, .sbuf = sendbuf, .scount = (int)sendcount,
+           .stype = sendtype, .rbuf = recvbuf, .rcount = (int)recvcount, .rtype = recvtype,
+           .root = root, .comm = comm}, info, request, FN))
 
 int PMPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                       const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
@@ -204,14 +222,10 @@ int PMPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rb
 }
 MPII_WEAK(Gatherv_init)
 
-int PMPI_Scatter_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                      MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Info info,
-                      MPI_Request *request)
-{
-    PC_INIT(Scatter, .kind = PC_SCATTER, .sbuf = sbuf, .scount = scount, .stype = stype,
-            .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .root = root, .comm = comm);
-}
-MPII_WEAK(Scatter_init)
+MPII_TWINS(Scatter_init, pc_make(TWIN(MPI_SUCCESS, pc_fit2(comm, sendcount, recvcount, FN)),
+           (pc_args_t){.kind = PC_SCATTER, .sbuf = sendbuf, .scount = (int)sendcount,
+           .stype = sendtype, .rbuf = recvbuf, .rcount = (int)recvcount, .rtype = recvtype,
+           .root = root, .comm = comm}, info, request, FN))
 
 int PMPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[],
                        MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
@@ -223,14 +237,10 @@ int PMPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[]
 }
 MPII_WEAK(Scatterv_init)
 
-int PMPI_Allgather_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                        int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
-                        MPI_Request *request)
-{
-    PC_INIT(Allgather, .kind = PC_ALLGATHER, .sbuf = sbuf, .scount = scount, .stype = stype,
-            .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .comm = comm);
-}
-MPII_WEAK(Allgather_init)
+MPII_TWINS(Allgather_init, pc_make(TWIN(MPI_SUCCESS, pc_fit2(comm, sendcount, recvcount, FN)),
+           (pc_args_t){.kind = PC_ALLGATHER, .sbuf = sendbuf, .scount = (int)sendcount,
+           .stype = sendtype, .rbuf = recvbuf, .rcount = (int)recvcount, .rtype = recvtype,
+           .comm = comm}, info, request, FN))
 
 int PMPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                          const int rcounts[], const int displs[], MPI_Datatype rtype,
@@ -241,13 +251,10 @@ int PMPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void 
 }
 MPII_WEAK(Allgatherv_init)
 
-int PMPI_Alltoall_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                       MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Alltoall, .kind = PC_ALLTOALL, .sbuf = sbuf, .scount = scount, .stype = stype,
-            .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .comm = comm);
-}
-MPII_WEAK(Alltoall_init)
+MPII_TWINS(Alltoall_init, pc_make(TWIN(MPI_SUCCESS, pc_fit2(comm, sendcount, recvcount, FN)),
+           (pc_args_t){.kind = PC_ALLTOALL, .sbuf = sendbuf, .scount = (int)sendcount,
+           .stype = sendtype, .rbuf = recvbuf, .rcount = (int)recvcount, .rtype = recvtype,
+           .comm = comm}, info, request, FN))
 
 int PMPI_Alltoallv_init(const void *sbuf, const int scounts[], const int sdispls[],
                         MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
@@ -270,45 +277,26 @@ int PMPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdispls
 }
 MPII_WEAK(Alltoallw_init)
 
-int PMPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Allreduce, .kind = PC_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = dt,
-            .op = op, .comm = comm);
-}
-MPII_WEAK(Allreduce_init)
+MPII_TWINS(Allreduce_init, pc_make(TWIN(MPI_SUCCESS, pc_fit(comm, count, "count", FN)),
+           (pc_args_t){.kind = PC_ALLREDUCE, .sbuf = sendbuf, .rbuf = recvbuf,
+           .rcount = (int)count, .rtype = datatype, .op = op, .comm = comm}, info, request, FN))
 
-int PMPI_Reduce_scatter_block_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Reduce_scatter_block, .kind = PC_REDUCE_SCATTER_BLOCK, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = dt,
-            .op = op, .comm = comm);
-}
-MPII_WEAK(Reduce_scatter_block_init)
+MPII_TWINS(Reduce_scatter_block_init, pc_make(TWIN(MPI_SUCCESS, pc_fit(comm, recvcount, "count",
+           FN)), (pc_args_t){.kind = PC_REDUCE_SCATTER_BLOCK, .sbuf = sendbuf, .rbuf = recvbuf,
+           .rcount = (int)recvcount, .rtype = datatype, .op = op, .comm = comm}, info, request,
+           FN))
 
-int PMPI_Scan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Scan, .kind = PC_SCAN, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = dt,
-            .op = op, .comm = comm);
-}
-MPII_WEAK(Scan_init)
+MPII_TWINS(Scan_init, pc_make(TWIN(MPI_SUCCESS, pc_fit(comm, count, "count", FN)),
+           (pc_args_t){.kind = PC_SCAN, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = (int)count,
+           .rtype = datatype, .op = op, .comm = comm}, info, request, FN))
 
-int PMPI_Exscan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Exscan, .kind = PC_EXSCAN, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = dt,
-            .op = op, .comm = comm);
-}
-MPII_WEAK(Exscan_init)
+MPII_TWINS(Exscan_init, pc_make(TWIN(MPI_SUCCESS, pc_fit(comm, count, "count", FN)),
+           (pc_args_t){.kind = PC_EXSCAN, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = (int)count,
+           .rtype = datatype, .op = op, .comm = comm}, info, request, FN))
 
-int PMPI_Reduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                     int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Reduce, .kind = PC_REDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count,
-            .rtype = dt, .op = op, .root = root, .comm = comm);
-}
-MPII_WEAK(Reduce_init)
+MPII_TWINS(Reduce_init, pc_make(TWIN(MPI_SUCCESS, pc_fit(comm, count, "count", FN)),
+           (pc_args_t){.kind = PC_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = (int)count,
+           .rtype = datatype, .op = op, .root = root, .comm = comm}, info, request, FN))
 
 int PMPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -328,3 +316,6 @@ int mpii_pcoll_custom(mpii_comm_t *c, int (*launch)(void *ctx, MPI_Request *q), 
         ctx_free(ctx);
     return rc;
 }
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "coll_persist.twins.h"

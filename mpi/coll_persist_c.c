@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The large-count (_c) forms of the persistent collectives and MPI_Ireduce_scatter_c:
- * the counts and displacements are converted to the int forms' (a value past an int
- * is MPI_ERR_COUNT). A persistent request keeps its count arrays by reference, so the
+/* The large-count (_c) forms of the persistent collectives with count arrays and
+ * MPI_Ireduce_scatter_c (those with one count are twins in coll_persist.c): the counts
+ * and displacements are converted to the int forms' (a value past an int is
+ * MPI_ERR_COUNT). A persistent request keeps its count arrays by reference, so the
  * converted copies live in the request's tmp (freed with it). */
 #include <limits.h>
 #include <stdlib.h>
@@ -94,115 +95,6 @@ static int cpc_is_root(MPI_Comm comm, int root)
 #define CPC_FIT(v, what)                                                                   \
     if (!cpc_fits(v))                                                                      \
         return cpc_err(comm, fn, what);
-
-int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    const char *fn = "MPI_Bcast_init_c";
-    CPC_FIT(count, "count");
-    return PMPI_Bcast_init(buffer, (int)count, datatype, root, comm, info, request);
-}
-MPII_WEAK(Bcast_init_c)
-
-int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    const char *fn = "MPI_Allgather_init_c";
-    CPC_FIT(sendcount, "sendcount");
-    CPC_FIT(recvcount, "recvcount");
-    return PMPI_Allgather_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
-                               comm, info, request);
-}
-MPII_WEAK(Allgather_init_c)
-
-int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    const char *fn = "MPI_Alltoall_init_c";
-    CPC_FIT(sendcount, "sendcount");
-    CPC_FIT(recvcount, "recvcount");
-    return PMPI_Alltoall_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
-                              comm, info, request);
-}
-MPII_WEAK(Alltoall_init_c)
-
-int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    const char *fn = "MPI_Gather_init_c";
-    CPC_FIT(sendcount, "sendcount");
-    CPC_FIT(recvcount, "recvcount");
-    return PMPI_Gather_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
-                            root, comm, info, request);
-}
-MPII_WEAK(Gather_init_c)
-
-int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    const char *fn = "MPI_Scatter_init_c";
-    CPC_FIT(sendcount, "sendcount");
-    CPC_FIT(recvcount, "recvcount");
-    return PMPI_Scatter_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
-                             root, comm, info, request);
-}
-MPII_WEAK(Scatter_init_c)
-
-int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                          MPI_Request *request)
-{
-    const char *fn = "MPI_Allreduce_init_c";
-    CPC_FIT(count, "count");
-    return PMPI_Allreduce_init(sendbuf, recvbuf, (int)count, datatype, op, comm, info, request);
-}
-MPII_WEAK(Allreduce_init_c)
-
-int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                     MPI_Request *request)
-{
-    const char *fn = "MPI_Scan_init_c";
-    CPC_FIT(count, "count");
-    return PMPI_Scan_init(sendbuf, recvbuf, (int)count, datatype, op, comm, info, request);
-}
-MPII_WEAK(Scan_init_c)
-
-int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                       MPI_Request *request)
-{
-    const char *fn = "MPI_Exscan_init_c";
-    CPC_FIT(count, "count");
-    return PMPI_Exscan_init(sendbuf, recvbuf, (int)count, datatype, op, comm, info, request);
-}
-MPII_WEAK(Exscan_init_c)
-
-int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                     MPI_Request *request)
-{
-    const char *fn = "MPI_Reduce_scatter_block_init_c";
-    CPC_FIT(count, "count");
-    return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, (int)count, datatype, op, comm,
-                                          info, request);
-}
-MPII_WEAK(Reduce_scatter_block_init_c)
-
-int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                       MPI_Info info, MPI_Request *request)
-{
-    const char *fn = "MPI_Reduce_init_c";
-    CPC_FIT(count, "count");
-    return PMPI_Reduce_init(sendbuf, recvbuf, (int)count, datatype, op, root, comm, info,
-                            request);
-}
-MPII_WEAK(Reduce_init_c)
 
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,

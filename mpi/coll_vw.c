@@ -261,79 +261,41 @@ int mpii_ialltoallv_in_place(void *rbuf, const MPI_Count *cnt, const int *icnt,
     return alltoallvw_run(MPI_IN_PLACE, s, rbuf, r, comm, 0, req, fn);
 }
 
-int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-                   MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-                   MPI_Datatype rtype, MPI_Comm comm)
+/* One side's arrays: int (MPI_Name) or large-count (MPI_Name_c). */
+static vw_args_t vw_int(const int *cnt, const int *dsp, const MPI_Datatype *types,
+                        MPI_Datatype type)
 {
-    vw_args_t s = {NULL, scounts, NULL, sdispls, NULL, stype};
-    vw_args_t r = {NULL, rcounts, NULL, rdispls, NULL, rtype};
-    return alltoallvw_run(sbuf, s, rbuf, r, comm, 0, NULL, "MPI_Alltoallv");
+    return (vw_args_t){NULL, cnt, NULL, dsp, types, type};
 }
-MPII_WEAK(Alltoallv)
 
-int PMPI_Alltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
-                     MPI_Datatype stype, void *rbuf, const MPI_Count rcounts[],
-                     const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm)
+static vw_args_t vw_big(const MPI_Count *cnt, const MPI_Aint *dsp, const MPI_Datatype *types,
+                        MPI_Datatype type)
 {
-    vw_args_t s = {scounts, NULL, sdispls, NULL, NULL, stype};
-    vw_args_t r = {rcounts, NULL, rdispls, NULL, NULL, rtype};
-    return alltoallvw_run(sbuf, s, rbuf, r, comm, 0, NULL, "MPI_Alltoallv");
+    return (vw_args_t){cnt, NULL, dsp, NULL, types, type};
 }
-MPII_WEAK(Alltoallv_c)
 
-int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-                   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-                   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
+/* Alltoallw, blocking or not (nb: a request is asked for). */
+static int alltoallw_run(const void *sbuf, vw_args_t s, void *rbuf, vw_args_t r, MPI_Comm comm,
+                         int nb, MPI_Request *req, const char *fn)
 {
-    vw_args_t s = {NULL, scounts, NULL, sdispls, stypes, MPI_DATATYPE_NULL};
-    vw_args_t r = {NULL, rcounts, NULL, rdispls, rtypes, MPI_DATATYPE_NULL};
-    if (!rtypes || (sbuf != MPI_IN_PLACE && !stypes))
+    if (nb && !req)
+        return mpii_err_comm(mpii_comm(comm), MPI_ERR_ARG, fn, "request is NULL");
+    if (!r.types || (sbuf != MPI_IN_PLACE && !s.types))
         s.types = r.types = NULL; /* reported as invalid datatypes */
-    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, NULL, "MPI_Alltoallw");
+    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, req, fn);
 }
-MPII_WEAK(Alltoallw)
 
-int PMPI_Alltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
-                     const MPI_Datatype stypes[], void *rbuf, const MPI_Count rcounts[],
-                     const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
-{
-    vw_args_t s = {scounts, NULL, sdispls, NULL, stypes, MPI_DATATYPE_NULL};
-    vw_args_t r = {rcounts, NULL, rdispls, NULL, rtypes, MPI_DATATYPE_NULL};
-    if (!rtypes || (sbuf != MPI_IN_PLACE && !stypes))
-        s.types = r.types = NULL;
-    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, NULL, "MPI_Alltoallw");
-}
-MPII_WEAK(Alltoallw_c)
+MPII_TWINS(Alltoallv, alltoallvw_run(sendbuf, TWIN(vw_int, vw_big)(sendcounts, sdispls, NULL,
+           sendtype), recvbuf, TWIN(vw_int, vw_big)(recvcounts, rdispls, NULL, recvtype), comm,
+           0, NULL, FN))
 
-int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-                    const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-                    const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-                    MPI_Request *req)
-{
-    vw_args_t s = {NULL, scounts, NULL, sdispls, stypes, MPI_DATATYPE_NULL};
-    vw_args_t r = {NULL, rcounts, NULL, rdispls, rtypes, MPI_DATATYPE_NULL};
-    if (!req)
-        return mpii_err_comm(mpii_comm(comm), MPI_ERR_ARG, "MPI_Ialltoallw", "request is NULL");
-    if (!rtypes || (sbuf != MPI_IN_PLACE && !stypes))
-        s.types = r.types = NULL;
-    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, req, "MPI_Ialltoallw");
-}
-MPII_WEAK(Ialltoallw)
+MPII_TWINS(Alltoallw, alltoallw_run(sendbuf, TWIN(vw_int, vw_big)(sendcounts, sdispls, sendtypes,
+           MPI_DATATYPE_NULL), recvbuf, TWIN(vw_int, vw_big)(recvcounts, rdispls, recvtypes,
+           MPI_DATATYPE_NULL), comm, 0, NULL, FN))
 
-int PMPI_Ialltoallw_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
-                      const MPI_Datatype stypes[], void *rbuf, const MPI_Count rcounts[],
-                      const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-                      MPI_Request *req)
-{
-    vw_args_t s = {scounts, NULL, sdispls, NULL, stypes, MPI_DATATYPE_NULL};
-    vw_args_t r = {rcounts, NULL, rdispls, NULL, rtypes, MPI_DATATYPE_NULL};
-    if (!req)
-        return mpii_err_comm(mpii_comm(comm), MPI_ERR_ARG, "MPI_Ialltoallw_c", "request is NULL");
-    if (!rtypes || (sbuf != MPI_IN_PLACE && !stypes))
-        s.types = r.types = NULL;
-    return alltoallvw_run(sbuf, s, rbuf, r, comm, 1, req, "MPI_Ialltoallw_c");
-}
-MPII_WEAK(Ialltoallw_c)
+MPII_TWINS(Ialltoallw, alltoallw_run(sendbuf, TWIN(vw_int, vw_big)(sendcounts, sdispls,
+           sendtypes, MPI_DATATYPE_NULL), recvbuf, TWIN(vw_int, vw_big)(recvcounts, rdispls,
+           recvtypes, MPI_DATATYPE_NULL), comm, 1, request, FN))
 
 /* ---- Reduce_scatter with counts ---- */
 static int rsv_run(const void *sbuf, void *rbuf, const MPI_Count *cnt, const int *icnt,

@@ -345,35 +345,25 @@ MPII_WEAK(Type_free)
 
 /* ---- queries ---- */
 
-int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+static int dtype_size(MPI_Datatype datatype, MPI_Count *size, const char *fn)
 {
     int rc;
-    mpii_dtype_t *d = dtype_arg(datatype, "MPI_Type_size", &rc);
+    mpii_dtype_t *d = dtype_arg(datatype, fn, &rc);
     if (!d)
         return rc;
     if (!size)
-        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Type_size", "size is NULL");
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "size is NULL");
     *size = (MPI_Count)d->size;
     return MPI_SUCCESS;
 }
-MPII_WEAK(Type_size_c)
+
+MPII_TWINS(Type_size, dtype_size(datatype, NARROW(size, mpii_int_or_undefined), FN))
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-    return PMPI_Type_size_c(datatype, size);
+    return dtype_size(datatype, size, "MPI_Type_size_x");
 }
 MPII_WEAK(Type_size_x)
-
-int PMPI_Type_size(MPI_Datatype datatype, int *size)
-{
-    MPI_Count s;
-    int rc = PMPI_Type_size_c(datatype, size ? &s : NULL);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    *size = s > INT32_MAX ? MPI_UNDEFINED : (int)s;
-    return MPI_SUCCESS;
-}
-MPII_WEAK(Type_size)
 
 static int dtype_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent, int truex,
                         const char *fn)

@@ -326,17 +326,7 @@ static int dc_contiguous(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *ne
     return dc_out(rc, d, newtype, fn);
 }
 
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return dc_contiguous(count, oldtype, newtype, "MPI_Type_contiguous");
-}
-MPII_WEAK(Type_contiguous)
-
-int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return dc_contiguous(count, oldtype, newtype, "MPI_Type_contiguous_c");
-}
-MPII_WEAK(Type_contiguous_c)
+MPII_TWINS(Type_contiguous, dc_contiguous(count, oldtype, newtype, FN))
 
 static int dc_hvector(MPI_Count count, MPI_Count blocklen, MPI_Aint stride, int in_elems,
                       MPI_Datatype oldtype, MPI_Datatype *newtype, const char *fn)
@@ -356,35 +346,9 @@ static int dc_hvector(MPI_Count count, MPI_Count blocklen, MPI_Aint stride, int 
     return dc_out(rc, d, newtype, fn);
 }
 
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                     MPI_Datatype *newtype)
-{
-    return dc_hvector(count, blocklength, stride, 1, oldtype, newtype, "MPI_Type_vector");
-}
-MPII_WEAK(Type_vector)
+MPII_TWINS(Type_vector, dc_hvector(count, blocklength, stride, 1, oldtype, newtype, FN))
 
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                       MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return dc_hvector(count, blocklength, stride, 1, oldtype, newtype, "MPI_Type_vector_c");
-}
-MPII_WEAK(Type_vector_c)
-
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype *newtype)
-{
-    return dc_hvector(count, blocklength, stride, 0, oldtype, newtype,
-                      "MPI_Type_create_hvector");
-}
-MPII_WEAK(Type_create_hvector)
-
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                               MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return dc_hvector(count, blocklength, stride, 0, oldtype, newtype,
-                      "MPI_Type_create_hvector_c");
-}
-MPII_WEAK(Type_create_hvector_c)
+MPII_TWINS(Type_create_hvector, dc_hvector(count, blocklength, stride, 0, oldtype, newtype, FN))
 
 /* The general indexed constructor over already widened arrays. bl == NULL:
  * every block has blocklen `bl1`. disp in elements of the old type when
@@ -468,72 +432,21 @@ static int dc_index_int(int count, const int *bl, int bl1, const int *idisp,
     return rc;
 }
 
-int PMPI_Type_indexed(int count, const int bl[], const int disp[], MPI_Datatype oldtype,
-                      MPI_Datatype *newtype)
-{
-    return dc_index_int(count, bl, 0, disp, NULL, oldtype, NULL, MPI_COMBINER_INDEXED, newtype,
-                        "MPI_Type_indexed");
-}
-MPII_WEAK(Type_indexed)
+MPII_TWINS(Type_indexed, TWIN(dc_index_int, dc_index_gen)(count, array_of_blocklengths, 0,
+           TWIN(array_of_displacements, (const MPI_Aint *)array_of_displacements), TWIN(NULL, 1),
+           oldtype, NULL, MPI_COMBINER_INDEXED, newtype, FN))
 
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count bl[], const MPI_Count disp[],
-                        MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return dc_index_gen(count, bl, 0, (const MPI_Aint *)disp, 1, oldtype, NULL,
-                        MPI_COMBINER_INDEXED, newtype, "MPI_Type_indexed_c");
-}
-MPII_WEAK(Type_indexed_c)
+MPII_TWINS(Type_create_hindexed, TWIN(dc_index_int, dc_index_gen)(count, array_of_blocklengths,
+           0, TWIN(NULL, (const MPI_Aint *)array_of_displacements),
+           TWIN(array_of_displacements, 0), oldtype, NULL, MPI_COMBINER_HINDEXED, newtype, FN))
 
-int PMPI_Type_create_hindexed(int count, const int bl[], const MPI_Aint disp[],
-                              MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return dc_index_int(count, bl, 0, NULL, disp, oldtype, NULL, MPI_COMBINER_HINDEXED,
-                        newtype, "MPI_Type_create_hindexed");
-}
-MPII_WEAK(Type_create_hindexed)
+MPII_TWINS(Type_create_indexed_block, TWIN(dc_index_int, dc_index_gen)(count, NULL, blocklength,
+           TWIN(array_of_displacements, (const MPI_Aint *)array_of_displacements), TWIN(NULL, 1),
+           oldtype, NULL, MPI_COMBINER_INDEXED_BLOCK, newtype, FN))
 
-int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count bl[], const MPI_Count disp[],
-                                MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return dc_index_gen(count, bl, 0, (const MPI_Aint *)disp, 0, oldtype, NULL,
-                        MPI_COMBINER_HINDEXED, newtype, "MPI_Type_create_hindexed_c");
-}
-MPII_WEAK(Type_create_hindexed_c)
-
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int disp[],
-                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return dc_index_int(count, NULL, blocklength, disp, NULL, oldtype, NULL,
-                        MPI_COMBINER_INDEXED_BLOCK, newtype, "MPI_Type_create_indexed_block");
-}
-MPII_WEAK(Type_create_indexed_block)
-
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                     const MPI_Count disp[], MPI_Datatype oldtype,
-                                     MPI_Datatype *newtype)
-{
-    return dc_index_gen(count, NULL, blocklength, (const MPI_Aint *)disp, 1, oldtype, NULL,
-                        MPI_COMBINER_INDEXED_BLOCK, newtype, "MPI_Type_create_indexed_block_c");
-}
-MPII_WEAK(Type_create_indexed_block_c)
-
-int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint disp[],
-                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return dc_index_int(count, NULL, blocklength, NULL, disp, oldtype, NULL,
-                        MPI_COMBINER_HINDEXED_BLOCK, newtype, "MPI_Type_create_hindexed_block");
-}
-MPII_WEAK(Type_create_hindexed_block)
-
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                      const MPI_Count disp[], MPI_Datatype oldtype,
-                                      MPI_Datatype *newtype)
-{
-    return dc_index_gen(count, NULL, blocklength, (const MPI_Aint *)disp, 0, oldtype, NULL,
-                        MPI_COMBINER_HINDEXED_BLOCK, newtype,
-                        "MPI_Type_create_hindexed_block_c");
-}
-MPII_WEAK(Type_create_hindexed_block_c)
+MPII_TWINS(Type_create_hindexed_block, TWIN(dc_index_int, dc_index_gen)(count, NULL, blocklength,
+           TWIN(NULL, (const MPI_Aint *)array_of_displacements), TWIN(array_of_displacements, 0),
+           oldtype, NULL, MPI_COMBINER_HINDEXED_BLOCK, newtype, FN))
 
 /* A struct of no blocks may come with NULL arrays: an empty type list still says "struct"
  * to dc_index_gen (NULL would mean one oldtype, checked as MPI_DATATYPE_NULL). */
@@ -578,19 +491,7 @@ static int dc_resize(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Dat
     return dc_out(rc, d, newtype, fn);
 }
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                             MPI_Datatype *newtype)
-{
-    return dc_resize(oldtype, lb, extent, newtype, "MPI_Type_create_resized");
-}
-MPII_WEAK(Type_create_resized)
-
-int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
-                               MPI_Datatype *newtype)
-{
-    return dc_resize(oldtype, lb, extent, newtype, "MPI_Type_create_resized_c");
-}
-MPII_WEAK(Type_create_resized_c)
+MPII_TWINS(Type_create_resized, dc_resize(oldtype, lb, extent, newtype, FN))
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -689,3 +590,6 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[], const MPI_Co
                        "MPI_Type_create_subarray_c");
 }
 MPII_WEAK(Type_create_subarray_c)
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "dtype_create.twins.h"

@@ -290,27 +290,9 @@ static int env_contents(MPI_Datatype datatype, MPI_Count max_i, MPI_Count max_a,
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                           int max_datatypes, int array_of_integers[],
-                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
-{
-    return env_contents(datatype, max_integers, max_addresses, 0, max_datatypes,
-                        array_of_integers, array_of_addresses, NULL, array_of_datatypes, 0,
-                        "MPI_Type_get_contents");
-}
-MPII_WEAK(Type_get_contents)
-
-int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
-                             MPI_Count max_addresses, MPI_Count max_large_counts,
-                             MPI_Count max_datatypes, int array_of_integers[],
-                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
-                             MPI_Datatype array_of_datatypes[])
-{
-    return env_contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes,
-                        array_of_integers, array_of_addresses, array_of_large_counts,
-                        array_of_datatypes, 1, "MPI_Type_get_contents_c");
-}
-MPII_WEAK(Type_get_contents_c)
+MPII_TWINS(Type_get_contents, env_contents(datatype, max_integers, max_addresses,
+           TWIN(0, max_large_counts), max_datatypes, array_of_integers, array_of_addresses,
+           TWIN(NULL, array_of_large_counts), array_of_datatypes, TWIN(0, 1), FN))
 
 /* The sized Fortran type of a typeclass and a size in bytes (INTEGERn, REALn, COMPLEXn,
  * LOGICALn, as MPICH and Open MPI answer), or, when the application said its Fortran
@@ -362,3 +344,6 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     return MPI_SUCCESS;
 }
 MPII_WEAK(Type_match_size)
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "dtype_env.twins.h"

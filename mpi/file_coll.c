@@ -65,81 +65,18 @@ int mpii_file_split_end(MPI_File fh, MPI_Status *st, const char *fn)
     return MPI_SUCCESS;
 }
 
-int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                       MPI_Status *status)
-{
-    return fio_rw_all(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, status,
-                        "MPI_File_read_all");
-}
-MPII_WEAK(File_read_all)
+MPII_TWINS(File_read_all, fio_rw_all(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, status, FN))
 
-int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                         MPI_Status *status)
-{
-    return fio_rw_all(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, status,
-                        "MPI_File_read_all");
-}
-MPII_WEAK(File_read_all_c)
+MPII_TWINS(File_write_all, fio_rw_all(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1,
+           status, FN))
 
-int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                        MPI_Status *status)
-{
-    return fio_rw_all(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write_all");
-}
-MPII_WEAK(File_write_all)
+MPII_TWINS(File_read_at_all, fio_rw_all(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, status,
+           FN))
 
-int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                          MPI_Status *status)
-{
-    return fio_rw_all(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write_all");
-}
-MPII_WEAK(File_write_all_c)
+MPII_TWINS(File_write_at_all, fio_rw_all(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype,
+           1, status, FN))
 
-int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
-                          MPI_Status *status)
-{
-    return fio_rw_all(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, status,
-                        "MPI_File_read_at_all");
-}
-MPII_WEAK(File_read_at_all)
-
-int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
-                            MPI_Status *status)
-{
-    return fio_rw_all(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, status,
-                        "MPI_File_read_at_all");
-}
-MPII_WEAK(File_read_at_all_c)
-
-int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
-                           MPI_Status *status)
-{
-    return fio_rw_all(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write_at_all");
-}
-MPII_WEAK(File_write_at_all)
-
-int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                             MPI_Status *status)
-{
-    return fio_rw_all(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write_at_all");
-}
-MPII_WEAK(File_write_at_all_c)
-
-int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
-{
-    return fio_begin(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, "MPI_File_read_all_begin");
-}
-MPII_WEAK(File_read_all_begin)
-
-int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return fio_begin(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, "MPI_File_read_all_begin");
-}
-MPII_WEAK(File_read_all_begin_c)
+MPII_TWINS(File_read_all_begin, fio_begin(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, FN))
 
 int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -148,17 +85,8 @@ int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 }
 MPII_WEAK(File_read_all_end)
 
-int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
-{
-    return fio_begin(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, "MPI_File_write_all_begin");
-}
-MPII_WEAK(File_write_all_begin)
-
-int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return fio_begin(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, "MPI_File_write_all_begin");
-}
-MPII_WEAK(File_write_all_begin_c)
+MPII_TWINS(File_write_all_begin, fio_begin(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype,
+           1, FN))
 
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
@@ -167,17 +95,8 @@ int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 }
 MPII_WEAK(File_write_all_end)
 
-int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
-{
-    return fio_begin(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, "MPI_File_read_at_all_begin");
-}
-MPII_WEAK(File_read_at_all_begin)
-
-int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return fio_begin(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, "MPI_File_read_at_all_begin");
-}
-MPII_WEAK(File_read_at_all_begin_c)
+MPII_TWINS(File_read_at_all_begin, fio_begin(fh, MPII_FIO_AT, offset, buf, count, datatype, 0,
+           FN))
 
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -186,17 +105,8 @@ int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 }
 MPII_WEAK(File_read_at_all_end)
 
-int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
-{
-    return fio_begin(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, "MPI_File_write_at_all_begin");
-}
-MPII_WEAK(File_write_at_all_begin)
-
-int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return fio_begin(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, "MPI_File_write_at_all_begin");
-}
-MPII_WEAK(File_write_at_all_begin_c)
+MPII_TWINS(File_write_at_all_begin, fio_begin(fh, MPII_FIO_AT, offset, (void *)buf, count,
+           datatype, 1, FN))
 
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
@@ -205,3 +115,5 @@ int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 }
 MPII_WEAK(File_write_at_all_end)
 
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "file_coll.twins.h"

@@ -69,25 +69,9 @@ static int drep_register(const char *name, MPI_Datarep_conversion_function *rd,
     return MPI_SUCCESS;
 }
 
-int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
-                          MPI_Datarep_conversion_function *write_conversion_fn,
-                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
-{
-    return drep_register(datarep, read_conversion_fn, write_conversion_fn, NULL, NULL,
-                         dtype_file_extent_fn, extra_state, "MPI_Register_datarep");
-}
-MPII_WEAK(Register_datarep)
-
-int PMPI_Register_datarep_c(const char *datarep,
-                            MPI_Datarep_conversion_function_c *read_conversion_fn,
-                            MPI_Datarep_conversion_function_c *write_conversion_fn,
-                            MPI_Datarep_extent_function *dtype_file_extent_fn,
-                            void *extra_state)
-{
-    return drep_register(datarep, NULL, NULL, read_conversion_fn, write_conversion_fn,
-                         dtype_file_extent_fn, extra_state, "MPI_Register_datarep_c");
-}
-MPII_WEAK(Register_datarep_c)
+MPII_TWINS(Register_datarep, drep_register(datarep, TWIN(read_conversion_fn, NULL),
+           TWIN(write_conversion_fn, NULL), TWIN(NULL, read_conversion_fn),
+           TWIN(NULL, write_conversion_fn), dtype_file_extent_fn, extra_state, FN))
 
 int mpii_file_datarep_extent(const mpii_datarep_t *r, mpii_dtype_t *d, MPI_Aint *extent)
 {
@@ -163,3 +147,6 @@ int mpii_file_datarep_io(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count co
     free(tmp);
     return rc;
 }
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "file_datarep.twins.h"

@@ -192,67 +192,16 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 }
 MPII_WEAK(File_get_position)
 
-int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                   MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, status,
-                        "MPI_File_read");
-}
-MPII_WEAK(File_read)
+MPII_TWINS(File_read, mpii_file_rw(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, status, FN))
 
-int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                     MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, status,
-                        "MPI_File_read");
-}
-MPII_WEAK(File_read_c)
+MPII_TWINS(File_write, mpii_file_rw(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1,
+           status, FN))
 
-int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                    MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write");
-}
-MPII_WEAK(File_write)
+MPII_TWINS(File_read_at, mpii_file_rw(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, status,
+           FN))
 
-int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                      MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write");
-}
-MPII_WEAK(File_write_c)
+MPII_TWINS(File_write_at, mpii_file_rw(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1,
+           status, FN))
 
-int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
-                      MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, status,
-                        "MPI_File_read_at");
-}
-MPII_WEAK(File_read_at)
-
-int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
-                        MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, status,
-                        "MPI_File_read_at");
-}
-MPII_WEAK(File_read_at_c)
-
-int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
-                       MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write_at");
-}
-MPII_WEAK(File_write_at)
-
-int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                         MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write_at");
-}
-MPII_WEAK(File_write_at_c)
-
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "file_io.twins.h"

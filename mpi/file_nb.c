@@ -88,163 +88,33 @@ static int fnb_async(MPI_File fh, int kind, MPI_Offset off, void *buf, MPI_Count
     return MPI_SUCCESS;
 }
 
-int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                    MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, request,
-                     "MPI_File_iread");
-}
-MPII_WEAK(File_iread)
+MPII_TWINS(File_iread, fnb_async(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, request, FN))
 
-int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                      MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, request,
-                     "MPI_File_iread");
-}
-MPII_WEAK(File_iread_c)
+MPII_TWINS(File_iwrite, fnb_async(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1,
+           request, FN))
 
-int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                     MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, request,
-                     "MPI_File_iwrite");
-}
-MPII_WEAK(File_iwrite)
+MPII_TWINS(File_iread_at, fnb_async(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, request,
+           FN))
 
-int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                       MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, request,
-                     "MPI_File_iwrite");
-}
-MPII_WEAK(File_iwrite_c)
+MPII_TWINS(File_iwrite_at, fnb_async(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1,
+           request, FN))
 
-int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
-                       MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, request,
-                     "MPI_File_iread_at");
-}
-MPII_WEAK(File_iread_at)
+MPII_TWINS(File_iread_all, fnb_start(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, request, FN))
 
-int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
-                         MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, request,
-                     "MPI_File_iread_at");
-}
-MPII_WEAK(File_iread_at_c)
+MPII_TWINS(File_iwrite_all, fnb_start(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1,
+           request, FN))
 
-int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
-                        MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, request,
-                     "MPI_File_iwrite_at");
-}
-MPII_WEAK(File_iwrite_at)
+MPII_TWINS(File_iread_at_all, fnb_start(fh, MPII_FIO_AT, offset, buf, count, datatype, 0,
+           request, FN))
 
-int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                          MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, request,
-                     "MPI_File_iwrite_at");
-}
-MPII_WEAK(File_iwrite_at_c)
+MPII_TWINS(File_iwrite_at_all, fnb_start(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype,
+           1, request, FN))
 
-int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                        MPI_Request *request)
-{
-    return fnb_start(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, request,
-                     "MPI_File_iread_all");
-}
-MPII_WEAK(File_iread_all)
+MPII_TWINS(File_iread_shared, fnb_async(fh, MPII_FIO_SHARED, 0, buf, count, datatype, 0, request,
+           FN))
 
-int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                          MPI_Request *request)
-{
-    return fnb_start(fh, MPII_FIO_INDIV, 0, buf, count, datatype, 0, request,
-                     "MPI_File_iread_all");
-}
-MPII_WEAK(File_iread_all_c)
+MPII_TWINS(File_iwrite_shared, fnb_async(fh, MPII_FIO_SHARED, 0, (void *)buf, count, datatype, 1,
+           request, FN))
 
-int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                         MPI_Request *request)
-{
-    return fnb_start(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, request,
-                     "MPI_File_iwrite_all");
-}
-MPII_WEAK(File_iwrite_all)
-
-int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                           MPI_Request *request)
-{
-    return fnb_start(fh, MPII_FIO_INDIV, 0, (void *)buf, count, datatype, 1, request,
-                     "MPI_File_iwrite_all");
-}
-MPII_WEAK(File_iwrite_all_c)
-
-int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
-                           MPI_Request *request)
-{
-    return fnb_start(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, request,
-                     "MPI_File_iread_at_all");
-}
-MPII_WEAK(File_iread_at_all)
-
-int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
-                             MPI_Request *request)
-{
-    return fnb_start(fh, MPII_FIO_AT, offset, buf, count, datatype, 0, request,
-                     "MPI_File_iread_at_all");
-}
-MPII_WEAK(File_iread_at_all_c)
-
-int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
-                            MPI_Request *request)
-{
-    return fnb_start(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, request,
-                     "MPI_File_iwrite_at_all");
-}
-MPII_WEAK(File_iwrite_at_all)
-
-int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                              MPI_Request *request)
-{
-    return fnb_start(fh, MPII_FIO_AT, offset, (void *)buf, count, datatype, 1, request,
-                     "MPI_File_iwrite_at_all");
-}
-MPII_WEAK(File_iwrite_at_all_c)
-
-int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                           MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_SHARED, 0, buf, count, datatype, 0, request,
-                     "MPI_File_iread_shared");
-}
-MPII_WEAK(File_iread_shared)
-
-int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                             MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_SHARED, 0, buf, count, datatype, 0, request,
-                     "MPI_File_iread_shared");
-}
-MPII_WEAK(File_iread_shared_c)
-
-int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                            MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_SHARED, 0, (void *)buf, count, datatype, 1, request,
-                     "MPI_File_iwrite_shared");
-}
-MPII_WEAK(File_iwrite_shared)
-
-int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                              MPI_Request *request)
-{
-    return fnb_async(fh, MPII_FIO_SHARED, 0, (void *)buf, count, datatype, 1, request,
-                     "MPI_File_iwrite_shared");
-}
-MPII_WEAK(File_iwrite_shared_c)
-
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "file_nb.twins.h"

@@ -191,65 +191,17 @@ int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 }
 MPII_WEAK(File_get_position_shared)
 
-int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                          MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_SHARED, 0, buf, count, datatype, 0, status,
-                        "MPI_File_read_shared");
-}
-MPII_WEAK(File_read_shared)
+MPII_TWINS(File_read_shared, mpii_file_rw(fh, MPII_FIO_SHARED, 0, buf, count, datatype, 0,
+           status, FN))
 
-int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                            MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_SHARED, 0, buf, count, datatype, 0, status,
-                        "MPI_File_read_shared");
-}
-MPII_WEAK(File_read_shared_c)
+MPII_TWINS(File_write_shared, mpii_file_rw(fh, MPII_FIO_SHARED, 0, (void *)buf, count, datatype,
+           1, status, FN))
 
-int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                           MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_SHARED, 0, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write_shared");
-}
-MPII_WEAK(File_write_shared)
+MPII_TWINS(File_read_ordered, fsh_ordered(fh, MPII_FIO_ORDERED, 0, buf, count, datatype, 0,
+           status, FN))
 
-int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                             MPI_Status *status)
-{
-    return mpii_file_rw(fh, MPII_FIO_SHARED, 0, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write_shared");
-}
-MPII_WEAK(File_write_shared_c)
-
-int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                           MPI_Status *status)
-{
-    return fsh_ordered(fh, MPII_FIO_ORDERED, 0, buf, count, datatype, 0, status,
-                        "MPI_File_read_ordered");
-}
-MPII_WEAK(File_read_ordered)
-
-int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
-                             MPI_Status *status)
-{
-    return fsh_ordered(fh, MPII_FIO_ORDERED, 0, buf, count, datatype, 0, status,
-                        "MPI_File_read_ordered");
-}
-MPII_WEAK(File_read_ordered_c)
-
-int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
-{
-    return fsh_begin(fh, MPII_FIO_ORDERED, 0, buf, count, datatype, 0, "MPI_File_read_ordered_begin");
-}
-MPII_WEAK(File_read_ordered_begin)
-
-int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return fsh_begin(fh, MPII_FIO_ORDERED, 0, buf, count, datatype, 0, "MPI_File_read_ordered_begin");
-}
-MPII_WEAK(File_read_ordered_begin_c)
+MPII_TWINS(File_read_ordered_begin, fsh_begin(fh, MPII_FIO_ORDERED, 0, buf, count, datatype, 0,
+           FN))
 
 int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -258,33 +210,11 @@ int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 }
 MPII_WEAK(File_read_ordered_end)
 
-int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
-                            MPI_Status *status)
-{
-    return fsh_ordered(fh, MPII_FIO_ORDERED, 0, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write_ordered");
-}
-MPII_WEAK(File_write_ordered)
+MPII_TWINS(File_write_ordered, fsh_ordered(fh, MPII_FIO_ORDERED, 0, (void *)buf, count, datatype,
+           1, status, FN))
 
-int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
-                              MPI_Status *status)
-{
-    return fsh_ordered(fh, MPII_FIO_ORDERED, 0, (void *)buf, count, datatype, 1, status,
-                        "MPI_File_write_ordered");
-}
-MPII_WEAK(File_write_ordered_c)
-
-int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
-{
-    return fsh_begin(fh, MPII_FIO_ORDERED, 0, (void *)buf, count, datatype, 1, "MPI_File_write_ordered_begin");
-}
-MPII_WEAK(File_write_ordered_begin)
-
-int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return fsh_begin(fh, MPII_FIO_ORDERED, 0, (void *)buf, count, datatype, 1, "MPI_File_write_ordered_begin");
-}
-MPII_WEAK(File_write_ordered_begin_c)
+MPII_TWINS(File_write_ordered_begin, fsh_begin(fh, MPII_FIO_ORDERED, 0, (void *)buf, count,
+           datatype, 1, FN))
 
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
@@ -293,3 +223,5 @@ int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status
 }
 MPII_WEAK(File_write_ordered_end)
 
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "file_shared.twins.h"

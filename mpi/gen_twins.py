@@ -10,7 +10,11 @@ where MPI_Name has int counts. A file of mpi/ states such a pair once, at file s
 
 (the macro expands to nothing in C). The expression uses the parameter names of
 mpi/include/mpi.h's prototype and FN for the function's name string; TWIN(a, b) stands
-for a in MPI_Name and for b in MPI_Name_c (an argument only one of them has, a cast). For every such line
+for a in MPI_Name and for b in MPI_Name_c (an argument only one of them has, a cast).
+NARROW(p, conv) stands for an output count p, int * in MPI_Name and MPI_Count * in
+MPI_Name_c: MPI_Name_c passes p; MPI_Name passes a MPI_Count it copies *p into (an in-out
+count: a pack position) and, on success, stores conv(that count) into *p (conv: a function
+or a cast that narrows it, say to MPI_UNDEFINED when it does not fit). For every such line
 of SRC.c this script writes into SRC.twins.h
 
     int PMPI_Ireduce(<mpi.h's parameters>) { return <expression with FN = "MPI_Ireduce">; }
@@ -61,19 +65,40 @@ def split_args(text):
 
 
 def pick(expr, which):
-    """expr with every TWIN(a, b) replaced by a (which 0) or b (which 1)."""
+    """(expr with every TWIN(a, b) replaced by a (which 0) or b (which 1), and every
+    NARROW(p, conv) by p (which 1) or a pointer to p's MPI_Count copy (which 0);
+    [(p, conv)] of the NARROWs when which is 0)."""
+    narrow = []
     while True:
-        m = re.search(r'\bTWIN\(', expr)
+        m = re.search(r'\b(TWIN|NARROW)\(', expr)
         if not m:
-            return expr
+            return expr, narrow
         depth, i = 1, m.end()
         while depth and i < len(expr):
             depth += {'(': 1, ')': -1}.get(expr[i], 0)
             i += 1
         args = split_args(expr[m.end():i - 1])
         if depth or len(args) != 2:
-            sys.exit(f'TWIN(...) needs two arguments: {expr}')
-        expr = expr[:m.start()] + args[which] + expr[i:]
+            sys.exit(f'{m.group(1)}(...) needs two arguments: {expr}')
+        if m.group(1) == 'TWIN':
+            part = args[which]
+        elif which:
+            part = args[0]
+        else:
+            narrow.append((args[0], args[1]))
+            part = f'{args[0]} ? &{args[0]}_c : NULL'
+        expr = expr[:m.start()] + part + expr[i:]
+
+
+def body(expr, narrow):
+    """The statements of a function returning expr, narrowing the counts of narrow."""
+    if not narrow:
+        return [f'    return {expr};']
+    out = [f'    MPI_Count {p}_c = {p} ? *{p} : 0;' for p, _ in narrow]
+    out.append(f'    int rc = {expr};')
+    for p, conv in narrow:
+        out += [f'    if (rc == MPI_SUCCESS && {p})', f'        *{p} = {conv}({p}_c);']
+    return out + ['    return rc;']
 
 
 def main():
@@ -97,8 +122,8 @@ def main():
                         sys.exit(f'{path}: MPII_TWINS({name}): MPI_{name} is not in {a.header}')
                     continue
                 ret, params = protos[n]
-                body = re.sub(r'\bFN\b', f'"MPI_{n}"', pick(expr, which))
-                out += [f'{ret} PMPI_{n}({params})', '{', f'    return {body};', '}',
+                code, narrow = pick(re.sub(r'\bFN\b', f'"MPI_{n}"', expr), which)
+                out += [f'{ret} PMPI_{n}({params})', '{'] + body(code, narrow) + ['}',
                         f'MPII_WEAK({n})', '']
         base = os.path.splitext(os.path.basename(path))[0]
         dest = os.path.join(a.outdir, base + '.twins.h')

@@ -38,9 +38,16 @@
         __attribute__((weak, alias("PMPI_" #name), visibility("default")));
 
 /* MPII_TWINS(Name, expression): MPI_Name and its large-count twin MPI_Name_c, both
- * returning the expression (mpi.h's parameter names, FN for the name string), written
- * by mpi/gen_twins.py into FILE.twins.h, which FILE.c includes. Nothing in C. */
+ * returning the expression (mpi.h's parameter names, FN for the name string, TWIN and
+ * NARROW for what differs: mpi/gen_twins.py), written by mpi/gen_twins.py into
+ * FILE.twins.h, which FILE.c includes. Nothing in C. */
 #define MPII_TWINS(name, expression)
+
+/* An output count as an int: MPI_UNDEFINED when it does not fit (MPI_Get_count, ...). */
+static inline int mpii_int_or_undefined(MPI_Count n)
+{
+    return n > INT32_MAX ? MPI_UNDEFINED : (int)n;
+}
 
 #define MPII_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MPII_UNLIKELY(x) __builtin_expect(!!(x), 0)

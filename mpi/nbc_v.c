@@ -121,41 +121,22 @@ static int nv_gsv(int is_gather, const void *one, MPI_Count one_cnt, MPI_Datatyp
     return mpii_lay_req_wrap(c, rc, rr, NULL, req, fn);
 }
 
-int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                  const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-                  MPI_Comm comm, MPI_Request *req)
+/* One side's arrays: int (MPI_Name) or large-count (MPI_Name_c). */
+static mpii_blocks_args_t nv_int(const int *cnt, const int *dsp)
 {
-    mpii_blocks_args_t a = {NULL, rcounts, NULL, displs, NULL, NULL, 0};
-    return nv_gsv(1, sbuf, scount, stype, rbuf, a, rtype, root, comm, req, "MPI_Igatherv");
+    return (mpii_blocks_args_t){NULL, cnt, NULL, dsp, NULL, NULL, 0};
 }
-MPII_WEAK(Igatherv)
 
-int PMPI_Igatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                    const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
-                    int root, MPI_Comm comm, MPI_Request *req)
+static mpii_blocks_args_t nv_big(const MPI_Count *cnt, const MPI_Aint *dsp)
 {
-    mpii_blocks_args_t a = {rcounts, NULL, displs, NULL, NULL, NULL, 0};
-    return nv_gsv(1, sbuf, scount, stype, rbuf, a, rtype, root, comm, req, "MPI_Igatherv_c");
+    return (mpii_blocks_args_t){cnt, NULL, dsp, NULL, NULL, NULL, 0};
 }
-MPII_WEAK(Igatherv_c)
 
-int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
-                   MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                   MPI_Comm comm, MPI_Request *req)
-{
-    mpii_blocks_args_t a = {NULL, scounts, NULL, displs, NULL, NULL, 0};
-    return nv_gsv(0, rbuf, rcount, rtype, sbuf, a, stype, root, comm, req, "MPI_Iscatterv");
-}
-MPII_WEAK(Iscatterv)
+MPII_TWINS(Igatherv, nv_gsv(1, sendbuf, sendcount, sendtype, recvbuf,
+           TWIN(nv_int, nv_big)(recvcounts, displs), recvtype, root, comm, request, FN))
 
-int PMPI_Iscatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
-                     MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
-                     int root, MPI_Comm comm, MPI_Request *req)
-{
-    mpii_blocks_args_t a = {scounts, NULL, displs, NULL, NULL, NULL, 0};
-    return nv_gsv(0, rbuf, rcount, rtype, sbuf, a, stype, root, comm, req, "MPI_Iscatterv_c");
-}
-MPII_WEAK(Iscatterv_c)
+MPII_TWINS(Iscatterv, nv_gsv(0, recvbuf, recvcount, recvtype, sendbuf,
+           TWIN(nv_int, nv_big)(sendcounts, displs), sendtype, root, comm, request, FN))
 
 static int nv_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
                          mpii_blocks_args_t ra, MPI_Datatype rtype, MPI_Comm comm,
@@ -202,23 +183,8 @@ static int nv_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
     return mpii_lay_req_wrap(c, rc, rr, NULL, req, fn);
 }
 
-int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                     const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
-                     MPI_Request *req)
-{
-    mpii_blocks_args_t a = {NULL, rcounts, NULL, displs, NULL, NULL, 0};
-    return nv_allgatherv(sbuf, scount, stype, rbuf, a, rtype, comm, req, "MPI_Iallgatherv");
-}
-MPII_WEAK(Iallgatherv)
-
-int PMPI_Iallgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                       const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
-                       MPI_Comm comm, MPI_Request *req)
-{
-    mpii_blocks_args_t a = {rcounts, NULL, displs, NULL, NULL, NULL, 0};
-    return nv_allgatherv(sbuf, scount, stype, rbuf, a, rtype, comm, req, "MPI_Iallgatherv_c");
-}
-MPII_WEAK(Iallgatherv_c)
+MPII_TWINS(Iallgatherv, nv_allgatherv(sendbuf, sendcount, sendtype, recvbuf,
+           TWIN(nv_int, nv_big)(recvcounts, displs), recvtype, comm, request, FN))
 
 /* In place with a non-contiguous type goes through coll_vw.c's packed copy (the data to
  * send must be copied out of rbuf before anything lands there). */
@@ -275,23 +241,8 @@ static int nv_alltoallv(const void *sbuf, mpii_blocks_args_t sa, MPI_Datatype st
     return mpii_lay_req_wrap(c, rc, rr, NULL, req, fn);
 }
 
-int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-                    MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
-{
-    mpii_blocks_args_t s = {NULL, scounts, NULL, sdispls, NULL, NULL, 0};
-    mpii_blocks_args_t r = {NULL, rcounts, NULL, rdispls, NULL, NULL, 0};
-    return nv_alltoallv(sbuf, s, stype, rbuf, r, rtype, comm, req, "MPI_Ialltoallv");
-}
-MPII_WEAK(Ialltoallv)
+MPII_TWINS(Ialltoallv, nv_alltoallv(sendbuf, TWIN(nv_int, nv_big)(sendcounts, sdispls), sendtype,
+           recvbuf, TWIN(nv_int, nv_big)(recvcounts, rdispls), recvtype, comm, request, FN))
 
-int PMPI_Ialltoallv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
-                      MPI_Datatype stype, void *rbuf, const MPI_Count rcounts[],
-                      const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-                      MPI_Request *req)
-{
-    mpii_blocks_args_t s = {scounts, NULL, sdispls, NULL, NULL, NULL, 0};
-    mpii_blocks_args_t r = {rcounts, NULL, rdispls, NULL, NULL, NULL, 0};
-    return nv_alltoallv(sbuf, s, stype, rbuf, r, rtype, comm, req, "MPI_Ialltoallv_c");
-}
-MPII_WEAK(Ialltoallv_c)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "nbc_v.twins.h"

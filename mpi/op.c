@@ -286,10 +286,9 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 }
 MPII_WEAK(Op_commutative)
 
-int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
-                        MPI_Datatype datatype, MPI_Op op)
+static int op_reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Op op, const char *fn)
 {
-    const char *fn = "MPI_Reduce_local";
     mpii_check_init(fn);
     mpii_dtype_t *d = mpii_dtype(datatype);
     mpii_red_t r;
@@ -323,14 +322,8 @@ int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
     mpii_view_done(&b, r.packed ? inoutbuf : NULL, count, d);
     return rc == RMP_SUCCESS ? MPI_SUCCESS : mpii_err_comm(NULL, MPI_ERR_OP, fn, "%s", rmp_strerror(rc));
 }
-MPII_WEAK(Reduce_local_c)
 
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op)
-{
-    return PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
-}
-MPII_WEAK(Reduce_local)
+MPII_TWINS(Reduce_local, op_reduce_local(inbuf, inoutbuf, count, datatype, op, FN))
 
 /* MPI_Op_f2c / c2f equivalents live with mpi-a's converters; op_handle serves them. */
 MPI_Op mpii_op_handle(mpii_op_t *o)

@@ -379,46 +379,15 @@ static int unpack_do(const void *inbuf, MPI_Count insize, MPI_Count *position, v
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
-              int *position, MPI_Comm comm)
-{
-    MPI_Count pos = position ? *position : -1;
-    int rc = pack_do(inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL, comm,
-                     "MPI_Pack");
-    if (rc == MPI_SUCCESS)
-        *position = (int)pos;
-    return rc;
-}
-MPII_WEAK(Pack)
+MPII_TWINS(Pack, pack_do(inbuf, incount, datatype, outbuf, outsize, NARROW(position, (int)), comm,
+           FN))
 
-int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
-                MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
-{
-    return pack_do(inbuf, incount, datatype, outbuf, outsize, position, comm, "MPI_Pack_c");
-}
-MPII_WEAK(Pack_c)
+MPII_TWINS(Unpack, unpack_do(inbuf, insize, NARROW(position, (int)), outbuf, outcount, datatype,
+           comm, FN))
 
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
-                MPI_Datatype datatype, MPI_Comm comm)
-{
-    MPI_Count pos = position ? *position : -1;
-    int rc = unpack_do(inbuf, insize, position ? &pos : NULL, outbuf, outcount, datatype, comm,
-                       "MPI_Unpack");
-    if (rc == MPI_SUCCESS)
-        *position = (int)pos;
-    return rc;
-}
-MPII_WEAK(Unpack)
-
-int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
-                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
-{
-    return unpack_do(inbuf, insize, position, outbuf, outcount, datatype, comm, "MPI_Unpack_c");
-}
-MPII_WEAK(Unpack_c)
-
-static int pack_size(MPI_Count incount, MPI_Datatype dt, MPI_Comm comm, MPI_Count *size,
-                     const char *fn)
+/* The size as an int (isize, MPI_Pack_size) or a MPI_Count (size, MPI_Pack_size_c). */
+static int pack_size(MPI_Count incount, MPI_Datatype dt, MPI_Comm comm, int *isize,
+                     MPI_Count *size, const char *fn)
 {
     mpii_comm_t *c = mpii_comm(comm);
     mpii_dtype_t *d = mpii_dtype(dt);
@@ -428,29 +397,20 @@ static int pack_size(MPI_Count incount, MPI_Datatype dt, MPI_Comm comm, MPI_Coun
         return mpii_err_comm(c, MPI_ERR_COUNT, fn, "negative count %lld", (long long)incount);
     if (!mpii_dtype_ok(d))
         return mpii_err_comm(c, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
-    if (!size)
+    if (!size && !isize)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "size is NULL");
-    *size = incount * (MPI_Count)d->size;
+    MPI_Count n = incount * (MPI_Count)d->size;
+    if (size)
+        *size = n;
+    else if (n > INT32_MAX)
+        return mpii_err_comm(c, MPI_ERR_VALUE_TOO_LARGE, fn,
+                             "%lld bytes do not fit an int (use MPI_Pack_size_c)", (long long)n);
+    else
+        *isize = (int)n;
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
-{
-    MPI_Count s;
-    int rc = pack_size(incount, datatype, comm, size ? &s : NULL, "MPI_Pack_size");
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (s > INT32_MAX)
-        return mpii_err_comm(mpii_comm(comm), MPI_ERR_VALUE_TOO_LARGE, "MPI_Pack_size",
-                             "%lld bytes do not fit an int (use MPI_Pack_size_c)",
-                             (long long)s);
-    *size = (int)s;
-    return MPI_SUCCESS;
-}
-MPII_WEAK(Pack_size)
+MPII_TWINS(Pack_size, pack_size(incount, datatype, comm, TWIN(size, NULL), TWIN(NULL, size), FN))
 
-int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
-{
-    return pack_size(incount, datatype, comm, size, "MPI_Pack_size_c");
-}
-MPII_WEAK(Pack_size_c)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "pack.twins.h"

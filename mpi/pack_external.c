@@ -260,47 +260,11 @@ static int px_unpack(const char *datarep, const void *inbuf, MPI_Count insize,
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount,
-                         MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
-                         MPI_Count *position)
-{
-    return px_pack(datarep, inbuf, incount, datatype, outbuf, outsize, position,
-                   "MPI_Pack_external_c");
-}
-MPII_WEAK(Pack_external_c)
+MPII_TWINS(Pack_external, px_pack(datarep, inbuf, incount, datatype, outbuf, outsize,
+           TWIN((MPI_Count *)position, position), FN))
 
-int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
-                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
-{
-    MPI_Count pos = position ? *position : -1;
-    int rc = px_pack(datarep, inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL,
-                     "MPI_Pack_external");
-    if (rc == MPI_SUCCESS)
-        *position = (MPI_Aint)pos;
-    return rc;
-}
-MPII_WEAK(Pack_external)
-
-int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
-                           MPI_Count *position, void *outbuf, MPI_Count outcount,
-                           MPI_Datatype datatype)
-{
-    return px_unpack(datarep, inbuf, insize, position, outbuf, outcount, datatype,
-                     "MPI_Unpack_external_c");
-}
-MPII_WEAK(Unpack_external_c)
-
-int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
-                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
-{
-    MPI_Count pos = position ? *position : -1;
-    int rc = px_unpack(datarep, inbuf, insize, position ? &pos : NULL, outbuf, outcount,
-                       datatype, "MPI_Unpack_external");
-    if (rc == MPI_SUCCESS)
-        *position = (MPI_Aint)pos;
-    return rc;
-}
-MPII_WEAK(Unpack_external)
+MPII_TWINS(Unpack_external, px_unpack(datarep, inbuf, insize,
+           TWIN((MPI_Count *)position, position), outbuf, outcount, datatype, FN))
 
 static int px_size(const char *datarep, MPI_Count incount, MPI_Datatype dt, MPI_Count *size,
                    const char *fn)
@@ -317,20 +281,8 @@ static int px_size(const char *datarep, MPI_Count incount, MPI_Datatype dt, MPI_
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype,
-                              MPI_Count *size)
-{
-    return px_size(datarep, incount, datatype, size, "MPI_Pack_external_size_c");
-}
-MPII_WEAK(Pack_external_size_c)
+MPII_TWINS(Pack_external_size, px_size(datarep, incount, datatype,
+           TWIN((MPI_Count *)size, size), FN))
 
-int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
-                            MPI_Aint *size)
-{
-    MPI_Count s;
-    int rc = px_size(datarep, incount, datatype, size ? &s : NULL, "MPI_Pack_external_size");
-    if (rc == MPI_SUCCESS)
-        *size = (MPI_Aint)s;
-    return rc;
-}
-MPII_WEAK(Pack_external_size)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "pack_external.twins.h"

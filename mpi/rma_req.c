@@ -52,76 +52,57 @@ static int rreq_done(MPI_Win win, int err, MPI_Request *request, const char *fn)
             return erc_;                                                                   \
     } while (0)
 
-int PMPI_Rput_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
-                MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
-                MPI_Request *request)
+static int rreq_put(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
+                    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
+                    MPI_Request *request, const char *fn)
 {
-    RREQ_START("MPI_Rput");
-    int rc = mpii_rma_put(obuf, ocount, otype, target, disp, tcount, ttype, win, 1, "MPI_Rput");
-    return rc != MPI_SUCCESS ? rc : rreq_done(win, rc, request, "MPI_Rput");
+    RREQ_START(fn);
+    int rc = mpii_rma_put(obuf, ocount, otype, target, disp, tcount, ttype, win, 1, fn);
+    return rc != MPI_SUCCESS ? rc : rreq_done(win, rc, request, fn);
 }
-MPII_WEAK(Rput_c)
 
-int PMPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-              int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request)
+static int rreq_get(void *obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+                    MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request,
+                    const char *fn)
 {
-    return PMPI_Rput_c(obuf, ocount, otype, target, disp, tcount, ttype, win, request);
+    RREQ_START(fn);
+    int rc = mpii_rma_get(obuf, ocount, otype, target, disp, tcount, ttype, win, 1, fn);
+    return rc != MPI_SUCCESS ? rc : rreq_done(win, rc, request, fn);
 }
-MPII_WEAK(Rput)
 
-int PMPI_Rget_c(void *obuf, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-                MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request)
+static int rreq_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
+                    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+                    MPI_Request *request, const char *fn)
 {
-    RREQ_START("MPI_Rget");
-    int rc = mpii_rma_get(obuf, ocount, otype, target, disp, tcount, ttype, win, 1, "MPI_Rget");
-    return rc != MPI_SUCCESS ? rc : rreq_done(win, rc, request, "MPI_Rget");
-}
-MPII_WEAK(Rget_c)
-
-int PMPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-              int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request)
-{
-    return PMPI_Rget_c(obuf, ocount, otype, target, disp, tcount, ttype, win, request);
-}
-MPII_WEAK(Rget)
-
-int PMPI_Raccumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
-                       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
-                       MPI_Win win, MPI_Request *request)
-{
-    RREQ_START("MPI_Raccumulate");
+    RREQ_START(fn);
     int rc = mpii_rma_acc(obuf, ocount, otype, NULL, 0, MPI_DATATYPE_NULL, NULL, target, disp,
-                          tcount, ttype, op, win, "MPI_Raccumulate");
-    return rc != MPI_SUCCESS ? rc : rreq_done(win, rc, request, "MPI_Raccumulate");
+                          tcount, ttype, op, win, fn);
+    return rc != MPI_SUCCESS ? rc : rreq_done(win, rc, request, fn);
 }
-MPII_WEAK(Raccumulate_c)
 
-int PMPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype otype, int target,
-                     MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
-                     MPI_Request *request)
+static int rreq_get_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *rbuf,
+                        MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
+                        MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+                        MPI_Request *request, const char *fn)
 {
-    return PMPI_Raccumulate_c(obuf, ocount, otype, target, disp, tcount, ttype, op, win,
-                              request);
-}
-MPII_WEAK(Raccumulate)
-
-int PMPI_Rget_accumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *rbuf,
-                           MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
-                           MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
-                           MPI_Request *request)
-{
-    RREQ_START("MPI_Rget_accumulate");
+    RREQ_START(fn);
     int rc = mpii_rma_acc(obuf, ocount, otype, rbuf, rcount, rtype, NULL, target, disp, tcount,
-                          ttype, op, win, "MPI_Rget_accumulate");
-    return rc != MPI_SUCCESS ? rc : rreq_done(win, rc, request, "MPI_Rget_accumulate");
+                          ttype, op, win, fn);
+    return rc != MPI_SUCCESS ? rc : rreq_done(win, rc, request, fn);
 }
-MPII_WEAK(Rget_accumulate_c)
 
-int PMPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *rbuf,
-                         int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-                         MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *request)
-{
-    return PMPI_Rget_accumulate_c(obuf, ocount, otype, rbuf, rcount, rtype, target, disp,
-                                  tcount, ttype, op, win, request);
-}
-MPII_WEAK(Rget_accumulate)
+MPII_TWINS(Rput, rreq_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+           target_count, target_datatype, win, request, FN))
+
+MPII_TWINS(Rget, rreq_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+           target_count, target_datatype, win, request, FN))
+
+MPII_TWINS(Raccumulate, rreq_acc(origin_addr, origin_count, origin_datatype, target_rank,
+           target_disp, target_count, target_datatype, op, win, request, FN))
+
+MPII_TWINS(Rget_accumulate, rreq_get_acc(origin_addr, origin_count, origin_datatype, result_addr,
+           result_count, result_datatype, target_rank, target_disp, target_count,
+           target_datatype, op, win, request, FN))
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "rma_req.twins.h"

@@ -212,17 +212,7 @@ static int session_attach(MPI_Session session, void *buffer, MPI_Count size, con
     return MPI_SUCCESS;
 }
 
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
-{
-    return session_attach(session, buffer, size, "MPI_Session_attach_buffer");
-}
-MPII_WEAK(Session_attach_buffer)
-
-int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
-{
-    return session_attach(session, buffer, size, "MPI_Session_attach_buffer_c");
-}
-MPII_WEAK(Session_attach_buffer_c)
+MPII_TWINS(Session_attach_buffer, session_attach(session, buffer, size, FN))
 
 /* Detach waits until every message buffered in it has left. */
 static int session_detach(MPI_Session session, void *buffer_addr, int *isize,
@@ -242,17 +232,8 @@ static int session_detach(MPI_Session session, void *buffer_addr, int *isize,
     return MPI_SUCCESS;
 }
 
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
-{
-    return session_detach(session, buffer_addr, size, NULL, "MPI_Session_detach_buffer");
-}
-MPII_WEAK(Session_detach_buffer)
-
-int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
-{
-    return session_detach(session, buffer_addr, NULL, size, "MPI_Session_detach_buffer_c");
-}
-MPII_WEAK(Session_detach_buffer_c)
+MPII_TWINS(Session_detach_buffer, session_detach(session, buffer_addr, TWIN(size, NULL),
+           TWIN(NULL, size), FN))
 
 int PMPI_Session_flush_buffer(MPI_Session session)
 {
@@ -277,3 +258,6 @@ int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
     return rc == MPI_SUCCESS ? rc : mpii_err_session(s, rc, fn, "out of memory");
 }
 MPII_WEAK(Session_iflush_buffer)
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "session.twins.h"

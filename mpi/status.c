@@ -15,10 +15,11 @@ static int status_args(const MPI_Status *st, MPI_Datatype dt, const void *out, c
     return MPI_SUCCESS;
 }
 
-int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+static int st_count(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count,
+                    const char *fn)
 {
     mpii_dtype_t *d;
-    int rc = status_args(status, datatype, count, "MPI_Get_count", &d);
+    int rc = status_args(status, datatype, count, fn, &d);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Count bytes = mpii_status_bytes(status);
@@ -28,22 +29,14 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
         *count = bytes % (MPI_Count)d->size ? MPI_UNDEFINED : bytes / (MPI_Count)d->size;
     return MPI_SUCCESS;
 }
-MPII_WEAK(Get_count_c)
 
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
-{
-    MPI_Count c;
-    int rc = PMPI_Get_count_c(status, datatype, count ? &c : NULL);
-    if (rc == MPI_SUCCESS)
-        *count = c > INT32_MAX ? MPI_UNDEFINED : (int)c;
-    return rc;
-}
-MPII_WEAK(Get_count)
+MPII_TWINS(Get_count, st_count(status, datatype, NARROW(count, mpii_int_or_undefined), FN))
 
-int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+static int st_elements(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count,
+                       const char *fn)
 {
     mpii_dtype_t *d;
-    int rc = status_args(status, datatype, count, "MPI_Get_elements", &d);
+    int rc = status_args(status, datatype, count, fn, &d);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Count bytes = mpii_status_bytes(status);
@@ -55,50 +48,37 @@ int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
                  : n;
     return MPI_SUCCESS;
 }
-MPII_WEAK(Get_elements_c)
+
+MPII_TWINS(Get_elements, st_elements(status, datatype, NARROW(count, mpii_int_or_undefined), FN))
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return PMPI_Get_elements_c(status, datatype, count);
+    return st_elements(status, datatype, count, "MPI_Get_elements_x");
 }
 MPII_WEAK(Get_elements_x)
 
-int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
-{
-    MPI_Count c;
-    int rc = PMPI_Get_elements_c(status, datatype, count ? &c : NULL);
-    if (rc == MPI_SUCCESS)
-        *count = c > INT32_MAX ? MPI_UNDEFINED : (int)c;
-    return rc;
-}
-MPII_WEAK(Get_elements)
-
-int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+static int st_set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count count,
+                           const char *fn)
 {
     mpii_dtype_t *d;
-    int rc = status_args(status, datatype, status, "MPI_Status_set_elements", &d);
+    int rc = status_args(status, datatype, status, fn, &d);
     if (rc != MPI_SUCCESS)
         return rc;
     if (count < 0)
-        return mpii_err_comm(NULL, MPI_ERR_COUNT, "MPI_Status_set_elements", "negative count");
+        return mpii_err_comm(NULL, MPI_ERR_COUNT, fn, "negative count");
     MPI_Count nb = d->dl->nbasic ? d->dl->nbasic : 1;
     MPI_Count bytes = (count / nb) * (MPI_Count)d->size + (count % nb) * (MPI_Count)(d->size / (size_t)nb);
     mpii_status_set_bytes(status, bytes);
     return MPI_SUCCESS;
 }
-MPII_WEAK(Status_set_elements_c)
+
+MPII_TWINS(Status_set_elements, st_set_elements(status, datatype, count, FN))
 
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
-    return PMPI_Status_set_elements_c(status, datatype, count);
+    return st_set_elements(status, datatype, count, "MPI_Status_set_elements_x");
 }
 MPII_WEAK(Status_set_elements_x)
-
-int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
-{
-    return PMPI_Status_set_elements_c(status, datatype, count);
-}
-MPII_WEAK(Status_set_elements)
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
@@ -171,3 +151,6 @@ int PMPI_Status_set_error(MPI_Status *status, int v)
     return MPI_SUCCESS;
 }
 MPII_WEAK(Status_set_error)
+
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "status.twins.h"

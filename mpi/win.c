@@ -146,23 +146,17 @@ static int win_make(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm, int
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                    MPI_Win *win)
+/* Win_create and Win_allocate: no info hint applies. */
+static int win_plain(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                     int flavor, void *baseptr, MPI_Win *win, const char *fn)
 {
     (void)info;
-    return win_make(base, size, disp_unit, comm, MPI_WIN_FLAVOR_CREATE, NULL, win,
-                    "MPI_Win_create");
+    return win_make(base, size, disp_unit, comm, flavor, baseptr, win, fn);
 }
-MPII_WEAK(Win_create)
 
-int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                      MPI_Comm comm, MPI_Win *win)
-{
-    (void)info;
-    return win_make(base, size, disp_unit > 0x7fffffff ? -1 : (int)disp_unit, comm,
-                    MPI_WIN_FLAVOR_CREATE, NULL, win, "MPI_Win_create_c");
-}
-MPII_WEAK(Win_create_c)
+MPII_TWINS(Win_create, win_plain(base, size, TWIN(disp_unit,
+           disp_unit > 0x7fffffff ? -1 : (int)disp_unit), info, comm, MPI_WIN_FLAVOR_CREATE,
+           NULL, win, FN))
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
@@ -220,23 +214,9 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 }
 MPII_WEAK(Win_detach)
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                      void *baseptr, MPI_Win *win)
-{
-    (void)info;
-    return win_make(NULL, size, disp_unit, comm, MPI_WIN_FLAVOR_ALLOCATE, baseptr, win,
-                    "MPI_Win_allocate");
-}
-MPII_WEAK(Win_allocate)
-
-int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                        void *baseptr, MPI_Win *win)
-{
-    (void)info;
-    return win_make(NULL, size, disp_unit > 0x7fffffff ? -1 : (int)disp_unit, comm,
-                    MPI_WIN_FLAVOR_ALLOCATE, baseptr, win, "MPI_Win_allocate_c");
-}
-MPII_WEAK(Win_allocate_c)
+MPII_TWINS(Win_allocate, win_plain(NULL, size, TWIN(disp_unit,
+           disp_unit > 0x7fffffff ? -1 : (int)disp_unit), info, comm, MPI_WIN_FLAVOR_ALLOCATE,
+           baseptr, win, FN))
 
 /* One block for all ranks, or with alloc_shared_noncontig each rank's own segment, mapped
  * by the others on its node. Ranks on several nodes: MPI_ERR_RMA_SHARED. */
@@ -266,9 +246,10 @@ static int win_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 MPII_TWINS(Win_allocate_shared, win_shared(size, TWIN(disp_unit,
            disp_unit > 0x7fffffff ? -1 : (int)disp_unit), info, comm, baseptr, win, FN))
 
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+/* The displacement unit as an int (idu, MPI_Win_shared_query) or MPI_Aint (adu, _c). */
+static int win_query(MPI_Win win, int rank, MPI_Aint *size, int *idu, MPI_Aint *adu,
+                     void *baseptr, const char *fn)
 {
-    const char *fn = "MPI_Win_shared_query";
     mpii_check_init(fn);
     mpii_win_t *w = mpii_win(win);
     if (!w)
@@ -282,7 +263,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
             ;
     if (rank < 0 || rank >= w->size)
         return MPII_WIN_ERR(w, MPI_ERR_RANK, fn, "invalid rank %d (size %d)", rank, w->size);
-    if (!size || !disp_unit || !baseptr)
+    if (!size || (!idu && !adu) || !baseptr)
         return MPII_WIN_ERR(w, MPI_ERR_ARG, fn, "an output argument is NULL");
     void *p = NULL;
     if (w->sizes[rank] > 0 &&
@@ -291,22 +272,16 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     else
         p = NULL;
     *size = p ? w->sizes[rank] : 0;
-    *disp_unit = w->units[rank];
+    if (idu)
+        *idu = w->units[rank];
+    else
+        *adu = w->units[rank];
     memcpy(baseptr, &p, sizeof(p));
     return MPI_SUCCESS;
 }
-MPII_WEAK(Win_shared_query)
 
-int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
-                            void *baseptr)
-{
-    int du = 0;
-    int rc = PMPI_Win_shared_query(win, rank, size, disp_unit ? &du : NULL, baseptr);
-    if (rc == MPI_SUCCESS)
-        *disp_unit = du;
-    return rc;
-}
-MPII_WEAK(Win_shared_query_c)
+MPII_TWINS(Win_shared_query, win_query(win, rank, size, TWIN(disp_unit, NULL),
+           TWIN(NULL, disp_unit), baseptr, FN))
 
 int PMPI_Win_free(MPI_Win *win)
 {
