@@ -432,11 +432,20 @@ static int dc_index_int(int count, const int *bl, int bl1, const int *idisp,
     return rc;
 }
 
-MPII_TWINS(Type_indexed, TWIN(dc_index_int, dc_index_gen)(count, array_of_blocklengths, 0,
+/* The constructors with a blocklength per block: a NULL array of them is refused (given
+ * to dc_index_gen, NULL would mean blocks of bl1 = 0 elements). */
+static int dc_no_blocklengths(const char *fn)
+{
+    return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "array_of_blocklengths is NULL");
+}
+
+MPII_TWINS(Type_indexed, count > 0 && !array_of_blocklengths ? dc_no_blocklengths(FN)
+           : TWIN(dc_index_int, dc_index_gen)(count, array_of_blocklengths, 0,
            TWIN(array_of_displacements, (const MPI_Aint *)array_of_displacements), TWIN(NULL, 1),
            oldtype, NULL, MPI_COMBINER_INDEXED, newtype, FN))
 
-MPII_TWINS(Type_create_hindexed, TWIN(dc_index_int, dc_index_gen)(count, array_of_blocklengths,
+MPII_TWINS(Type_create_hindexed, count > 0 && !array_of_blocklengths ? dc_no_blocklengths(FN)
+           : TWIN(dc_index_int, dc_index_gen)(count, array_of_blocklengths,
            0, TWIN(NULL, (const MPI_Aint *)array_of_displacements),
            TWIN(array_of_displacements, 0), oldtype, NULL, MPI_COMBINER_HINDEXED, newtype, FN))
 
@@ -457,6 +466,8 @@ int PMPI_Type_create_struct(int count, const int bl[], const MPI_Aint disp[],
 {
     if (count > 0 && !types)
         return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Type_create_struct", "types is NULL");
+    if (count > 0 && !bl)
+        return dc_no_blocklengths("MPI_Type_create_struct");
     if (count == 0)
         types = dc_no_types;
     return dc_index_int(count, bl, 0, NULL, disp, MPI_DATATYPE_NULL, types,

@@ -445,9 +445,9 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 }
 MPII_WEAK(File_get_byte_offset)
 
-static int view_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
+static int view_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent,
+                            const char *fn)
 {
-    const char *fn = "MPI_File_get_type_extent";
     mpii_file_t *f = mpii_file(fh);
     if (!f)
         return mpii_file_err(NULL, MPI_ERR_FILE, fn, "invalid file");
@@ -468,18 +468,7 @@ static int view_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Count *exten
     return MPI_SUCCESS;
 }
 
-int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
-{
-    MPI_Count e = 0;
-    int rc = view_type_extent(fh, datatype, &e);
-    if (rc == MPI_SUCCESS && extent)
-        *extent = (MPI_Aint)e;
-    return rc;
-}
-MPII_WEAK(File_get_type_extent)
+MPII_TWINS(File_get_type_extent, view_type_extent(fh, datatype, NARROW(extent, (MPI_Aint)), FN))
 
-int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
-{
-    return view_type_extent(fh, datatype, extent);
-}
-MPII_WEAK(File_get_type_extent_c)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "file_view.twins.h"

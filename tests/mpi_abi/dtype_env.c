@@ -163,6 +163,28 @@ int main(int argc, char **argv)
               "empty struct envelope %d %d %d %d", zc, zni, zna, znd);
         CHECK_OK(MPI_Type_free(&z));
     }
+    /* A blocklength per block is required once there are blocks: a NULL array is
+     * MPI_ERR_ARG in the int and the large-count forms alike (the int forms used to build
+     * blocks of 0 elements). */
+    {
+        MPI_Datatype nt = MPI_DATATYPE_NULL, it = MPI_INT;
+        int d1 = 0;
+        MPI_Aint a1 = 0;
+        MPI_Count c1 = 0;
+        const char *what[] = {"struct", "struct_c", "indexed", "indexed_c", "hindexed",
+                              "hindexed_c"};
+        int rcs[] = {MPI_Type_create_struct(1, NULL, &a1, &it, &nt),
+                     MPI_Type_create_struct_c(1, NULL, &c1, &it, &nt),
+                     MPI_Type_indexed(1, NULL, &d1, MPI_INT, &nt),
+                     MPI_Type_indexed_c(1, NULL, &c1, MPI_INT, &nt),
+                     MPI_Type_create_hindexed(1, NULL, &a1, MPI_INT, &nt),
+                     MPI_Type_create_hindexed_c(1, NULL, &c1, MPI_INT, &nt)};
+        for (int k = 0; k < 6; k++) {
+            MPI_Error_class(rcs[k], &ec);
+            CHECK(ec == MPI_ERR_ARG, "%s with NULL blocklengths: class %d", what[k], ec);
+        }
+        CHECK(nt == MPI_DATATYPE_NULL, "a type was built from NULL blocklengths");
+    }
     /* MPI_Pack and MPI_Unpack from MPI_BOTTOM with absolute addresses (MPICH
      * struct_pack_mpi_bottom). */
     {

@@ -304,6 +304,11 @@ static void test_datarep(const char *path)
     MPI_Aint ext;
     CHECK_OK(MPI_File_get_type_extent(fh, MPI_INT, &ext));
     CHECK(ext == 4, "file extent %ld", (long)ext);
+    int xc; /* a NULL extent is refused by both forms (the int form used to accept it) */
+    MPI_Error_class(MPI_File_get_type_extent(fh, MPI_INT, NULL), &xc);
+    CHECK(xc == MPI_ERR_ARG, "int form, NULL extent: class %d", xc);
+    MPI_Error_class(MPI_File_get_type_extent_c(fh, MPI_INT, NULL), &xc);
+    CHECK(xc == MPI_ERR_ARG, "_c form, NULL extent: class %d", xc);
     CHECK_OK(MPI_File_close(&fh));
 }
 
