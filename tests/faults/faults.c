@@ -439,11 +439,18 @@ int main(int argc, char **argv)
         fflush(stdout);
         pause_forever();
     }
-    /* Posted before anything fails: the receive a survivor has pending. */
+    /* Posted before anything fails: the receive a survivor has pending. The barrier
+     * makes it so: without it a survivor descheduled here (3 ranks on 2 cores) could
+     * learn of the victim's death first, and its post, not its wait, would fail. */
     char pc;
     rmp_request_t pending = RMP_REQUEST_NULL;
     if (me != victim && (rc = rmp_irecv(&pc, 1, victim, T_PENDING, W, &pending)) != RMP_SUCCESS)
         say("post-pending", rc);
+    rc = rmp_barrier(W);
+    if (rc != RMP_SUCCESS) {
+        say("posted", rc);
+        return 3;
+    }
     if (strcmp(mode, "eager") == 0)
         mode_eager(&pending);
     else if (strcmp(mode, "rndv-killed") == 0)
