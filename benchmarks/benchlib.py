@@ -441,6 +441,11 @@ def ratio(a, b):
     return a / b
 
 
+def is_peer(impl):
+    """Another implementation, not rmp itself (rmp, rmp-osu, or an rmp-osu variant)."""
+    return not impl.startswith("rmp")
+
+
 def table(results, metric, title, higher_better, impls, ref=None, ref_label=None, ref_scale=1.0,
           unit=""):
     """Prints size | each impl's median [min-max] | rmp/best-peer | [rmp/ref, peer/ref], all
@@ -449,13 +454,15 @@ def table(results, metric, title, higher_better, impls, ref=None, ref_label=None
     best = {i: results.median(metric, i) for i in impls}
     rng = {i: results.spread(metric, i) for i in impls}
     sizes = sorted(set(s for i in impls for s in best[i]))
-    peers = [i for i in impls if i not in ("rmp", "rmp-osu")]  # rmp-osu is rmp, not a peer
+    peers = [i for i in impls if is_peer(i)]
+    # The rmp column the ratios use: the native program's, else the OSU binary's on rmp.
+    me = "rmp" if "rmp" in impls else ("rmp-osu" if "rmp-osu" in impls else None)
     cols = ["Size"] + impls
-    if "rmp" in impls and peers:
-        cols.append("rmp/peer")
+    if me and peers:
+        cols.append(me + "/peer")
     if ref is not None:
-        if "rmp" in impls:
-            cols.append("rmp/" + ref_label)
+        if me:
+            cols.append(me + "/" + ref_label)
         if peers:
             cols.append("peer/" + ref_label)
     print()
@@ -473,13 +480,13 @@ def table(results, metric, title, higher_better, impls, ref=None, ref_label=None
             line.append(cell.rjust(24))
         pv = [best[i].get(s) for i in peers if best[i].get(s) is not None]
         bp = (max(pv) if higher_better else min(pv)) if pv else None
-        rmpv = best["rmp"].get(s) if "rmp" in impls else None
-        if "rmp" in impls and peers:
+        rmpv = best[me].get(s) if me else None
+        if me and peers:
             line.append(fmt(ratio(rmpv, bp)).rjust(11))
         if ref is not None:
             rv = ref if isinstance(ref, float) else ref.get(s)
             rv = rv * ref_scale if rv is not None else None
-            if "rmp" in impls:
+            if me:
                 line.append(fmt(ratio(rmpv, rv)).rjust(11))
             if peers:
                 line.append(fmt(ratio(bp, rv)).rjust(11))

@@ -75,6 +75,7 @@ int rmpi_dyn_add(int idx, int me_there, const char *addr, size_t alen)
     p->rndv_mode = caps.rndv_mode;
     p->slot = slot;
     p->rma = caps.rma && t->put && t->get;
+    p->rma_msg_max = caps.rma_msg_max;
     rmpi_g.node_of[idx] = -1000000 - idx; /* unknown: see the top of the file */
     if (idx >= rmpi_npeers)
         rmpi_npeers = idx + 1;

@@ -19,6 +19,7 @@ typedef struct rmpi_peer {
     int failed;                 /* the peer died or its connection broke */
     bool tell_others;           /* seen failing here: notice to send (failure.c) */
     bool rma;                   /* transport put/get usable with this peer */
+    size_t rma_msg_max;         /* ... but not for transfers up to this size (caps) */
     rmpi_mq_t pending;          /* sends waiting for room, in order */
     rmp_request_t frag_rx;      /* fragmented message being received */
     struct rmpi_ux *frag_ux;    /* ... or buffered as unexpected */

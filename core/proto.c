@@ -53,10 +53,11 @@ static int proto_check_rma(const rmpi_rma_t *m, size_t plen, const char **why)
             return proto_bad(why, "get reply whose length is not its payload's");
         return RMP_SUCCESS;
     case RMPI_RMA_AMO_REP:
-    case RMPI_RMA_ACK:
         if (m->req == 0 || plen != 0)
             return proto_bad(why, "malformed one-sided reply");
         return RMP_SUCCESS;
+    case RMPI_RMA_ACK: /* req 0: a non-blocking put's, naming its window in compare */
+        return plen == 0 ? RMP_SUCCESS : proto_bad(why, "malformed one-sided reply");
     default:
         return proto_bad(why, "unknown one-sided operation");
     }

@@ -117,13 +117,14 @@ typedef struct rmpi_cts {
 } rmpi_cts_t;
 
 enum {
-    RMPI_RMA_PUT = 1,      /* payload = data for [offset, offset+len); answered by ACK */
+    RMPI_RMA_PUT = 1,      /* payload = data for [offset, offset+len); answered by ACK;
+                            * req 0: a non-blocking put, compare = the origin's window id */
     RMPI_RMA_GET = 2,      /* answered by GET_REP chunks */
     RMPI_RMA_GET_REP = 3,  /* payload = data of [offset, offset+plen) */
     RMPI_RMA_FADD = 4,     /* operand; answered by AMO_REP */
     RMPI_RMA_CSWAP = 5,    /* operand (swap), compare; answered by AMO_REP */
     RMPI_RMA_AMO_REP = 6,  /* operand = old value */
-    RMPI_RMA_ACK = 7
+    RMPI_RMA_ACK = 7       /* req and compare echoed */
 };
 
 /* Emulated one-sided operation, executed by the target's progress engine. */
@@ -138,7 +139,7 @@ typedef struct rmpi_rma {
     uint64_t len;
     uint64_t req;    /* origin's operation, echoed in replies */
     uint64_t operand;
-    uint64_t compare;
+    uint64_t compare; /* CSWAP; a non-blocking put's window at its origin */
 } rmpi_rma_t; /* 56 bytes */
 
 /* core/proto.c: validation of what peers send, before anything is used.

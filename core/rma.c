@@ -130,6 +130,7 @@ static void rma_reply(int src, const rmpi_rma_t *m, int op, int status, uint64_t
     r.len = plen;
     r.req = m->req;
     r.operand = operand;
+    r.compare = m->compare; /* a non-blocking put's window at its origin (rma_put_msg) */
     if (rmpi_send_ctrl(src, &r, sizeof(r), payload, plen) != RMP_SUCCESS)
         rmpi_error("cannot answer a one-sided operation of rank %d", src);
 }
@@ -191,6 +192,22 @@ static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t
     }
 }
 
+/* A chunk of a non-blocking put by message has landed: its window's count of
+ * operations in flight goes down. The window outlives its acknowledgements (its free
+ * flushes) unless a flush gave up waiting; an id reused since then must not go below
+ * zero, or its window's next flush would return before its own puts landed. */
+static void rma_put_msg_acked(int src, const rmpi_rma_t *m)
+{
+    struct rmp_win *w = rmpi_win_lookup((uint32_t)m->compare);
+    if (!w || rma_count(&w->outstanding) <= 0) {
+        rmpi_debug("one-sided acknowledgement from rank %d for no put in flight dropped", src);
+        return;
+    }
+    if (m->status != RMP_SUCCESS && w->nbi_error == RMP_SUCCESS)
+        w->nbi_error = m->status;
+    rma_count_add(&w->outstanding, -1);
+}
+
 static void rma_on_msg(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
     const rmpi_rma_t *m = hdr;
@@ -201,6 +218,10 @@ static void rma_on_msg(int src, const void *hdr, size_t hlen, const void *payloa
     if (m->op == RMPI_RMA_PUT || m->op == RMPI_RMA_GET || m->op == RMPI_RMA_FADD ||
         m->op == RMPI_RMA_CSWAP) {
         rma_target(src, m, payload, plen);
+        return;
+    }
+    if (m->op == RMPI_RMA_ACK && m->req == 0) {
+        rma_put_msg_acked(src, m);
         return;
     }
     rma_op_t *op = rma_op_find(m->req);
@@ -404,6 +425,36 @@ static int rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int 
     return rc != RMP_SUCCESS ? rc : op.status;
 }
 
+/* A non-blocking put by messages, in chunks of the active-message size. It returns
+ * once they are handed over; each counts in win->outstanding until the target's
+ * acknowledgement, which names no operation (req 0) but the window here (compare). */
+static int rma_put_msg(rmp_win_t win, const void *buf, size_t bytes, int target,
+                       size_t offset)
+{
+    int w = rmpi_comm_world_rank(win->comm, target);
+    size_t chunk = rmpi_peers[w].max_am - sizeof(rmpi_rma_t);
+    rmpi_rma_t m;
+    memset(&m, 0, sizeof(m));
+    m.type = RMPI_MSG_RMA;
+    m.op = RMPI_RMA_PUT;
+    m.win_id = win->peers[target].id;
+    m.compare = win->id;
+    int rc = RMP_SUCCESS;
+    rmpi_mt_enter();
+    for (size_t o = 0; o < bytes; o += chunk) {
+        size_t n = bytes - o < chunk ? bytes - o : chunk;
+        m.offset = offset + o;
+        rma_count_add(&win->outstanding, 1);
+        rc = rmpi_send_ctrl(w, &m, sizeof(m), (const char *)buf + o, n);
+        if (rc != RMP_SUCCESS) {
+            rma_count_add(&win->outstanding, -1);
+            break;
+        }
+    }
+    rmpi_mt_leave();
+    return rc;
+}
+
 static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int target,
                     size_t offset, int nbi)
 {
@@ -420,9 +471,12 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
         return RMP_SUCCESS;
     }
     rmpi_peer_t *p = &rmpi_peers[rmpi_comm_world_rank(win->comm, target)];
-    if (!p->rma || win->dynamic)
+    if (!p->rma || win->dynamic || bytes <= p->rma_msg_max) {
+        if (nbi && is_put)
+            return rma_put_msg(win, buf, bytes, target, offset);
         return rma_emulate(win, is_put ? RMPI_RMA_PUT : RMPI_RMA_GET, buf, bytes, target,
                            offset);
+    }
     uint64_t raddr = win->peers[target].base + offset;
     uint64_t key = win->peers[target].keys[rma_slot_of(p)];
     /* On the heap: if this waiter gives up (RMP_TIMEOUT, a dead target), the

@@ -91,7 +91,7 @@ static int runtime_open_tl(const rmpi_tl_iface_t *t)
 {
     int slot = rmpi_g.num_tls;
     rmpi_tl_args_t *args = &runtime_tl_args[slot];
-    rmpi_tl_caps_t caps;
+    rmpi_tl_caps_t caps = {0}; /* a field a transport leaves alone is off */
     rmpi_tl_t *tl;
     rmpi_tl_args_fill(t, args);
     int rc = t->init(args, &tl, &caps);
@@ -211,6 +211,7 @@ static int runtime_connect_peer(int w, const void *blob, size_t blen)
         p->rndv_mode = caps.rndv_mode;
         p->slot = i;
         p->rma = caps.rma && p->iface->put && p->iface->get;
+        p->rma_msg_max = caps.rma_msg_max;
     }
     if (!p->iface) {
         rmpi_error("no transport in RMP_TRANSPORTS=%s reaches rank %d (%s node)",

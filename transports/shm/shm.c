@@ -41,6 +41,7 @@ typedef struct shm_params {
     int bufs;
     size_t buf_bytes;
     int cma; /* SHM_CMA_* */
+    size_t rma_msg_max;
 } shm_params_t;
 
 static shm_params_t shm_params;
@@ -56,6 +57,10 @@ static const rmpi_param_t shm_param_table[] = {
     {"RMP_SHM_CMA", RMPI_PT_ENUM, "auto", "auto|on|off", RMPI_PARAM_OFF(shm_params_t, cma),
      "single-copy cross-memory attach for large shm messages (auto: use it when the "
      "kernel allows it)"},
+    {"RMP_SHM_RMA_MSG_MAX", RMPI_PT_SIZE, "8k", "0..64k", RMPI_PARAM_OFF(shm_params_t, rma_msg_max),
+     "one-sided puts and gets of at most this many bytes go as messages the target "
+     "applies, not by cross-memory attach, whose system call costs more below it "
+     "(docs/tuning.md; 0: cross-memory attach at every size)"},
     {NULL, 0, NULL, NULL, 0, 0, NULL},
 };
 
@@ -200,6 +205,7 @@ static int shm_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t 
     caps->rndv_mode = prm->cma == SHM_CMA_OFF ? RMPI_RNDV_NONE : RMPI_RNDV_GET;
     caps->intranode_only = true;
     caps->rma = prm->cma != SHM_CMA_OFF;
+    caps->rma_msg_max = prm->rma_msg_max;
     caps->native_atomics = false;
     tl->base.name = "shm";
     *out = &tl->base;
