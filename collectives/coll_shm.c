@@ -54,12 +54,13 @@
 #define SHM_SMALL(n) ((n) <= 2 ? 4096u : 16384u)
 /* Calls on a communicator that take the point-to-point algorithms before its segment. */
 #define SHM_AFTER 5
-/* Read the clock, update the hang report and look for failed members every this many
- * polls of the control lines (when progress does not yield: with oversubscription, on
- * every poll). The progress engine itself runs on every poll: a rank waiting here
- * serves the one-sided operations others send it as messages, and when it ran only
- * every 64 polls (a pause each, about 3 us) an 8-byte put + flush to a rank in a
- * barrier took 1.8 us instead of 0.3. */
+/* Run the progress engine (which may yield or sleep), read the clock, update the hang
+ * report and look for failed members every this many polls of the control lines (when
+ * progress does not yield: with oversubscription, on every poll). The polls between
+ * still poll the transports (rmpi_progress_poll): a rank waiting here serves the
+ * one-sided operations others send it as messages, and when it polled only every 64
+ * polls (a pause each, about 3 us) an 8-byte put + flush to a rank in a barrier took
+ * 1.8 us instead of 0.3. */
 #define SHM_POLLS 64
 
 
@@ -204,11 +205,12 @@ int coll_shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t com
             rc = RMP_SUCCESS;
             break;
         }
-        rmpi_progress();
         if (++polls % SHM_POLLS != 0 && !rmpi_progress_yields()) {
+            rmpi_progress_poll();
             shm_relax();
             continue;
         }
+        rmpi_progress();
         if (!have_waiter) {
             rmpi_waiter_init(&w);
             have_waiter = 1;

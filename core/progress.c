@@ -121,6 +121,19 @@ int rmpi_progress(void)
     return n;
 }
 
+int rmpi_progress_poll(void)
+{
+    if (RMPI_LIKELY(!rmpi_mt))
+        return progress_poll();
+    if (!rmpi_mt_trylock())
+        return 0;
+    int n = progress_poll();
+    rmpi_mt_unlock();
+    if (n)
+        rmpi_progress_mt_reset();
+    return n;
+}
+
 RMP_EXPORT int rmp_progress(void)
 {
     int rc = rmpi_check_state();
