@@ -56,11 +56,11 @@
 #define SHM_AFTER 5
 /* Run the progress engine (which may yield or sleep), read the clock, update the hang
  * report and look for failed members every this many polls of the control lines (when
- * progress does not yield: with oversubscription, on every poll). The polls between
- * still poll the transports (rmpi_progress_poll): a rank waiting here serves the
- * one-sided operations others send it as messages, and when it polled only every 64
- * polls (a pause each, about 3 us) an 8-byte put + flush to a rank in a barrier took
- * 1.8 us instead of 0.3. */
+ * progress does not yield: with oversubscription, on every poll). While the rank has a
+ * window the polls between still poll the transports (rmpi_progress_serve_rma): a rank
+ * waiting here serves the one-sided operations others send it as messages, and when it
+ * polled only every 64 polls (a pause each, about 3 us) an 8-byte put + flush to a rank
+ * in a barrier took 1.8 us instead of 0.3. */
 #define SHM_POLLS 64
 
 
@@ -206,7 +206,7 @@ int coll_shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t com
             break;
         }
         if (++polls % SHM_POLLS != 0 && !rmpi_progress_yields()) {
-            rmpi_progress_poll();
+            rmpi_progress_serve_rma();
             shm_relax();
             continue;
         }

@@ -7,7 +7,7 @@
  * - its collective context and tags (coll_id.h);
  * - point-to-point on an explicit context (cid_msg.h), the requests it gets back and
  *   their waits (request.h), the progress engine for loops spinning on shared memory
- *   (progress.h: rmpi_progress, rmpi_progress_poll, rmpi_progress_yields,
+ *   (progress.h: rmpi_progress, rmpi_progress_serve_rma, rmpi_progress_yields,
  *   rmpi_oversubscribed);
  * - the hang report's hooks (diag.h);
  * - the engine lock of RMP_THREAD_MULTIPLE around starting a schedule (mt.h:

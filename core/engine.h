@@ -24,6 +24,7 @@ typedef struct rmpi_ctx {
     unsigned idle;
     double idle_since;
     long sleep_ns;
+    int windows;               /* live windows of this rank (rma_win.c) */
 } rmpi_ctx_t;
 
 extern rmpi_ctx_t rmpi_ctx;

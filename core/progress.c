@@ -121,8 +121,10 @@ int rmpi_progress(void)
     return n;
 }
 
-int rmpi_progress_poll(void)
+int rmpi_progress_serve_rma(void)
 {
+    if (!rmpi_ctx.windows)
+        return 0;
     if (RMPI_LIKELY(!rmpi_mt))
         return progress_poll();
     if (!rmpi_mt_trylock())

@@ -10,10 +10,12 @@
 /* Poll every transport, retry pending sends and puts, poll generic requests.
  * Returns the number of events. */
 int rmpi_progress(void);
-/* The same polls, never idling (no yield, no sleep; under MULTIPLE only if no other
- * thread is polling): for a loop spinning on its own flags that must still serve what
- * arrives (one-sided operations others send by message). */
-int rmpi_progress_poll(void);
+/* For a loop spinning on its own flags (a shared-memory collective) between its calls
+ * of rmpi_progress: while this rank has a window, the same polls, never idling (no
+ * yield, no sleep; under MULTIPLE only if no other thread is polling), so that the
+ * one-sided operations others send it by message do not wait for the next full
+ * progress call; without a window, nothing (a spin costs no more than before). */
+int rmpi_progress_serve_rma(void);
 /* Work happened outside the progress engine (a shared-memory collective saw its peers
  * move): an oversubscribed rank must not drift into its sleeping idle mode. */
 void rmpi_progress_active(void);

@@ -51,6 +51,7 @@ static int win_register_id(struct rmp_win *w)
         if (!win_table[i]) {
             w->id = i;
             win_table[i] = w;
+            rmpi_ctx.windows++;
             return RMP_SUCCESS;
         }
     }
@@ -62,6 +63,7 @@ static int win_register_id(struct rmp_win *w)
     w->id = win_ntable;
     win_table[win_ntable] = w;
     win_ntable += 16;
+    rmpi_ctx.windows++;
     return RMP_SUCCESS;
 }
 
@@ -77,8 +79,10 @@ static void win_release(struct rmp_win *w)
     }
     if (w->allocated)
         rmpi_shmem_destroy(&w->mem);
-    if (w->id < win_ntable && win_table[w->id] == w)
+    if (w->id < win_ntable && win_table[w->id] == w) {
         win_table[w->id] = NULL;
+        rmpi_ctx.windows--;
+    }
     free(w->peers);
     free(w->mapped);
     free(w->regions);
