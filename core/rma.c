@@ -240,6 +240,7 @@ RMP_EXPORT int rmp_win_flush_all(rmp_win_t win)
         return rc;
     rmpi_health_tick();
     rc = rmpi_rma_wait(&win->outstanding, -1, win->comm, "rmp_win_flush");
+    win->flush_gave_up = rc == RMP_ERR_TIMEOUT;
     if (rc != RMP_SUCCESS)
         return rc;
     if (RMPI_UNLIKELY(rmpi_comm_lost_member(win->comm)))

@@ -15,17 +15,21 @@
 #include "rma_emu.h"
 #include "rma_win.h"
 
-/* Emulated operations waiting for replies. A reply names its operation by a
- * sequence number, never by address: one that comes after its waiter gave up
- * (RMP_TIMEOUT), or a malformed one, finds nothing and touches nothing. */
+/* Emulated operations waiting for replies, oldest first. A reply names its operation
+ * by a sequence number, never by address: one that comes after its waiter gave up
+ * (RMP_TIMEOUT), or a malformed one, finds nothing and touches nothing. Replies from
+ * one target come in the order of the requests, so the search from the oldest finds
+ * theirs first: a window of non-blocking gets costs no scan of the others. */
 static rmpi_rma_op_t *rma_inflight;
+static rmpi_rma_op_t **rma_inflight_tail = &rma_inflight;
 static uint64_t rma_seq;
 
 static void rma_op_begin(rmpi_rma_op_t *op)
 {
     op->seq = ++rma_seq;
-    op->next = rma_inflight;
-    rma_inflight = op;
+    op->next = NULL;
+    *rma_inflight_tail = op;
+    rma_inflight_tail = &op->next;
 }
 
 static void rma_op_end(rmpi_rma_op_t *op)
@@ -33,6 +37,8 @@ static void rma_op_end(rmpi_rma_op_t *op)
     for (rmpi_rma_op_t **pp = &rma_inflight; *pp; pp = &(*pp)->next) {
         if (*pp == op) {
             *pp = op->next;
+            if (rma_inflight_tail == &op->next)
+                rma_inflight_tail = pp;
             return;
         }
     }
@@ -248,6 +254,18 @@ void rmpi_rma_register(void)
 
 /* ---- the caller side ---- */
 
+/* The header of a request to target's window: the rest is the caller's. */
+static rmpi_rma_t rma_msg(rmp_win_t win, int op_code, int target, uint64_t req)
+{
+    rmpi_rma_t m;
+    memset(&m, 0, sizeof(m));
+    m.type = RMPI_MSG_RMA;
+    m.op = (uint8_t)op_code;
+    m.win_id = win->peers[target].id;
+    m.req = req;
+    return m;
+}
+
 /* Emulated put/get: chunks of the active-message size, each answered. */
 int rmpi_rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int target,
                      size_t offset)
@@ -257,12 +275,7 @@ int rmpi_rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int ta
     rmpi_rma_op_t op = {.status = RMP_SUCCESS, .dst = buf, .off0 = offset, .len = bytes};
     rmpi_mt_enter();
     rma_op_begin(&op);
-    rmpi_rma_t m;
-    memset(&m, 0, sizeof(m));
-    m.type = RMPI_MSG_RMA;
-    m.op = (uint8_t)op_code;
-    m.win_id = win->peers[target].id;
-    m.req = op.seq;
+    rmpi_rma_t m = rma_msg(win, op_code, target, op.seq);
     int rc = RMP_SUCCESS;
     if (op_code == RMPI_RMA_GET) {
         rmpi_rma_count_set(&op.pending, bytes > 0 ? (long)bytes : 1);
@@ -297,11 +310,7 @@ int rmpi_rma_put_msg(rmp_win_t win, const void *buf, size_t bytes, int target,
 {
     int w = rmpi_comm_world_rank(win->comm, target);
     size_t chunk = rmpi_peers[w].max_am - sizeof(rmpi_rma_t);
-    rmpi_rma_t m;
-    memset(&m, 0, sizeof(m));
-    m.type = RMPI_MSG_RMA;
-    m.op = RMPI_RMA_PUT;
-    m.win_id = win->peers[target].id;
+    rmpi_rma_t m = rma_msg(win, RMPI_RMA_PUT, target, 0);
     m.compare = win->id;
     int rc = RMP_SUCCESS;
     rmpi_mt_enter();
@@ -327,14 +336,9 @@ int rmpi_rma_emulate_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64
     rmpi_rma_op_t op = {.pending = 1, .status = RMP_SUCCESS};
     rmpi_mt_enter();
     rma_op_begin(&op);
-    rmpi_rma_t m;
-    memset(&m, 0, sizeof(m));
-    m.type = RMPI_MSG_RMA;
-    m.op = (uint8_t)op_code;
-    m.win_id = win->peers[target].id;
+    rmpi_rma_t m = rma_msg(win, op_code, target, op.seq);
     m.offset = offset;
     m.len = 8;
-    m.req = op.seq;
     m.operand = operand;
     m.compare = compare;
     rc = rmpi_send_ctrl(w, &m, sizeof(m), NULL, 0);
@@ -368,12 +372,7 @@ int rmpi_rma_get_msg(rmp_win_t win, void *buf, size_t bytes, int target, size_t 
     *op = (rmpi_rma_op_t){.pending = (long)bytes, .status = RMP_SUCCESS, .dst = buf,
                           .off0 = offset, .len = bytes, .nbi_win = win->id + 1};
     rma_op_begin(op);
-    rmpi_rma_t m;
-    memset(&m, 0, sizeof(m));
-    m.type = RMPI_MSG_RMA;
-    m.op = RMPI_RMA_GET;
-    m.win_id = win->peers[target].id;
-    m.req = op->seq;
+    rmpi_rma_t m = rma_msg(win, RMPI_RMA_GET, target, op->seq);
     m.offset = offset;
     m.len = bytes;
     rmpi_rma_count_add(&win->outstanding, 1);

@@ -346,7 +346,9 @@ RMP_EXPORT int rmp_win_free(rmp_win_t *win)
     if (rc != RMP_SUCCESS)
         return rc;
     struct rmp_win *w = *win;
-    rc = rmp_win_flush_all(w);
+    /* Operations a flush already gave up on (RMP_TIMEOUT: puts by message to a target
+     * that does not progress) are not waited for a second time: the caller was told. */
+    rc = w->flush_gave_up ? RMP_ERR_TIMEOUT : rmp_win_flush_all(w);
     /* Nobody may still be accessing our memory when it goes. */
     int brc = rmpi_xchg_barrier(w->comm);
     win_release(w);

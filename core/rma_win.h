@@ -45,8 +45,9 @@ struct rmp_win {
     int nregions, capregions;
     rmpi_shmem_t mem;     /* allocated windows */
     size_t seglen;
-    long outstanding;     /* non-blocking transport operations in flight */
+    long outstanding;     /* non-blocking operations in flight (transport or message) */
     int nbi_error;
+    int flush_gave_up;    /* the last flush returned RMP_ERR_TIMEOUT with some in flight */
     struct rmp_win *next_dead; /* released windows, oldest first (rma_win.c) */
 };
 
