@@ -123,7 +123,7 @@ int rmpi_progress(void)
 
 int rmpi_progress_serve_rma(void)
 {
-    if (!rmpi_ctx.windows)
+    if (!__atomic_load_n(&rmpi_ctx.windows, __ATOMIC_RELAXED)) /* read outside the lock */
         return 0;
     if (RMPI_LIKELY(!rmpi_mt))
         return progress_poll();

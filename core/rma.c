@@ -240,7 +240,9 @@ RMP_EXPORT int rmp_win_flush_all(rmp_win_t win)
         return rc;
     rmpi_health_tick();
     rc = rmpi_rma_wait(&win->outstanding, -1, win->comm, "rmp_win_flush");
+    rmpi_mt_enter(); /* several threads may flush one window */
     win->flush_gave_up = rc == RMP_ERR_TIMEOUT;
+    rmpi_mt_leave();
     if (rc != RMP_SUCCESS)
         return rc;
     if (RMPI_UNLIKELY(rmpi_comm_lost_member(win->comm)))

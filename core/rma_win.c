@@ -51,7 +51,7 @@ static int win_register_id(struct rmp_win *w)
         if (!win_table[i]) {
             w->id = i;
             win_table[i] = w;
-            rmpi_ctx.windows++;
+            __atomic_add_fetch(&rmpi_ctx.windows, 1, __ATOMIC_RELAXED);
             return RMP_SUCCESS;
         }
     }
@@ -63,7 +63,7 @@ static int win_register_id(struct rmp_win *w)
     w->id = win_ntable;
     win_table[win_ntable] = w;
     win_ntable += 16;
-    rmpi_ctx.windows++;
+    __atomic_add_fetch(&rmpi_ctx.windows, 1, __ATOMIC_RELAXED);
     return RMP_SUCCESS;
 }
 
@@ -81,7 +81,7 @@ static void win_release(struct rmp_win *w)
         rmpi_shmem_destroy(&w->mem);
     if (w->id < win_ntable && win_table[w->id] == w) {
         win_table[w->id] = NULL;
-        rmpi_ctx.windows--;
+        __atomic_sub_fetch(&rmpi_ctx.windows, 1, __ATOMIC_RELAXED);
     }
     free(w->peers);
     free(w->mapped);
