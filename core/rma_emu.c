@@ -386,3 +386,22 @@ int rmpi_rma_get_msg(rmp_win_t win, void *buf, size_t bytes, int target, size_t 
     rmpi_mt_leave();
     return rc;
 }
+
+void rmpi_rma_forget(const struct rmp_win *win)
+{
+    rmpi_mt_enter();
+    rmpi_rma_op_t **pp = &rma_inflight;
+    while (*pp) {
+        rmpi_rma_op_t *op = *pp;
+        if (op->nbi_win != win->id + 1) {
+            pp = &op->next;
+            continue;
+        }
+        *pp = op->next;
+        if (rma_inflight_tail == &op->next)
+            rma_inflight_tail = pp;
+        op->next = rma_free_ops;
+        rma_free_ops = op;
+    }
+    rmpi_mt_leave();
+}

@@ -57,5 +57,9 @@ int rmpi_rma_emulate_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64
 int rmpi_rma_put_msg(rmp_win_t win, const void *buf, size_t bytes, int target,
                      size_t offset);
 int rmpi_rma_get_msg(rmp_win_t win, void *buf, size_t bytes, int target, size_t offset);
+/* The window goes (rmp_win_free, finalize): its non-blocking gets still in flight (a
+ * flush gave up on them) are forgotten, so that a late reply finds nothing and never
+ * writes into a buffer its owner may have freed since. */
+void rmpi_rma_forget(const struct rmp_win *win);
 
 #endif

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "mt.h"
 #include "p2p.h"
+#include "rma_emu.h"
 #include "rma_win.h"
 #include "xchg.h"
 
@@ -69,6 +70,7 @@ static int win_register_id(struct rmp_win *w)
 
 static void win_release(struct rmp_win *w)
 {
+    rmpi_rma_forget(w);
     for (int i = 0; i < rmpi_g.num_tls; i++)
         if (w->mr[i])
             rmpi_g.tls[i].iface->mem_dereg(rmpi_g.tls[i].tl, w->mr[i]);
