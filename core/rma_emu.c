@@ -254,6 +254,18 @@ void rmpi_rma_register(void)
 
 /* ---- the caller side ---- */
 
+/* A waited operation whose request went out (rc: how sending it went): wait for its
+ * replies, then take it off the in-flight list whatever happened. */
+static int rma_wait_end(rmpi_rma_op_t *op, int rc, int w, rmp_comm_t comm, const char *call)
+{
+    if (rc == RMP_SUCCESS)
+        rc = rmpi_rma_wait(&op->pending, w, comm, call);
+    rmpi_mt_enter();
+    rma_op_end(op);
+    rmpi_mt_leave();
+    return rc;
+}
+
 /* The header of a request to target's window: the rest is the caller's. */
 static rmpi_rma_t rma_msg(rmp_win_t win, int op_code, int target, uint64_t req)
 {
@@ -294,11 +306,7 @@ int rmpi_rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int ta
         }
     }
     rmpi_mt_leave();
-    if (rc == RMP_SUCCESS)
-        rc = rmpi_rma_wait(&op.pending, w, win->comm, "a one-sided operation");
-    rmpi_mt_enter();
-    rma_op_end(&op);
-    rmpi_mt_leave();
+    rc = rma_wait_end(&op, rc, w, win->comm, "a one-sided operation");
     return rc != RMP_SUCCESS ? rc : op.status;
 }
 
@@ -343,11 +351,7 @@ int rmpi_rma_emulate_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64
     m.compare = compare;
     rc = rmpi_send_ctrl(w, &m, sizeof(m), NULL, 0);
     rmpi_mt_leave();
-    if (rc == RMP_SUCCESS)
-        rc = rmpi_rma_wait(&op.pending, w, win->comm, "a one-sided atomic");
-    rmpi_mt_enter();
-    rma_op_end(&op);
-    rmpi_mt_leave();
+    rc = rma_wait_end(&op, rc, w, win->comm, "a one-sided atomic");
     if (rc == RMP_SUCCESS)
         rc = op.status;
     if (rc == RMP_SUCCESS)
