@@ -5,8 +5,11 @@
  * waiting in its queue and matches a posted receive at the first poll, so the counts
  * hold no empty polls and do not depend on timing. With -i the sender uses rmp_isend
  * and one rmp_waitall instead (the osu_bw pattern). mpi_path_cost.c is its MPI twin.
+ * With -a the ranks run N rmp_allreduce calls of S/8 doubles instead, rank 1 entering each
+ * 20 ms after rank 0: rank 1's calls find rank 0's part there and never spin, so its
+ * count holds no empty polls either.
  * Usage:
- *   rmp_path_cost [-n N] [-s BYTES] [-i] */
+ *   rmp_path_cost [-n N] [-s BYTES] [-i | -a] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,18 +29,20 @@
 
 int main(int argc, char **argv)
 {
-    int n = 64, opt, isend = 0;
+    int n = 64, opt, isend = 0, allreduce = 0;
     size_t bytes = 8;
     CK(rmp_init(&argc, &argv));
-    while ((opt = getopt(argc, argv, "n:s:i")) != -1) {
+    while ((opt = getopt(argc, argv, "n:s:ia")) != -1) {
         if (opt == 'i')
             isend = 1;
+        else if (opt == 'a')
+            allreduce = 1;
         else if (opt == 'n')
             n = atoi(optarg);
         else if (opt == 's')
             bytes = (size_t)atol(optarg);
         else {
-            fprintf(stderr, "usage: rmp_path_cost [-n N] [-s BYTES] [-i]\n");
+            fprintf(stderr, "usage: rmp_path_cost [-n N] [-s BYTES] [-i | -a]\n");
             rmp_finalize();
             return 2;
         }
@@ -54,6 +59,27 @@ int main(int argc, char **argv)
      * barrier may run over a shared segment and connect nothing). */
     int peer = 1 - rank, tag = n + 1;
     CK(rmp_sendrecv(buf, bytes, peer, tag, buf, bytes, peer, tag, w, NULL));
+    if (allreduce) {
+        size_t count = bytes / sizeof(double) ? bytes / sizeof(double) : 1;
+        double *in = calloc(count, sizeof(double)), *out = calloc(count, sizeof(double));
+        if (!in || !out)
+            return 1;
+        for (int round = 0; round < 2; round++) {
+            CK(rmp_barrier(w));
+            if (round == 1)
+                CALLGRIND_ZERO_STATS;
+            for (int i = 0; i < n; i++) {
+                if (rank == 1)
+                    usleep(20000);
+                CK(rmp_allreduce(in, out, count, RMP_DOUBLE, RMP_SUM, w));
+            }
+        }
+        free(in);
+        free(out);
+        free(buf);
+        CK(rmp_finalize());
+        return 0;
+    }
     rmp_request_t *reqs = calloc((size_t)n, sizeof(*reqs));
     if (!reqs)
         return 1;
