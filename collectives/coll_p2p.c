@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point helpers on the collective context, and the argument checks every
  * collective shares. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "coll_check.h"
@@ -11,19 +12,21 @@
 
 int coll_req_finish(rmp_request_t req)
 {
-    int rc = req->status.error;
-    if (rc == RMP_SUCCESS && req->kind == RMPI_REQ_RECV && req->status.bytes != req->bytes) {
+    rmp_status_t st;
+    size_t expect;
+    rmpi_req_take(req, &st, &expect);
+    int rc = st.error;
+    if (rc == RMP_SUCCESS && expect != SIZE_MAX && st.bytes != expect) {
         rmpi_error("collective: rank %d sent %zu bytes where %zu were expected (the ranks "
                    "passed different counts or datatypes)",
-                   req->status.source, req->status.bytes, req->bytes);
+                   st.source, st.bytes, expect);
         rc = RMP_ERR_ARG;
     } else if (rc == RMP_ERR_TRUNCATE) {
         rmpi_error("collective: rank %d sent more than the %zu bytes expected (the ranks "
                    "passed different counts or datatypes)",
-                   req->status.source, req->bytes);
+                   st.source, expect);
         rc = RMP_ERR_ARG;
     }
-    rmpi_req_free(req);
     return rc;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point on the collective context (coll_p2p.c). Every collective runs over
  * point-to-point messages on the communicator's collective context, so it never matches
- * a user receive. Context id and tag layout belong to core/coll_id.h: each collective call
+ * a user receive. Context id and tag layout belong to core/api/coll_id.h: each collective call
  * takes a tag base from coll_next_tag and adds its phase (< COLL_SUB_MAX). Within a phase,
  * messages between a pair are matched in the order they were sent; the algorithms post
  * receives in the order their peers send. */

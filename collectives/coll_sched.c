@@ -213,12 +213,12 @@ static void sched_run_round(coll_sched_t *s)
     }
 }
 
-static int sched_poll(rmp_request_t req)
+static int sched_poll(void *ctx, int *error)
 {
-    coll_sched_t *s = req->ctx;
+    coll_sched_t *s = ctx;
     while (s->round < s->nrounds) {
         for (int i = 0; i < s->nreqs; i++)
-            if (!s->reqs[i]->done)
+            if (!rmpi_req_is_done(s->reqs[i]))
                 return 0;
         for (int i = 0; i < s->nreqs; i++) {
             int rc = coll_req_finish(s->reqs[i]);
@@ -231,14 +231,13 @@ static int sched_poll(rmp_request_t req)
         sched_run_round(s);
     }
     s->round = s->nrounds;
-    req->status.error = s->error;
+    *error = s->error;
     return 1;
 }
 
-static void sched_release(rmp_request_t req)
+static void sched_release(void *ctx)
 {
-    coll_sched_free(req->ctx);
-    req->ctx = NULL;
+    coll_sched_free(ctx);
 }
 
 int coll_sched_start(coll_sched_t *s, rmp_request_t *out)
@@ -252,11 +251,11 @@ int coll_sched_start(coll_sched_t *s, rmp_request_t *out)
     /* Under MULTIPLE another thread's progress polls the request as soon as it is
      * listed: the engine lock keeps it out until round 0 is posted (issue 26: two
      * threads ran the same schedule's rounds, completing it without its data). */
-    rmpi_mt_enter();
+    rmpi_engine_enter();
     if (rc == RMP_SUCCESS)
         rc = rmpi_req_gen(sched_poll, s, sched_release, &req);
     if (rc != RMP_SUCCESS) {
-        rmpi_mt_leave();
+        rmpi_engine_leave();
         coll_sched_free(s);
         return rc;
     }
@@ -264,8 +263,8 @@ int coll_sched_start(coll_sched_t *s, rmp_request_t *out)
     s->round = 0;
     if (s->nrounds > 0)
         sched_run_round(s);
-    sched_poll(req);
-    rmpi_mt_leave();
+    sched_poll(s, &(int){0}); /* progress polls it again: the error goes with that answer */
+    rmpi_engine_leave();
     *out = req;
     return RMP_SUCCESS;
 }

@@ -193,6 +193,7 @@ int coll_shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t com
 {
     int r = only >= 0 ? only : 0, n = only >= 0 ? only + 1 : s->n, rc;
     unsigned polls = 0;
+    int yields = 0;
     rmpi_waiter_t w;
     int have_waiter = 0;
     rmpi_diag_t outer = rmpi_diag_save();
@@ -205,7 +206,9 @@ int coll_shm_wait_for(coll_shm_t *s, size_t field, uint64_t want, rmp_comm_t com
             rc = RMP_SUCCESS;
             break;
         }
-        if (++polls % SHM_POLLS != 0 && !rmpi_progress_yields()) {
+        if (!polls++)
+            yields = rmpi_progress_yields();
+        if (polls % SHM_POLLS != 0 && !yields) {
             rmpi_progress_serve_rma();
             shm_relax();
             continue;

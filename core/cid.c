@@ -329,23 +329,22 @@ static int cid_step(rmpi_cid_agree_t *a)
     return 1;
 }
 
-static int cid_poll(rmp_request_t req)
+static int cid_poll(void *ctx, int *error)
 {
-    rmpi_cid_agree_t *a = req->ctx;
+    rmpi_cid_agree_t *a = ctx;
     if (a->busy) /* re-entered from one of its own sends */
         return 0;
     a->busy = 1;
     int fin = cid_step(a);
     a->busy = 0;
     if (fin)
-        req->status.error = a->error;
+        *error = a->error;
     return fin;
 }
 
-static void cid_release(rmp_request_t req)
+static void cid_release(void *ctx)
 {
-    rmpi_cid_agree_t *a = req->ctx;
-    req->ctx = NULL;
+    rmpi_cid_agree_t *a = ctx;
     if (a && a->free_with_req)
         rmpi_cid_free(a);
 }
@@ -406,7 +405,7 @@ int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag
     rmpi_mt_enter(); /* no progress may poll it before it is complete */
     int rc = rmpi_req_gen(cid_poll, a, cid_release, req);
     if (rc == RMP_SUCCESS)
-        cid_poll(*req); /* round 0's messages leave now */
+        cid_poll(a, &(int){0}); /* round 0's messages leave now */
     rmpi_mt_leave();
     if (rc != RMP_SUCCESS) {
         rmpi_cid_free(a);

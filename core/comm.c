@@ -16,14 +16,7 @@ struct rmp_comm *rmpi_world;
 
 int rmpi_comm_world_init(void)
 {
-    rmpi_world = calloc(1, sizeof(*rmpi_world));
-    if (!rmpi_world)
-        return RMP_ERR_NOMEM;
-    rmpi_world->cid = 0;
-    rmpi_world->rank = rmpi_g.rank;
-    rmpi_world->size = rmpi_g.size;
-    rmpi_world->world = NULL;
-    return RMP_SUCCESS;
+    return rmpi_comm_new(0, rmpi_g.size, rmpi_g.rank, 0, &rmpi_world);
 }
 
 void rmpi_comm_retain(struct rmp_comm *c)
@@ -35,6 +28,11 @@ void rmpi_comm_retain(struct rmp_comm *c)
 void rmpi_comm_release(struct rmp_comm *c)
 {
     rmpi_comm_destroy(c);
+}
+
+int rmpi_comm_node_of(const struct rmp_comm *c, int r)
+{
+    return rmpi_g.node_of[rmpi_comm_world_rank(c, r)];
 }
 
 int rmpi_comm_check_slow(rmp_comm_t comm)
@@ -95,17 +93,17 @@ static int comm_entry_cmp(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* A communicator of context cid whose members are the world ranks of world[0..n). */
-static int comm_new(uint32_t cid, int n, int rank, struct rmp_comm **out)
+int rmpi_comm_new(uint32_t cid, int n, int rank, int with_world, struct rmp_comm **out)
 {
     struct rmp_comm *c = calloc(1, sizeof(*c));
-    if (!c || !(c->world = malloc((size_t)n * sizeof(int)))) {
+    if (!c || (with_world && !(c->world = malloc((size_t)(n > 0 ? n : 1) * sizeof(int))))) {
         free(c);
         return RMP_ERR_NOMEM;
     }
     c->cid = cid;
     c->size = n;
     c->rank = rank;
+    c->peers_failed = &rmpi_ctx.nfailed;
     *out = c;
     return RMP_SUCCESS;
 }
@@ -146,7 +144,7 @@ RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *n
         if (all[r].color == color)
             all[m++] = all[r];
     qsort(all, (size_t)m, sizeof(*all), comm_entry_cmp);
-    rc = comm_new(rmpi_cid_value(a), m, 0, &c);
+    rc = rmpi_comm_new(rmpi_cid_value(a), m, 0, 1, &c);
     if (rc != RMP_SUCCESS)
         goto out_free;
     for (int i = 0; i < m; i++) {
@@ -173,7 +171,7 @@ RMP_EXPORT int rmp_comm_dup(rmp_comm_t comm, rmp_comm_t *newcomm)
 static int comm_idup_done(rmpi_cid_agree_t *a)
 {
     rmp_comm_t p = rmpi_cid_parent(a), c = NULL;
-    int rc = comm_new(rmpi_cid_value(a), p->size, p->rank, &c);
+    int rc = rmpi_comm_new(rmpi_cid_value(a), p->size, p->rank, 1, &c);
     if (rc != RMP_SUCCESS)
         return rc;
     for (int i = 0; i < p->size; i++)
@@ -268,7 +266,7 @@ RMP_EXPORT int rmp_comm_create_group(rmp_comm_t comm, int n, const int ranks[], 
     if (rc != RMP_SUCCESS)
         return rc;
     struct rmp_comm *c = NULL;
-    rc = comm_new(rmpi_cid_value(a), n, me, &c);
+    rc = rmpi_comm_new(rmpi_cid_value(a), n, me, 1, &c);
     rmpi_cid_free(a);
     if (rc != RMP_SUCCESS)
         return rc;

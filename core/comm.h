@@ -1,69 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Communicators: a group of world ranks and a context id for matching. */
+/* Communicators: a group of world ranks and a context id for matching. The object and
+ * what the layers above use of it: core/api/comm_obj.h; here what only core uses. */
 #ifndef RMPI_COMM_H
 #define RMPI_COMM_H
 
+#include "comm_obj.h"
 #include "rmpi.h"
 
-struct rmp_comm {
-    uint32_t cid;  /* point-to-point context, even (collectives: core/coll_id.h) */
-    int rank;
-    int size;
-    int *world;    /* comm rank -> world rank; NULL for the world communicator */
-    uint32_t coll_seq;      /* collectives started on this comm */
-    void *coll_priv;        /* owned by collectives/ */
-    void (*coll_priv_free)(void *);
-    int node_leader;        /* topology cache, filled by collectives on demand */
-    /* A communicator built for the steps of another's collectives (hierarchical: a node's
-     * ranks, the leaders): a failed member of that one dooms collectives on this one too,
-     * or a rank waiting on its node for a leader whose step failed would wait forever. */
-    struct rmp_comm *fail_scope;
-    void *user; /* rmp_comm_set_user */
-    /* Holders besides its owner (rmpi_comm_retain): a schedule still running on a
-     * communicator its owner freed (MPI_Comm_free after MPI_Request_free) keeps it. */
-    int holds;
-};
-
-static inline int rmpi_comm_world_rank(const struct rmp_comm *c, int r)
-{
-    return c->world ? c->world[r] : r;
-}
-
-/* Node id of comm rank r, as the launcher told it (negative: a remote rank
- * whose node is unknown). Ids may differ between ranks; the partition does not. */
-static inline int rmpi_comm_node_of(const struct rmp_comm *c, int r)
-{
-    return rmpi_g.node_of[rmpi_comm_world_rank(c, r)];
-}
-
-/* Validate a user communicator handle for an operation: also RMP_ERR_REVOKED once it
- * was revoked (core/ulfm.c clears rmpi_tls_main then, so the fast test costs nothing). */
-int rmpi_comm_check_slow(rmp_comm_t comm);
-static inline int rmpi_comm_check(rmp_comm_t comm)
-{
-    if (RMPI_LIKELY(rmpi_tls_main) && RMPI_LIKELY(comm != NULL))
-        return RMP_SUCCESS;
-    return rmpi_comm_check_slow(comm);
-}
-/* The same for what stays allowed on a revoked communicator (rank, size, free, the
- * fault-tolerance calls). */
-static inline int rmpi_comm_check_local(rmp_comm_t comm)
-{
-    int rc = rmpi_check_state();
-    if (RMPI_UNLIKELY(rc != RMP_SUCCESS))
-        return rc;
-    return RMPI_LIKELY(comm != NULL) ? RMP_SUCCESS : RMP_ERR_ARG;
-}
+/* A communicator of context cid, n members, this rank's rank; with_world: its world[]
+ * array (n entries, to fill), else none (the world communicator). */
+int rmpi_comm_new(uint32_t cid, int n, int rank, int with_world, struct rmp_comm **out);
 /* The next free context id, and: contexts below cid are taken (rmp_comm_shrink). */
 uint32_t rmpi_comm_next_cid(void);
 void rmpi_comm_cid_taken(uint32_t cid);
-/* Free a communicator and its collective state, without communication (also after
- * rmp_finalize has started: collectives/ frees the communicators it made itself).
- * While someone holds it (rmpi_comm_retain), that happens at the last release. */
-void rmpi_comm_destroy(struct rmp_comm *c);
-/* Keep c alive past its owner's rmpi_comm_destroy until rmpi_comm_release. */
-void rmpi_comm_retain(struct rmp_comm *c);
-void rmpi_comm_release(struct rmp_comm *c);
 int rmpi_comm_world_init(void);
 void rmpi_comm_world_fini(void);
 extern struct rmp_comm *rmpi_world;

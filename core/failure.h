@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "comm_obj.h"
 #include "engine.h"
 #include "rmp.h"
 
@@ -13,15 +14,6 @@
  * RMP_ERR_PEER_FAILED, and later operations towards it fail at once. Called
  * by the core's health checks and by transports (connection loss). */
 void rmpi_peer_failed(int peer, const char *why);
-/* Has a member of comm failed? Collectives on such a communicator fail. Every
- * collective call asks: no call while no peer has failed. */
-int rmpi_comm_scan_lost(rmp_comm_t comm);
-static inline int rmpi_comm_lost_member(rmp_comm_t comm)
-{
-    return __builtin_expect(__atomic_load_n(&rmpi_ctx.nfailed, __ATOMIC_RELAXED) != 0, 0)
-               ? rmpi_comm_scan_lost(comm)
-               : 0;
-}
 /* Is a receive from world rank peer (-1: any) on context cid of comm bound to
  * fail? (Only asked once some peer has failed.) */
 int rmpi_failure_dooms_recv(int peer, uint32_t cid, rmp_comm_t comm);

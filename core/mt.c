@@ -28,6 +28,18 @@ void rmpi_mt_lock_slow(void)
     }
 }
 
+/* The collectives' way to the lock (core/api/coll_core.h): out of line, so that they
+ * need no engine global. */
+void rmpi_engine_enter(void)
+{
+    rmpi_mt_enter();
+}
+
+void rmpi_engine_leave(void)
+{
+    rmpi_mt_leave();
+}
+
 int rmpi_mt_start(void)
 {
     rmpi_mt_lock.owner = NULL;

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "coll_core.h"
 #include "rmpi.h"
 
 typedef struct rmpi_mt_lock {

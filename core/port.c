@@ -323,13 +323,9 @@ static int port_meet(const char *port, int root, rmp_comm_t comm, int accept, rm
     if (rc != RMP_SUCCESS)
         goto out;
     rmpi_comm_cid_taken(res.cid + 2);
-    c = calloc(1, sizeof(*c));
-    if (!c || !(c->world = malloc((size_t)(n + rn) * sizeof(int)))) {
-        rc = RMP_ERR_NOMEM;
+    rc = rmpi_comm_new(res.cid, n + rn, -1, 1, &c);
+    if (rc != RMP_SUCCESS)
         goto out;
-    }
-    c->cid = res.cid;
-    c->size = n + rn;
     c->rank = accept ? me : rn + me;
     int lo = accept ? 0 : rn, ro = accept ? n : 0; /* where each group starts */
     for (int i = 0; i < n; i++)

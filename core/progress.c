@@ -10,6 +10,16 @@
 #include "rndv.h"
 #include "send.h"
 
+int rmpi_progress_yields(void)
+{
+    return rmpi_g.yield_when_idle;
+}
+
+int rmpi_oversubscribed(void)
+{
+    return rmpi_g.oversubscribed;
+}
+
 void rmpi_progress_active(void)
 {
     rmpi_mt_enter(); /* called from collectives' own spin loops, outside the engine */

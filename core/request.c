@@ -106,7 +106,26 @@ void rmpi_req_fail(rmp_request_t req, int rc)
         rmpi_req_complete(req);
 }
 
-int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_request_t),
+int rmpi_req_is_done(rmp_request_t req)
+{
+    return rmpi_req_done(req);
+}
+
+void rmpi_req_take(rmp_request_t req, rmp_status_t *st, size_t *expect)
+{
+    *st = req->status;
+    *expect = req->kind == RMPI_REQ_RECV ? req->bytes : SIZE_MAX;
+    rmpi_req_free(req);
+}
+
+static void req_gen_release(rmp_request_t req)
+{
+    if (req->gen_release)
+        req->gen_release(req->ctx);
+    req->ctx = NULL;
+}
+
+int rmpi_req_gen(int (*poll)(void *ctx, int *error), void *ctx, void (*release)(void *ctx),
                  rmp_request_t *out)
 {
     rmpi_mt_enter();
@@ -117,7 +136,8 @@ int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_requ
     }
     r->poll = poll;
     r->ctx = ctx;
-    r->release = release;
+    r->gen_release = release;
+    r->release = req_gen_release;
     r->next_active = req_active_gen;
     req_active_gen = r;
     rmpi_req_have_gen = 1;
@@ -133,7 +153,7 @@ int rmpi_req_progress_gen(void)
     rmp_request_t *pp = &req_active_gen;
     while (*pp) {
         rmp_request_t r = *pp;
-        if (r->poll(r)) {
+        if (r->poll(r->ctx, &r->status.error)) {
             *pp = r->next_active;
             r->next_active = NULL;
             n++;

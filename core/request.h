@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Requests: the object behind rmp_request_t, their pool, completion, and the
- * wait loop with its timeout and health checks (core/request.c). */
+ * wait loop with its timeout and health checks (core/request.c). What the collectives
+ * use of them (waits, results, generic requests, the waiter) is declared in
+ * core/api/coll_core.h. */
 #ifndef RMPI_REQUEST_H
 #define RMPI_REQUEST_H
 
+#include "coll_core.h"
 #include "match.h"
 #include "proto.h"
 #include "rmpi.h"
@@ -47,8 +50,9 @@ struct rmp_request {
     size_t plen;
     size_t frag_off; /* fragmented protocol: bytes moved so far */
     size_t total;
-    /* RMPI_REQ_GEN: poll returns 1 when done (status/error set), 0 otherwise. */
-    int (*poll)(rmp_request_t req);
+    /* RMPI_REQ_GEN: poll(ctx, &status.error) (core/api/coll_core.h: rmpi_req_gen). */
+    int (*poll)(void *ctx, int *error);
+    void (*gen_release)(void *ctx);
     void *ctx;
     void (*release)(rmp_request_t req); /* frees ctx when the request is freed */
     struct rmp_request *next_active;     /* list of active generic requests */
@@ -64,18 +68,11 @@ static inline int rmpi_req_done(const struct rmp_request *req)
 
 /* Under the engine lock (MULTIPLE): its callers hold it. */
 rmp_request_t rmpi_req_alloc(int kind);
-void rmpi_req_free(rmp_request_t req);
 void rmpi_req_complete(rmp_request_t req);
 /* Nobody will wait for req (rmp_request_free): freed now if complete, else at completion. */
 void rmpi_req_release(rmp_request_t req);
 /* Complete req with error rc; a control message (nobody waits on it) is freed. */
 void rmpi_req_fail(rmp_request_t req, int rc);
-/* Wait until done; the request stays allocated. Honors RMP_TIMEOUT and
- * detects failed peers (their requests complete with RMP_ERR_PEER_FAILED). */
-int rmpi_req_wait(rmp_request_t req);
-/* A generic request completed by poll(), driven by the progress engine. */
-int rmpi_req_gen(int (*poll)(rmp_request_t), void *ctx, void (*release)(rmp_request_t),
-                 rmp_request_t *out);
 /* Poll the generic requests (progress engine); the number that completed. */
 int rmpi_req_progress_gen(void);
 /* Is any generic request active? Read by every progress call. */
@@ -87,18 +84,6 @@ void rmpi_req_pool_fini(void);
 /* The request a blocking call waits on, for the SIGUSR1 report (core/diag.c). */
 extern __thread rmp_request_t rmpi_blocked_req __attribute__((tls_model("initial-exec")));
 
-/* For every blocking loop: call rmpi_waiter_poll after each progress. Every
- * 1024th call it looks at the clock: RMP_TIMEOUT, and every 50 ms a check of
- * the peers' health. Returns RMP_SUCCESS or RMP_ERR_TIMEOUT, or for w->req (set by
- * rmpi_req_wait) RMP_ERR_PEER_FAILED_PENDING: an unacknowledged failure holds it up. */
-typedef struct rmpi_waiter {
-    rmp_request_t req; /* a receive from any source (rmpi_req_wait), else NULL */
-    unsigned spins;
-    double deadline; /* 0: none */
-    double next_check;
-} rmpi_waiter_t;
-void rmpi_waiter_init(rmpi_waiter_t *w);
-int rmpi_waiter_poll(rmpi_waiter_t *w);
 /* For loops that never block (direct one-sided access): now and then the
  * same health check as a blocking wait, so that a dead target is noticed. */
 void rmpi_health_tick(void);

@@ -332,14 +332,12 @@ RMP_EXPORT int rmp_comm_shrink(rmp_comm_t comm, rmp_comm_t *newcomm)
     rc = agree_run(comm, ~0, &d);
     if (rc != RMP_SUCCESS)
         return rc;
-    struct rmp_comm *c = calloc(1, sizeof(*c));
-    if (!c || !(c->world = malloc((size_t)comm->size * sizeof(int)))) {
-        free(c);
-        return RMP_ERR_NOMEM;
-    }
     /* Every survivor proposed its next context id: the largest is free on all of them. */
-    c->cid = (d->next_cid + 1u) & ~1u;
-    c->rank = -1;
+    struct rmp_comm *c;
+    rc = rmpi_comm_new((d->next_cid + 1u) & ~1u, comm->size, -1, 1, &c);
+    if (rc != RMP_SUCCESS)
+        return rc;
+    c->size = 0; /* the survivors, counted below */
     for (int r = 0; r < comm->size; r++) {
         if (d->failed[r / 8] & (1u << (r % 8)))
             continue;

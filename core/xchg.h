@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Exchanges among the members of a communicator that core itself needs
  * (communicator split and create_group, window creation): point-to-point on the communicator's
- * collective context with core's own tags (core/coll_id.h), never the public
+ * collective context with core's own tags (core/api/coll_id.h), never the public
  * collectives, which sit above core. Linear (every member sends its entry to
  * every other): for set-up paths, not for data. */
 #ifndef RMPI_XCHG_H

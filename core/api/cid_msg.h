@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Messaging on an explicit context id (core/send.c, core/recv.c): what core's own
- * exchanges and the collectives (on their context, core/coll_id.h) send and receive
+ * exchanges and the collectives (on their context, core/api/coll_id.h) send and receive
  * with. dest/source are ranks in comm. */
 #ifndef RMPI_CID_MSG_H
 #define RMPI_CID_MSG_H

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "comm.h"
+#include "comm_obj.h"
 
 #define RMPI_COLL_PHASE_BITS 10
 #define RMPI_COLL_PHASE_MAX (1 << RMPI_COLL_PHASE_BITS)
