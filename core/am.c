@@ -16,18 +16,17 @@ static void am_unclaimed(int src, const void *hdr, size_t hlen, const void *payl
                *(const uint8_t *)hdr, src);
 }
 
-static rmpi_am_cb_t am_table[RMPI_MSG_MAX];
 
 void rmpi_am_register(unsigned id, rmpi_am_cb_t cb)
 {
     if (id < RMPI_MSG_MAX)
-        am_table[id] = cb;
+        rmpi_eng.am[id] = cb;
 }
 
 void rmpi_am_reset(void)
 {
     for (unsigned i = 0; i < RMPI_MSG_MAX; i++)
-        am_table[i] = am_unclaimed;
+        rmpi_eng.am[i] = am_unclaimed;
 }
 
 void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
@@ -41,5 +40,5 @@ void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload,
         return;
     }
     /* rmpi_proto_check accepted the type, so it is below RMPI_MSG_MAX. */
-    am_table[*(const uint8_t *)hdr](src, hdr, hlen, payload, plen);
+    rmpi_eng.am[*(const uint8_t *)hdr](src, hdr, hlen, payload, plen);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "config.h"
 #include "log.h"
 #include "rmpi.h"
@@ -49,7 +50,7 @@ static void bt_on_signal(int sig)
     char b[256];
     size_t o = 0;
     bt_put(b, &o, sizeof(b), "[rmp ");
-    o += bt_itoa(rmpi_g.rank, b + o);
+    o += bt_itoa(rmpi_eng.job.rank, b + o);
     bt_put(b, &o, sizeof(b), "] fatal: signal ");
     o += bt_itoa(sig, b + o);
     bt_put(b, &o, sizeof(b), " (");
@@ -69,7 +70,7 @@ static void bt_on_signal(int sig)
 
 void rmpi_backtrace_install(void)
 {
-    if (!rmpi_cfg.backtrace)
+    if (!rmpi_eng.cfg.backtrace)
         return;
     /* backtrace() loads libgcc on its first call, which allocates: not in a handler. */
     void *warm[2];

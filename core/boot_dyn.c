@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "log.h"
 #include "rmpi.h"
 
@@ -57,7 +58,7 @@ RMP_EXPORT int rmp_spawn(int napps, const rmp_spawn_app_t apps[], char *const *e
     for (int i = 0; i < napps; i++)
         if (!apps[i].cmd || !*apps[i].cmd || apps[i].maxprocs < 1)
             return RMP_ERR_ARG;
-    if (rmpi_g.singleton)
+    if (rmpi_eng.job.singleton)
         return RMP_ERR_NOT_SUPPORTED; /* no process manager to ask */
     pmix_app_t *a;
     PMIX_APP_CREATE(a, (size_t)napps);
@@ -109,7 +110,7 @@ RMP_EXPORT int rmp_publish(const char *service, const char *value)
         return rc;
     if (!value)
         return RMP_ERR_ARG;
-    if (rmpi_g.singleton)
+    if (rmpi_eng.job.singleton)
         return RMP_ERR_NOT_SUPPORTED;
     pmix_info_t info;
     PMIX_INFO_LOAD(&info, key, value, PMIX_STRING);
@@ -128,7 +129,7 @@ RMP_EXPORT int rmp_lookup(const char *service, char *value, size_t len)
         return rc;
     if (!value || len == 0)
         return RMP_ERR_ARG;
-    if (rmpi_g.singleton)
+    if (rmpi_eng.job.singleton)
         return RMP_ERR_NOT_SUPPORTED;
     pmix_pdata_t pd;
     PMIX_PDATA_CONSTRUCT(&pd);
@@ -149,7 +150,7 @@ RMP_EXPORT int rmp_unpublish(const char *service)
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS || (rc = boot_dyn_key(service, key)) != RMP_SUCCESS)
         return rc;
-    if (rmpi_g.singleton)
+    if (rmpi_eng.job.singleton)
         return RMP_ERR_NOT_SUPPORTED;
     char *keys[2] = {key, NULL};
     return boot_dyn_status(PMIx_Unpublish(keys, NULL, 0));

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "bootstrap.h"
 #include "log.h"
 #include "rmpi.h"
@@ -82,17 +83,17 @@ static int boot_singleton(void)
     int rc = boot_check_orphaned();
     if (rc != RMP_SUCCESS)
         return rc;
-    rmpi_g.singleton = true;
-    rmpi_g.rank = 0;
-    rmpi_g.size = 1;
-    rmpi_g.local_rank = 0;
-    rmpi_g.local_size = 1;
-    rmpi_g.num_nodes = 1;
-    rmpi_g.local_ranks = calloc(1, sizeof(int));
-    rmpi_g.node_of = calloc(1 + RMPI_DYN_MAX, sizeof(int)); /* + dynamic peers */
-    if (!rmpi_g.local_ranks || !rmpi_g.node_of)
+    rmpi_eng.job.singleton = true;
+    rmpi_eng.job.rank = 0;
+    rmpi_eng.job.size = 1;
+    rmpi_eng.job.local_rank = 0;
+    rmpi_eng.job.local_size = 1;
+    rmpi_eng.job.num_nodes = 1;
+    rmpi_eng.job.local_ranks = calloc(1, sizeof(int));
+    rmpi_eng.job.node_of = calloc(1 + RMPI_DYN_MAX, sizeof(int)); /* + dynamic peers */
+    if (!rmpi_eng.job.local_ranks || !rmpi_eng.job.node_of)
         return RMP_ERR_NOMEM;
-    gethostname(rmpi_g.hostname, sizeof(rmpi_g.hostname) - 1);
+    gethostname(rmpi_eng.job.hostname, sizeof(rmpi_eng.job.hostname) - 1);
     return RMP_SUCCESS;
 }
 
@@ -102,14 +103,14 @@ static int boot_local_peers(void)
     PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *val = NULL;
     int n = 0;
-    rmpi_g.local_ranks = calloc((size_t)rmpi_g.size, sizeof(int));
-    if (!rmpi_g.local_ranks)
+    rmpi_eng.job.local_ranks = calloc((size_t)rmpi_eng.job.size, sizeof(int));
+    if (!rmpi_eng.job.local_ranks)
         return RMP_ERR_NOMEM;
     int rc = RMP_SUCCESS;
     if (PMIx_Get(&wild, PMIX_LOCAL_PEERS, NULL, 0, &val) == PMIX_SUCCESS && val &&
         val->type == PMIX_STRING && val->data.string && val->data.string[0]) {
-        rc = rmpi_boot_parse_peers(val->data.string, rmpi_g.size, rmpi_g.rank,
-                                   rmpi_g.local_ranks, &n);
+        rc = rmpi_boot_parse_peers(val->data.string, rmpi_eng.job.size, rmpi_eng.job.rank,
+                                   rmpi_eng.job.local_ranks, &n);
         if (rc == RMP_ERR_BOOTSTRAP)
             rmpi_error("PMIx local peers \"%.200s\" are not distinct ranks of this job "
                        "including this one", val->data.string);
@@ -119,15 +120,15 @@ static int boot_local_peers(void)
     if (rc != RMP_SUCCESS)
         return rc;
     if (n == 0) { /* the server did not say: assume only ourselves */
-        rmpi_g.local_ranks[0] = rmpi_g.rank;
+        rmpi_eng.job.local_ranks[0] = rmpi_eng.job.rank;
         n = 1;
     }
-    rmpi_g.local_size = n;
-    rmpi_g.local_rank = -1;
+    rmpi_eng.job.local_size = n;
+    rmpi_eng.job.local_rank = -1;
     for (int i = 0; i < n; i++)
-        if (rmpi_g.local_ranks[i] == rmpi_g.rank)
-            rmpi_g.local_rank = i;
-    if (rmpi_g.local_rank < 0) {
+        if (rmpi_eng.job.local_ranks[i] == rmpi_eng.job.rank)
+            rmpi_eng.job.local_rank = i;
+    if (rmpi_eng.job.local_rank < 0) {
         rmpi_error("PMIx local peers do not include this rank");
         return RMP_ERR_BOOTSTRAP;
     }
@@ -158,10 +159,10 @@ static int boot_get_str(const pmix_proc_t *p, const char *key, char *buf, size_t
  * the same on every rank. */
 static int boot_nodes(void)
 {
-    int n = rmpi_g.size;
-    rmpi_g.node_of = calloc((size_t)n + RMPI_DYN_MAX, sizeof(int)); /* + dynamic peers */
+    int n = rmpi_eng.job.size;
+    rmpi_eng.job.node_of = calloc((size_t)n + RMPI_DYN_MAX, sizeof(int)); /* + dynamic peers */
     char(*hosts)[64] = calloc((size_t)n, sizeof(*hosts));
-    if (!rmpi_g.node_of || !hosts) {
+    if (!rmpi_eng.job.node_of || !hosts) {
         free(hosts);
         return RMP_ERR_NOMEM;
     }
@@ -171,17 +172,17 @@ static int boot_nodes(void)
     int unknown_next = -1;
     for (int r = 0; r < n; r++) {
         int local = 0;
-        for (int i = 0; i < rmpi_g.local_size; i++)
-            local |= rmpi_g.local_ranks[i] == r;
+        for (int i = 0; i < rmpi_eng.job.local_size; i++)
+            local |= rmpi_eng.job.local_ranks[i] == r;
         if (local) {
-            rmpi_g.node_of[r] = (int)mynode;
+            rmpi_eng.job.node_of[r] = (int)mynode;
             continue;
         }
         pmix_proc_t p;
         uint32_t nid;
         PMIX_LOAD_PROCID(&p, boot_me.nspace, (pmix_rank_t)r);
         if (boot_get_u32(&p, PMIX_NODEID, 1, &nid) == RMP_SUCCESS && nid != mynode) {
-            rmpi_g.node_of[r] = (int)nid;
+            rmpi_eng.job.node_of[r] = (int)nid;
         } else if (boot_get_str(&p, PMIX_HOSTNAME, hosts[r], sizeof(hosts[r])) == RMP_SUCCESS) {
             int first = r;
             for (int q = 0; q < r; q++)
@@ -189,31 +190,31 @@ static int boot_nodes(void)
                     first = q;
                     break;
                 }
-            rmpi_g.node_of[r] = first == r ? 1000000 + r : rmpi_g.node_of[first];
+            rmpi_eng.job.node_of[r] = first == r ? 1000000 + r : rmpi_eng.job.node_of[first];
         } else {
-            rmpi_g.node_of[r] = unknown_next--; /* remote, node unknown */
+            rmpi_eng.job.node_of[r] = unknown_next--; /* remote, node unknown */
         }
     }
     char mine[64]; /* the own node's name too, for node-down events */
     if (boot_get_str(&boot_me, PMIX_HOSTNAME, mine, sizeof(mine)) == RMP_SUCCESS)
-        for (int i = 0; i < rmpi_g.local_size; i++)
-            snprintf(hosts[rmpi_g.local_ranks[i]], sizeof(hosts[0]), "%s", mine);
+        for (int i = 0; i < rmpi_eng.job.local_size; i++)
+            snprintf(hosts[rmpi_eng.job.local_ranks[i]], sizeof(hosts[0]), "%s", mine);
     free(boot_hosts);
     boot_hosts = hosts;
     int nn = 0;
     for (int r = 0; r < n; r++) {
         int seen = 0;
         for (int q = 0; q < r && !seen; q++)
-            seen = rmpi_g.node_of[q] == rmpi_g.node_of[r];
+            seen = rmpi_eng.job.node_of[q] == rmpi_eng.job.node_of[r];
         nn += !seen;
     }
-    rmpi_g.num_nodes = nn;
+    rmpi_eng.job.num_nodes = nn;
     return RMP_SUCCESS;
 }
 
 static void boot_mark_failed(const pmix_proc_t *p)
 {
-    if (p && PMIX_CHECK_NSPACE(p->nspace, boot_me.nspace) && p->rank < (pmix_rank_t)rmpi_g.size &&
+    if (p && PMIX_CHECK_NSPACE(p->nspace, boot_me.nspace) && p->rank < (pmix_rank_t)rmpi_eng.job.size &&
         boot_failed) {
         atomic_store(&boot_failed[p->rank], 1);
         atomic_fetch_add(&boot_fail_count, 1);
@@ -240,10 +241,10 @@ static int boot_mark_affected(const pmix_info_t info[], size_t ninfo)
                     boot_mark_failed(&procs[k]);
                     continue;
                 }
-                for (int r = 0; r < rmpi_g.size; r++) {
+                for (int r = 0; r < rmpi_eng.job.size; r++) {
                     pmix_proc_t p;
                     PMIX_LOAD_PROCID(&p, procs[k].nspace, (pmix_rank_t)r);
-                    if (r != rmpi_g.rank)
+                    if (r != rmpi_eng.job.rank)
                         boot_mark_failed(&p);
                 }
             }
@@ -305,8 +306,8 @@ static void boot_on_node_event(size_t id, pmix_status_t status, const pmix_proc_
         if (!PMIX_CHECK_KEY(&info[i], PMIX_HOSTNAME) || info[i].value.type != PMIX_STRING ||
             !info[i].value.data.string)
             continue;
-        for (int r = 0; r < rmpi_g.size; r++)
-            if (r != rmpi_g.rank && strcmp(boot_hosts[r], info[i].value.data.string) == 0) {
+        for (int r = 0; r < rmpi_eng.job.size; r++)
+            if (r != rmpi_eng.job.rank && strcmp(boot_hosts[r], info[i].value.data.string) == 0) {
                 pmix_proc_t p;
                 PMIX_LOAD_PROCID(&p, boot_me.nspace, (pmix_rank_t)r);
                 boot_mark_failed(&p);
@@ -338,7 +339,7 @@ int rmpi_boot_failed_ranks(int *out, int max)
         return 0;
     boot_fail_seen = c;
     int n = 0;
-    for (int r = 0; r < rmpi_g.size && n < max; r++)
+    for (int r = 0; r < rmpi_eng.job.size && n < max; r++)
         if (atomic_exchange(&boot_failed[r], 0))
             out[n++] = r;
     return n;
@@ -346,7 +347,7 @@ int rmpi_boot_failed_ranks(int *out, int max)
 
 static void boot_register_events(void)
 {
-    boot_failed = calloc((size_t)rmpi_g.size, sizeof(*boot_failed));
+    boot_failed = calloc((size_t)rmpi_eng.job.size, sizeof(*boot_failed));
     if (!boot_failed)
         return;
     /* tests/faults: behave as under a launcher that sends no failure notices
@@ -387,7 +388,7 @@ int rmpi_boot_init(void)
         return RMP_ERR_BOOTSTRAP;
     }
     boot_connected = 1;
-    rmpi_g.rank = (int)boot_me.rank;
+    rmpi_eng.job.rank = (int)boot_me.rank;
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
     uint32_t size;
@@ -395,7 +396,7 @@ int rmpi_boot_init(void)
         rmpi_error("PMIx did not report the job size");
         return RMP_ERR_BOOTSTRAP;
     }
-    rmpi_g.size = (int)size;
+    rmpi_eng.job.size = (int)size;
     int rc = boot_local_peers();
     if (rc == RMP_SUCCESS)
         rc = boot_nodes();
@@ -404,9 +405,9 @@ int rmpi_boot_init(void)
     pmix_value_t *val = NULL;
     if (PMIx_Get(&boot_me, PMIX_HOSTNAME, NULL, 0, &val) == PMIX_SUCCESS && val &&
         val->type == PMIX_STRING)
-        snprintf(rmpi_g.hostname, sizeof(rmpi_g.hostname), "%s", val->data.string);
+        snprintf(rmpi_eng.job.hostname, sizeof(rmpi_eng.job.hostname), "%s", val->data.string);
     else
-        gethostname(rmpi_g.hostname, sizeof(rmpi_g.hostname) - 1);
+        gethostname(rmpi_eng.job.hostname, sizeof(rmpi_eng.job.hostname) - 1);
     if (val)
         PMIX_VALUE_RELEASE(val);
     boot_register_events();

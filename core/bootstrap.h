@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 /* Connect to the PMIx server, or become a 1-rank job when there is none.
- * Fills rmpi_g's rank, size, local ranks, nodes, hostname. */
+ * Fills the engine's job: rank, size, local ranks, nodes, hostname. */
 int rmpi_boot_init(void);
 int rmpi_boot_finalize(void);
 /* Publish a blob under key for every rank (visible after rmpi_boot_fence). */

@@ -21,7 +21,7 @@
 static void cancel_release_mr(rmp_request_t req)
 {
     if (req->mr) {
-        rmpi_peers[req->peer].iface->mem_dereg(rmpi_peers[req->peer].tl, req->mr);
+        rmpi_eng.peers[req->peer].iface->mem_dereg(rmpi_eng.peers[req->peer].tl, req->mr);
         req->mr = NULL;
     }
 }
@@ -46,13 +46,13 @@ static int cancel_untouched(rmpi_peer_t *p, rmp_request_t req)
         return 0;
     rmpi_mq_remove(&p->pending, &req->mq);
     if (rmpi_mq_empty(&p->pending))
-        rmpi_ctx.npending--;
+        rmpi_eng.p2p.npending--;
     return 1;
 }
 
 RMPI_MT_BODY int send_cancel_locked(rmp_request_t req)
 {
-    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    rmpi_peer_t *p = &rmpi_eng.peers[req->peer];
     if (req->kind != RMPI_REQ_SEND || p->failed)
         return 0;
     int done = req->done;

@@ -39,23 +39,17 @@ struct rmpi_cid_agree {
     void *arg;
     uint32_t cid;
     rmpi_cid_agree_t *next; /* the queue for the main allocator */
-    rmpi_cid_agree_t *anext; /* cid_idups */
+    rmpi_cid_agree_t *anext; /* rmpi_eng.cid.idups */
     int idup; /* an idup (tag from the parent's collective numbers): in call order */
     int slot; /* its eager allocator */
 };
 
 /* Per-process allocator state. A leaf lock: taken under the engine lock or alone,
  * never held while waiting. */
-static pthread_mutex_t cid_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Allocator s hands out the ids 2s modulo CID_MOD: 0 is the main one, 1..CID_SLOTS
+/* Allocator s hands out the ids 2s modulo CID_MOD: 0 is the main one, 1..RMPI_CID_SLOTS
  * the eager ones; an agreement's round 0 uses the eager slot its key hashes to (the
  * same on every member), so concurrent agreements mostly take different ones. */
-#define CID_SLOTS 15
-#define CID_MOD (2u * (CID_SLOTS + 1))
-static uint32_t cid_next[CID_SLOTS + 1]; /* 0: the next main id, set at first use */
-static rmpi_cid_agree_t *cid_owner[CID_SLOTS + 1];
-static rmpi_cid_agree_t *cid_queue; /* past round 0, by increasing key */
-static rmpi_cid_agree_t *cid_idups;  /* idups not finished */
+#define CID_MOD (2u * (RMPI_CID_SLOTS + 1))
 
 /* Is an earlier idup on a's parent still running here? Overlapping idups on one
  * parent then take no allocator, so that they complete in call order. The members
@@ -64,7 +58,7 @@ static int cid_idup_behind(const rmpi_cid_agree_t *a)
 {
     if (!a->idup)
         return 0;
-    for (const rmpi_cid_agree_t *b = cid_idups; b; b = b->anext)
+    for (const rmpi_cid_agree_t *b = rmpi_eng.cid.idups; b; b = b->anext)
         if (b != a && b->key >> 32 == a->key >> 32 && b->key < a->key)
             return 1;
     return 0;
@@ -74,7 +68,7 @@ static void cid_idup_done(rmpi_cid_agree_t *a)
 {
     if (!a->idup)
         return;
-    for (rmpi_cid_agree_t **p = &cid_idups; *p; p = &(*p)->anext)
+    for (rmpi_cid_agree_t **p = &rmpi_eng.cid.idups; *p; p = &(*p)->anext)
         if (*p == a) {
             *p = a->anext;
             break;
@@ -88,43 +82,43 @@ static uint32_t cid_round_up(uint32_t x, int s)
     return x + ((2u * (uint32_t)s - x) & (CID_MOD - 1));
 }
 
-/* Under cid_lock: the allocators' first ids (0/1 is the world's context). */
+/* Under rmpi_eng.cid.lock: the allocators' first ids (0/1 is the world's context). */
 static void cid_init(void)
 {
-    if (cid_next[0])
+    if (rmpi_eng.cid.next[0])
         return;
-    cid_next[0] = CID_MOD;
-    for (int s = 1; s <= CID_SLOTS; s++)
-        cid_next[s] = 2u * (uint32_t)s;
+    rmpi_eng.cid.next[0] = CID_MOD;
+    for (int s = 1; s <= RMPI_CID_SLOTS; s++)
+        rmpi_eng.cid.next[s] = 2u * (uint32_t)s;
 }
 
 uint32_t rmpi_comm_next_cid(void)
 {
-    pthread_mutex_lock(&cid_lock);
+    pthread_mutex_lock(&rmpi_eng.cid.lock);
     cid_init();
     uint32_t x = 0;
-    for (int s = 0; s <= CID_SLOTS; s++)
-        if (cid_next[s] > x)
-            x = cid_next[s];
-    pthread_mutex_unlock(&cid_lock);
+    for (int s = 0; s <= RMPI_CID_SLOTS; s++)
+        if (rmpi_eng.cid.next[s] > x)
+            x = rmpi_eng.cid.next[s];
+    pthread_mutex_unlock(&rmpi_eng.cid.lock);
     return cid_round_up(x, 0);
 }
 
 void rmpi_comm_cid_taken(uint32_t cid)
 {
-    pthread_mutex_lock(&cid_lock);
+    pthread_mutex_lock(&rmpi_eng.cid.lock);
     cid_init();
-    for (int s = 0; s <= CID_SLOTS; s++)
-        if (cid_round_up(cid, s) > cid_next[s])
-            cid_next[s] = cid_round_up(cid, s);
-    pthread_mutex_unlock(&cid_lock);
+    for (int s = 0; s <= RMPI_CID_SLOTS; s++)
+        if (cid_round_up(cid, s) > rmpi_eng.cid.next[s])
+            rmpi_eng.cid.next[s] = cid_round_up(cid, s);
+    pthread_mutex_unlock(&rmpi_eng.cid.lock);
 }
 
 static void cid_unqueue(rmpi_cid_agree_t *a)
 {
     if (!a->waiting)
         return;
-    for (rmpi_cid_agree_t **p = &cid_queue; *p; p = &(*p)->next)
+    for (rmpi_cid_agree_t **p = &rmpi_eng.cid.queue; *p; p = &(*p)->next)
         if (*p == a) {
             *p = a->next;
             break;
@@ -132,17 +126,17 @@ static void cid_unqueue(rmpi_cid_agree_t *a)
     a->waiting = 0;
 }
 
-/* Could a take the allocator of its round now? Under cid_lock. */
+/* Could a take the allocator of its round now? Under rmpi_eng.cid.lock. */
 static int cid_can_own(const rmpi_cid_agree_t *a)
 {
     if (cid_idup_behind(a))
         return 0;
     cid_init();
     int s = a->round == 0 ? a->slot : 0;
-    return !cid_owner[s] && (s != 0 || cid_queue == a);
+    return !rmpi_eng.cid.owner[s] && (s != 0 || rmpi_eng.cid.queue == a);
 }
 
-/* This member's entry of the next round: under cid_lock. */
+/* This member's entry of the next round: under rmpi_eng.cid.lock. */
 static void cid_propose(rmpi_cid_agree_t *a, cid_hdr_t *h)
 {
     h->ok = 0;
@@ -150,19 +144,19 @@ static void cid_propose(rmpi_cid_agree_t *a, cid_hdr_t *h)
     if (!cid_can_own(a))
         return;
     int s = a->round == 0 ? a->slot : 0;
-    cid_owner[s] = a;
+    rmpi_eng.cid.owner[s] = a;
     h->ok = 1;
-    h->next = cid_next[s];
+    h->next = rmpi_eng.cid.next[s];
 }
 
-/* Release what round a->round owned; commit cid if the round agreed. Under cid_lock. */
+/* Release what round a->round owned; commit cid if the round agreed. Under rmpi_eng.cid.lock. */
 static void cid_settle(rmpi_cid_agree_t *a, int agreed, uint32_t cid)
 {
-    for (int s = 0; s <= CID_SLOTS; s++)
-        if (cid_owner[s] == a) {
-            if (agreed && cid + CID_MOD > cid_next[s])
-                cid_next[s] = cid + CID_MOD;
-            cid_owner[s] = NULL;
+    for (int s = 0; s <= RMPI_CID_SLOTS; s++)
+        if (rmpi_eng.cid.owner[s] == a) {
+            if (agreed && cid + CID_MOD > rmpi_eng.cid.next[s])
+                rmpi_eng.cid.next[s] = cid + CID_MOD;
+            rmpi_eng.cid.owner[s] = NULL;
         }
 }
 
@@ -209,11 +203,11 @@ static int cid_send(rmpi_cid_agree_t *a)
     int answer = a->round == 0 || a->error != RMP_SUCCESS;
     for (int i = 0; i < a->nrecv && !answer; i++)
         answer = rmpi_req_done(a->reqs[i]);
-    pthread_mutex_lock(&cid_lock);
+    pthread_mutex_lock(&rmpi_eng.cid.lock);
     int open = !answer && cid_can_own(a) && (a->backoff == 0 || rmpi_now() >= a->retry_at);
     if (answer || open)
         cid_propose(a, cid_entry(a, a->me));
-    pthread_mutex_unlock(&cid_lock);
+    pthread_mutex_unlock(&rmpi_eng.cid.lock);
     if (!answer && !open)
         return 0;
     if (open) {
@@ -273,21 +267,21 @@ static int cid_judge(rmpi_cid_agree_t *a, int rc)
             cid = h->next;
         }
     }
-    pthread_mutex_lock(&cid_lock);
+    pthread_mutex_lock(&rmpi_eng.cid.lock);
     cid_settle(a, agreed, cid);
     if (agreed || rc != RMP_SUCCESS) {
         cid_unqueue(a);
         cid_idup_done(a);
     } else if (a->round == 0) {
         /* every member has started: wait for the main allocator in key order */
-        rmpi_cid_agree_t **p = &cid_queue;
+        rmpi_cid_agree_t **p = &rmpi_eng.cid.queue;
         while (*p && (*p)->key <= a->key)
             p = &(*p)->next;
         a->next = *p;
         *p = a;
         a->waiting = 1;
     }
-    pthread_mutex_unlock(&cid_lock);
+    pthread_mutex_unlock(&rmpi_eng.cid.lock);
     if (rc != RMP_SUCCESS || agreed) {
         a->cid = cid;
         a->error = rc;
@@ -353,11 +347,11 @@ void rmpi_cid_free(rmpi_cid_agree_t *a)
 {
     if (!a)
         return;
-    pthread_mutex_lock(&cid_lock); /* nothing of it stays behind in the allocators */
+    pthread_mutex_lock(&rmpi_eng.cid.lock); /* nothing of it stays behind in the allocators */
     cid_settle(a, 0, 0);
     cid_unqueue(a);
     cid_idup_done(a);
-    pthread_mutex_unlock(&cid_lock);
+    pthread_mutex_unlock(&rmpi_eng.cid.lock);
     if (a->parent)
         rmpi_comm_release(a->parent);
     free(a->members);
@@ -387,7 +381,7 @@ int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag
     a->reqs = calloc((size_t)(2 * n), sizeof(*a->reqs));
     a->idup = tag < RMPI_TAG_CORE_GROUP;
     uint64_t h = a->key * 0x9e3779b97f4a7c15ull;
-    a->slot = 1 + (int)((h >> 32) % CID_SLOTS);
+    a->slot = 1 + (int)((h >> 32) % RMPI_CID_SLOTS);
     if (members && (a->members = malloc((size_t)n * sizeof(int))))
         memcpy(a->members, members, (size_t)n * sizeof(int));
     if (!a->all || !a->reqs || (members && !a->members)) {
@@ -397,10 +391,10 @@ int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag
     if (bytes)
         memcpy(cid_entry(a, me) + 1, mine, bytes);
     if (a->idup) {
-        pthread_mutex_lock(&cid_lock);
-        a->anext = cid_idups;
-        cid_idups = a;
-        pthread_mutex_unlock(&cid_lock);
+        pthread_mutex_lock(&rmpi_eng.cid.lock);
+        a->anext = rmpi_eng.cid.idups;
+        rmpi_eng.cid.idups = a;
+        pthread_mutex_unlock(&rmpi_eng.cid.lock);
     }
     rmpi_mt_enter(); /* no progress may poll it before it is complete */
     int rc = rmpi_req_gen(cid_poll, a, cid_release, req);

@@ -11,12 +11,11 @@
 #include "ulfm.h"
 #include "xchg.h"
 
-struct rmp_comm *rmpi_world;
 
 
 int rmpi_comm_world_init(void)
 {
-    return rmpi_comm_new(0, rmpi_g.size, rmpi_g.rank, 0, &rmpi_world);
+    return rmpi_comm_new(0, rmpi_eng.job.size, rmpi_eng.job.rank, 0, &rmpi_eng.world);
 }
 
 void rmpi_comm_retain(struct rmp_comm *c)
@@ -32,7 +31,7 @@ void rmpi_comm_release(struct rmp_comm *c)
 
 int rmpi_comm_node_of(const struct rmp_comm *c, int r)
 {
-    return rmpi_g.node_of[rmpi_comm_world_rank(c, r)];
+    return rmpi_eng.job.node_of[rmpi_comm_world_rank(c, r)];
 }
 
 int rmpi_comm_check_slow(rmp_comm_t comm)
@@ -58,14 +57,14 @@ void rmpi_comm_destroy(struct rmp_comm *c)
 
 void rmpi_comm_world_fini(void)
 {
-    if (rmpi_world)
-        rmpi_comm_destroy(rmpi_world);
-    rmpi_world = NULL;
+    if (rmpi_eng.world)
+        rmpi_comm_destroy(rmpi_eng.world);
+    rmpi_eng.world = NULL;
 }
 
 RMP_EXPORT rmp_comm_t rmp_comm_world(void)
 {
-    return rmpi_g.state == RMPI_STATE_INIT ? rmpi_world : RMP_COMM_NULL;
+    return rmpi_eng.thr.state == RMPI_STATE_INIT ? rmpi_eng.world : RMP_COMM_NULL;
 }
 
 RMP_EXPORT int rmp_comm_rank(rmp_comm_t comm)
@@ -103,7 +102,7 @@ int rmpi_comm_new(uint32_t cid, int n, int rank, int with_world, struct rmp_comm
     c->cid = cid;
     c->size = n;
     c->rank = rank;
-    c->peers_failed = &rmpi_ctx.nfailed;
+    c->peers_failed = &rmpi_eng.p2p.nfailed;
     *out = c;
     return RMP_SUCCESS;
 }
@@ -199,7 +198,7 @@ RMP_EXPORT int rmp_comm_free(rmp_comm_t *comm)
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
-    if (!comm || !*comm || *comm == rmpi_world)
+    if (!comm || !*comm || *comm == rmpi_eng.world)
         return RMP_ERR_ARG;
     rmpi_comm_destroy(*comm);
     *comm = RMP_COMM_NULL;
@@ -235,9 +234,9 @@ RMP_EXPORT int rmp_node_id(void)
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
-    int id = rmpi_g.node_of[rmpi_g.rank];
+    int id = rmpi_eng.job.node_of[rmpi_eng.job.rank];
     /* bootstrap numbers a node it could not identify below zero */
-    return id >= 0 ? id : 2000000 + rmpi_g.rank;
+    return id >= 0 ? id : 2000000 + rmpi_eng.job.rank;
 }
 
 RMP_EXPORT int rmp_comm_create_group(rmp_comm_t comm, int n, const int ranks[], int tag,

@@ -15,6 +15,5 @@ uint32_t rmpi_comm_next_cid(void);
 void rmpi_comm_cid_taken(uint32_t cid);
 int rmpi_comm_world_init(void);
 void rmpi_comm_world_fini(void);
-extern struct rmp_comm *rmpi_world;
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "config.h"
 #include "log.h"
 #include "rmpi.h"
@@ -14,7 +15,6 @@
 
 extern char **environ;
 
-rmpi_config_t rmpi_cfg;
 
 #define OFF(f) offsetof(rmpi_config_t, f)
 #define STR(f) RMPI_PARAM_STR(rmpi_config_t, f)
@@ -532,9 +532,9 @@ int rmpi_config_load(void)
     int level;
     if (lv && rmpi_parse_enum(lv, rmpi_params[0].choices, &level) == RMP_SUCCESS)
         rmpi_log_level = level;
-    if (rmpi_config_check_env(environ, &rmpi_cfg, config_log, NULL) != 0)
+    if (rmpi_config_check_env(environ, &rmpi_eng.cfg, config_log, NULL) != 0)
         return RMP_ERR_ARG;
-    rmpi_log_level = rmpi_cfg.log_level;
+    rmpi_log_level = rmpi_eng.cfg.log_level;
     return RMP_SUCCESS;
 }
 

@@ -31,7 +31,6 @@ typedef struct rmpi_config {
     uint64_t mod_from_env[RMPI_CONFIG_MAX_MODULES]; /* ... per registered module's */
 } rmpi_config_t;
 
-extern rmpi_config_t rmpi_cfg;
 
 /* The core's table, terminated by an entry with name == NULL. */
 extern const rmpi_param_t rmpi_params[];
@@ -62,7 +61,7 @@ int rmpi_config_check_env(char *const *envp, rmpi_config_t *cfg, rmpi_config_rep
  * Warnings go to warn (may be NULL). */
 int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size_t errlen,
                           void (*warn)(const char *sentence));
-/* Parse the process environment into rmpi_cfg (logs errors and warnings: under a
+/* Parse the process environment into rmpi_eng.cfg (logs errors and warnings: under a
  * launcher only rank 0 prints them). */
 int rmpi_config_load(void);
 

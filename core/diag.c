@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "coll_id.h"
 #include "comm.h"
 #include "diag.h"
@@ -54,7 +55,7 @@ static void diag_on_usr1(int sig)
     char b[320];
     size_t o = 0, cap = sizeof(b);
     o = diag_put(b, o, cap, "[rmp ");
-    o = diag_int(b, o, cap, rmpi_g.rank);
+    o = diag_int(b, o, cap, rmpi_eng.job.rank);
     o = diag_put(b, o, cap, "] blocked: ");
     rmp_request_t r = rmpi_blocked_req;
     rmpi_diag_t other = rmpi_diag_other;

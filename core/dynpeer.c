@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Dynamic peers: processes of another job (MPI_Comm_spawn, accept/connect, join) that
- * this process reaches at peer indices past its world, [size, rmpi_npeers). The indices
+ * this process reaches at peer indices past its world, [size, rmpi_eng.npeers). The indices
  * of two jobs are unrelated: when two groups meet (core/port.c) every member tells from
  * which index it numbers the other group, so each process knows the index by which each
  * remote one knows it. The transport's handshake names the connecting side by that index
@@ -16,13 +16,12 @@
 #include "peer.h"
 #include "rmpi.h"
 
-int rmpi_npeers;
 
 /* The first open transport that reaches other jobs, or -1. */
 static int dyn_slot(void)
 {
-    for (int i = 1; i < rmpi_g.num_tls; i++)
-        if (rmpi_g.tls[i].iface->connect_dyn && rmpi_g.tls[i].iface->get_address)
+    for (int i = 1; i < rmpi_eng.tls.num; i++)
+        if (rmpi_eng.tls.v[i].iface->connect_dyn && rmpi_eng.tls.v[i].iface->get_address)
             return i;
     return -1;
 }
@@ -32,7 +31,7 @@ int rmpi_dyn_address(char *buf, size_t *len)
     int i = dyn_slot();
     if (i < 0)
         return RMP_ERR_NOT_SUPPORTED;
-    int rc = rmpi_g.tls[i].iface->get_address(rmpi_g.tls[i].tl, buf, len);
+    int rc = rmpi_eng.tls.v[i].iface->get_address(rmpi_eng.tls.v[i].tl, buf, len);
     if (rc == RMP_SUCCESS && (*len == 0 || buf[*len - 1] != '\0'))
         rc = RMP_ERR_INTERNAL;
     return rc;
@@ -41,14 +40,14 @@ int rmpi_dyn_address(char *buf, size_t *len)
 /* The progress loop polls only instances some peer uses (runtime.c): add this one. */
 static void dyn_poll(int slot)
 {
-    for (int i = 0; i < rmpi_g.num_polled; i++)
-        if (rmpi_g.polled[i].tl == rmpi_g.tls[slot].tl)
+    for (int i = 0; i < rmpi_eng.tls.num_polled; i++)
+        if (rmpi_eng.tls.polled[i].tl == rmpi_eng.tls.v[slot].tl)
             return;
-    if (!rmpi_g.tls[slot].iface->progress || rmpi_g.num_polled >= RMPI_TL_MAX)
+    if (!rmpi_eng.tls.v[slot].iface->progress || rmpi_eng.tls.num_polled >= RMPI_TL_MAX)
         return;
-    rmpi_g.polled[rmpi_g.num_polled].progress = rmpi_g.tls[slot].iface->progress;
-    rmpi_g.polled[rmpi_g.num_polled].tl = rmpi_g.tls[slot].tl;
-    rmpi_g.num_polled++;
+    rmpi_eng.tls.polled[rmpi_eng.tls.num_polled].progress = rmpi_eng.tls.v[slot].iface->progress;
+    rmpi_eng.tls.polled[rmpi_eng.tls.num_polled].tl = rmpi_eng.tls.v[slot].tl;
+    rmpi_eng.tls.num_polled++;
 }
 
 int rmpi_dyn_add(int idx, int me_there, const char *addr, size_t alen)
@@ -56,29 +55,29 @@ int rmpi_dyn_add(int idx, int me_there, const char *addr, size_t alen)
     int slot = dyn_slot();
     if (slot < 0)
         return RMP_ERR_NOT_SUPPORTED;
-    if (idx < rmpi_g.size || idx >= rmpi_g.size + RMPI_DYN_MAX || me_there < 0)
+    if (idx < rmpi_eng.job.size || idx >= rmpi_eng.job.size + RMPI_DYN_MAX || me_there < 0)
         return RMP_ERR_ARG;
-    rmpi_peer_t *p = &rmpi_peers[idx];
+    rmpi_peer_t *p = &rmpi_eng.peers[idx];
     if (p->iface)
         return RMP_ERR_INTERNAL; /* an index is given once */
-    const rmpi_tl_iface_t *t = rmpi_g.tls[slot].iface;
-    rmpi_tl_caps_t caps = rmpi_g.tls[slot].caps;
-    int rc = t->connect_dyn(rmpi_g.tls[slot].tl, idx, me_there, addr, alen, &p->ep, &caps);
+    const rmpi_tl_iface_t *t = rmpi_eng.tls.v[slot].iface;
+    rmpi_tl_caps_t caps = rmpi_eng.tls.v[slot].caps;
+    int rc = t->connect_dyn(rmpi_eng.tls.v[slot].tl, idx, me_there, addr, alen, &p->ep, &caps);
     if (rc != RMP_SUCCESS) {
         rmpi_error("cannot reach dynamic peer %d with %s: %s", idx, t->name, rmp_strerror(rc));
         return rc;
     }
     p->iface = t;
-    p->tl = rmpi_g.tls[slot].tl;
+    p->tl = rmpi_eng.tls.v[slot].tl;
     p->max_am = caps.max_am;
     p->rndv_threshold = caps.rndv_threshold;
     p->rndv_mode = caps.rndv_mode;
     p->slot = slot;
     p->rma = caps.rma && t->put && t->get;
     p->rma_msg_max = caps.rma_msg_max;
-    rmpi_g.node_of[idx] = -1000000 - idx; /* unknown: see the top of the file */
-    if (idx >= rmpi_npeers)
-        rmpi_npeers = idx + 1;
+    rmpi_eng.job.node_of[idx] = -1000000 - idx; /* unknown: see the top of the file */
+    if (idx >= rmpi_eng.npeers)
+        rmpi_eng.npeers = idx + 1;
     dyn_poll(slot);
     rmpi_info("dynamic peer %d via %s", idx, t->name);
     return RMP_SUCCESS;

@@ -20,17 +20,18 @@
 #include "send.h"
 #include "ulfm.h"
 
-rmpi_ctx_t rmpi_ctx;
-rmpi_peer_t *rmpi_peers;
-rmpi_stats_t rmpi_stats;
+rmpi_engine_t rmpi_eng = {
+    .cid.lock = PTHREAD_MUTEX_INITIALIZER,
+    .rma.inflight_tail = &rmpi_eng.rma.inflight,
+};
 
 int rmpi_p2p_init(void)
 {
-    memset(&rmpi_ctx, 0, sizeof(rmpi_ctx));
-    rmpi_mq_init(&rmpi_ctx.posted);
-    rmpi_mq_init(&rmpi_ctx.unexp);
-    rmpi_mq_init(&rmpi_ctx.need_put);
-    memset(&rmpi_stats, 0, sizeof(rmpi_stats));
+    memset(&rmpi_eng.p2p, 0, sizeof(rmpi_eng.p2p));
+    rmpi_mq_init(&rmpi_eng.p2p.posted);
+    rmpi_mq_init(&rmpi_eng.p2p.unexp);
+    rmpi_mq_init(&rmpi_eng.p2p.need_put);
+    memset(&rmpi_eng.stats, 0, sizeof(rmpi_eng.stats));
     /* The one list of protocol modules: each registers its own message ids. */
     rmpi_am_reset();
     rmpi_eager_register();
@@ -45,9 +46,9 @@ int rmpi_p2p_init(void)
 
 static int engine_tls_flushed(void)
 {
-    for (int i = 0; i < rmpi_g.num_tls; i++)
-        if (rmpi_g.tls[i].iface->flushed &&
-            rmpi_g.tls[i].iface->flushed(rmpi_g.tls[i].tl) != RMP_SUCCESS)
+    for (int i = 0; i < rmpi_eng.tls.num; i++)
+        if (rmpi_eng.tls.v[i].iface->flushed &&
+            rmpi_eng.tls.v[i].iface->flushed(rmpi_eng.tls.v[i].tl) != RMP_SUCCESS)
             return 0;
     return 1;
 }
@@ -59,11 +60,11 @@ int rmpi_p2p_drain(void)
     rmpi_waiter_init(&wt);
     wt.deadline = 0; /* its own deadline below, not RMP_TIMEOUT */
     rmpi_send_drop_orphans();
-    while (rmpi_ctx.npending > 0 || !engine_tls_flushed()) {
+    while (rmpi_eng.p2p.npending > 0 || !engine_tls_flushed()) {
         rmpi_progress();
         rmpi_waiter_poll(&wt);
         if (rmpi_now() > deadline) {
-            rmpi_warn("finalize: %d peers still have unsent messages", rmpi_ctx.npending);
+            rmpi_warn("finalize: %d peers still have unsent messages", rmpi_eng.p2p.npending);
             return RMP_ERR_TIMEOUT;
         }
     }

@@ -43,7 +43,7 @@ int rmpi_comm_scan_lost(rmp_comm_t comm)
 
 int rmpi_failure_dooms_recv(int peer, uint32_t cid, rmp_comm_t comm)
 {
-    return (peer >= 0 && rmpi_peers[peer].failed) ||
+    return (peer >= 0 && rmpi_eng.peers[peer].failed) ||
            (rmpi_cid_is_coll(cid) && rmpi_comm_lost_member(comm));
 }
 
@@ -70,15 +70,15 @@ static void failure_fail_req(rmp_request_t req, void *arg)
  * report reaches every rank anyway, and a notice is not passed on. */
 static void failure_mark(int peer, const char *why, int tell)
 {
-    if (peer < 0 || peer >= rmpi_g.size || !rmpi_peers || rmpi_peers[peer].failed)
+    if (peer < 0 || peer >= rmpi_eng.job.size || !rmpi_eng.peers || rmpi_eng.peers[peer].failed)
         return;
-    rmpi_peer_t *p = &rmpi_peers[peer];
+    rmpi_peer_t *p = &rmpi_eng.peers[peer];
     __atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED);
-    if (tell && rmpi_g.size > 2) {
+    if (tell && rmpi_eng.job.size > 2) {
         p->tell_others = true;
-        rmpi_ctx.ntell++;
+        rmpi_eng.p2p.ntell++;
     }
-    __atomic_store_n(&rmpi_ctx.nfailed, rmpi_ctx.nfailed + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&rmpi_eng.p2p.nfailed, rmpi_eng.p2p.nfailed + 1, __ATOMIC_RELAXED);
     rmpi_warn("rank %d failed (%s): its operations return %s", peer, why,
               rmp_strerror(RMP_ERR_PEER_FAILED));
     rmpi_send_fail_pending(peer); /* unsent messages to it go nowhere */
@@ -98,17 +98,17 @@ void rmpi_peer_failed(int peer, const char *why)
  * small message each; a rank not connected yet is connected for it). */
 static void failure_tell(void)
 {
-    for (int f = 0; f < rmpi_g.size && rmpi_ctx.ntell > 0; f++) {
-        if (!rmpi_peers[f].tell_others)
+    for (int f = 0; f < rmpi_eng.job.size && rmpi_eng.p2p.ntell > 0; f++) {
+        if (!rmpi_eng.peers[f].tell_others)
             continue;
-        rmpi_peers[f].tell_others = false;
-        rmpi_ctx.ntell--;
+        rmpi_eng.peers[f].tell_others = false;
+        rmpi_eng.p2p.ntell--;
         rmpi_failnote_t m;
         memset(&m, 0, sizeof(m));
         m.type = RMPI_MSG_FAILED;
         m.rank = f;
-        for (int w = 0; w < rmpi_g.size; w++)
-            if (w != rmpi_g.rank && !rmpi_peers[w].failed)
+        for (int w = 0; w < rmpi_eng.job.size; w++)
+            if (w != rmpi_eng.job.rank && !rmpi_eng.peers[w].failed)
                 (void)rmpi_send_ctrl(w, &m, sizeof(m), NULL, 0); /* best effort */
     }
 }
@@ -120,12 +120,12 @@ static void failure_on_msg(int src, const void *hdr, size_t hlen, const void *pa
     (void)payload;
     (void)plen;
     const rmpi_failnote_t *m = hdr;
-    if (m->rank >= rmpi_g.size) {
+    if (m->rank >= rmpi_eng.job.size) {
         rmpi_error("protocol error: failure notice from rank %d names rank %d of %d", src,
-                   m->rank, rmpi_g.size);
+                   m->rank, rmpi_eng.job.size);
         return;
     }
-    if (m->rank == rmpi_g.rank) {
+    if (m->rank == rmpi_eng.job.rank) {
         /* Its connection to this rank broke; this rank is alive and says so once. */
         rmpi_warn("rank %d reports this rank as failed (a broken connection): ignored", src);
         return;
@@ -150,13 +150,13 @@ void rmpi_check_failures(void)
             failure_mark(ranks[i], "reported by the launcher", 0);
         rmpi_mt_leave();
     }
-    for (int w = 0; w < rmpi_g.size; w++) {
-        rmpi_peer_t *p = &rmpi_peers[w];
-        if (w != rmpi_g.rank && !p->failed && p->iface && p->iface->ep_alive &&
+    for (int w = 0; w < rmpi_eng.job.size; w++) {
+        rmpi_peer_t *p = &rmpi_eng.peers[w];
+        if (w != rmpi_eng.job.rank && !p->failed && p->iface && p->iface->ep_alive &&
             p->iface->ep_alive(p->ep) == RMP_ERR_PEER_FAILED)
             rmpi_peer_failed(w, "process gone");
     }
-    if (RMPI_UNLIKELY(rmpi_ctx.ntell > 0)) {
+    if (RMPI_UNLIKELY(rmpi_eng.p2p.ntell > 0)) {
         rmpi_mt_enter();
         failure_tell();
         rmpi_mt_leave();

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine.h"
 #include "fault.h"
 #include "rmpi.h"
 
@@ -20,7 +21,7 @@ static int fault_armed(const char *var, const char *where)
         return 0;
     char *end;
     long r = strtol(v + n + 1, &end, 10);
-    return end != v + n + 1 && *end == '\0' && r == rmpi_g.rank;
+    return end != v + n + 1 && *end == '\0' && r == rmpi_eng.job.rank;
 }
 
 void rmpi_fault_point(const char *where)

@@ -87,7 +87,7 @@ static void frag_begin(rmp_request_t req, const rmpi_hdr_t *h, size_t size, uint
 void rmpi_frag_take(rmp_request_t req, const rmpi_hdr_t *h, rmpi_ux_t *u)
 {
     frag_begin(req, h, u->size, u->sreq, u->data, u->have);
-    rmpi_peer_t *p = &rmpi_peers[u->peer];
+    rmpi_peer_t *p = &rmpi_eng.peers[u->peer];
     if (p->frag_ux == u) {
         p->frag_ux = NULL;
         p->frag_rx = req;
@@ -109,7 +109,7 @@ static void frag_on_first(int src, const void *hdr, size_t hlen, const void *pay
         if (req->frag_off >= req->total)
             frag_done(req);
         else
-            rmpi_peers[src].frag_rx = req;
+            rmpi_eng.peers[src].frag_rx = req;
         return;
     }
     rmpi_ux_t *u = rmpi_recv_buffer(src, &r->h, r->size, r->size, payload, plen);
@@ -119,14 +119,14 @@ static void frag_on_first(int src, const void *hdr, size_t hlen, const void *pay
     u->addr = r->addr;
     u->key = r->key;
     if (u->have < u->size)
-        rmpi_peers[src].frag_ux = u;
+        rmpi_eng.peers[src].frag_ux = u;
 }
 
 static void frag_on_next(int src, const void *hdr, size_t hlen, const void *payload,
                          size_t plen)
 {
     (void)hdr, (void)hlen;
-    rmpi_peer_t *p = &rmpi_peers[src];
+    rmpi_peer_t *p = &rmpi_eng.peers[src];
     if (p->frag_rx) {
         rmp_request_t req = p->frag_rx;
         frag_copy(req, payload, plen);

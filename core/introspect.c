@@ -15,7 +15,7 @@
 static int introspect_find(int index, const rmpi_param_t **p, rmpi_param_set_t *set)
 {
     rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
-    int n = rmpi_config_sets(&rmpi_cfg, sets);
+    int n = rmpi_config_sets(&rmpi_eng.cfg, sets);
     if (index < 0)
         return RMP_ERR_ARG;
     for (int s = 0; s < n; s++) {
@@ -34,7 +34,7 @@ static int introspect_find(int index, const rmpi_param_t **p, rmpi_param_set_t *
 RMP_EXPORT int rmp_param_count(void)
 {
     rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
-    int n = rmpi_config_sets(&rmpi_cfg, sets), count = 0;
+    int n = rmpi_config_sets(&rmpi_eng.cfg, sets), count = 0;
     for (int s = 0; s < n; s++)
         for (const rmpi_param_t *q = sets[s].params; q->name; q++)
             count++;
@@ -89,7 +89,7 @@ RMP_EXPORT int rmp_param_read(int index, void *buf, size_t len)
     rmpi_param_set_t set;
     if (!buf || introspect_find(index, &p, &set) != RMP_SUCCESS || len < introspect_size(p))
         return RMP_ERR_ARG;
-    if (__atomic_load_n(&rmpi_g.state, __ATOMIC_ACQUIRE) != RMPI_STATE_NONE) {
+    if (__atomic_load_n(&rmpi_eng.thr.state, __ATOMIC_ACQUIRE) != RMPI_STATE_NONE) {
         introspect_copy(set.values, p, buf);
         return RMP_SUCCESS;
     }
@@ -111,7 +111,7 @@ RMP_EXPORT int rmp_stats_get(rmp_stats_t *st)
     if (!st)
         return RMP_ERR_ARG;
     rmpi_mt_enter();
-    const rmpi_stats_t *s = &rmpi_stats;
+    const rmpi_stats_t *s = &rmpi_eng.stats;
     *st = (rmp_stats_t){
         .msgs_sent = s->eager_sent + s->rndv_sent + s->frag_sent,
         .bytes_sent = s->eager_bytes + s->rndv_bytes + s->frag_bytes,
@@ -124,9 +124,9 @@ RMP_EXPORT int rmp_stats_get(rmp_stats_t *st)
         .msgs_recvd = s->recvd,
         .bytes_recvd = s->recvd_bytes,
         .unexpected = s->unexpected,
-        .unexpected_len = rmpi_ctx.unexp.len,
-        .unexpected_high_water = rmpi_ctx.unexp.high_water,
-        .posted_len = rmpi_ctx.posted.len,
+        .unexpected_len = rmpi_eng.p2p.unexp.len,
+        .unexpected_high_water = rmpi_eng.p2p.unexp.high_water,
+        .posted_len = rmpi_eng.p2p.posted.len,
     };
     rmpi_mt_leave();
     return RMP_SUCCESS;

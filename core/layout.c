@@ -9,28 +9,25 @@
 #include "send.h"
 
 /* The piece being sent (core/frag.c), under the engine lock: whose, and which bytes. */
-static unsigned char *layout_out;
-static rmp_request_t layout_out_req;
-static size_t layout_out_off, layout_out_len;
 
 static void layout_send_release(rmp_request_t req)
 {
-    if (layout_out_req == req)
-        layout_out_req = NULL;
+    if (rmpi_eng.layout.req == req)
+        rmpi_eng.layout.req = NULL;
 }
 
 const unsigned char *rmpi_layout_piece_out(rmp_request_t req, size_t off, size_t len)
 {
-    if (!layout_out && !(layout_out = malloc(RMPI_LAYOUT_PIECE)))
+    if (!rmpi_eng.layout.buf && !(rmpi_eng.layout.buf = malloc(RMPI_LAYOUT_PIECE)))
         return NULL;
-    if (layout_out_req != req || layout_out_off != off || layout_out_len != len) {
-        req->lay->pack(req->lay->ctx, off, layout_out, len);
-        layout_out_req = req;
-        layout_out_off = off;
-        layout_out_len = len;
+    if (rmpi_eng.layout.req != req || rmpi_eng.layout.off != off || rmpi_eng.layout.len != len) {
+        req->lay->pack(req->lay->ctx, off, rmpi_eng.layout.buf, len);
+        rmpi_eng.layout.req = req;
+        rmpi_eng.layout.off = off;
+        rmpi_eng.layout.len = len;
         req->release = layout_send_release; /* a later request at this address packs anew */
     }
-    return layout_out;
+    return rmpi_eng.layout.buf;
 }
 
 static void layout_zeros(void *ctx, size_t off, void *dst, size_t len)
@@ -48,16 +45,16 @@ const rmp_layout_t rmpi_layout_discard = {layout_zeros, layout_drop, NULL};
 
 void rmpi_layout_fini(void)
 {
-    free(layout_out);
-    layout_out = NULL;
-    layout_out_req = NULL;
+    free(rmpi_eng.layout.buf);
+    rmpi_eng.layout.buf = NULL;
+    rmpi_eng.layout.req = NULL;
 }
 
 /* The receive's bounce buffer (req->ctx) and its registration go with the request. */
 static void layout_release(rmp_request_t req)
 {
     if (req->mr) {
-        rmpi_peers[req->peer].iface->mem_dereg(rmpi_peers[req->peer].tl, req->mr);
+        rmpi_eng.peers[req->peer].iface->mem_dereg(rmpi_eng.peers[req->peer].tl, req->mr);
         req->mr = NULL;
     }
     free(req->ctx);
@@ -108,7 +105,7 @@ static void layout_get_done(void *arg, int status)
 /* A loop, not recursion: a transport may complete a get before it returns. */
 static void layout_get_more(rmp_request_t req)
 {
-    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    rmpi_peer_t *p = &rmpi_eng.peers[req->peer];
     while (!layout_failed(req) && req->frag_off < req->status.bytes) {
         req->plen = layout_piece(req);
         req->flags |= RMPI_REQF_IN_CALL;

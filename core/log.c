@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "log.h"
 #include "rmpi.h"
 
@@ -19,10 +20,10 @@ void rmpi_log_at(int level, const char *fmt, ...)
         return;
     char line[1024];
     int n;
-    if (rmpi_g.state == RMPI_STATE_NONE && rmpi_g.size == 0)
+    if (rmpi_eng.thr.state == RMPI_STATE_NONE && rmpi_eng.job.size == 0)
         n = snprintf(line, sizeof(line), "[rmp] %s: ", log_names[level]);
     else
-        n = snprintf(line, sizeof(line), "[rmp %d] %s: ", rmpi_g.rank, log_names[level]);
+        n = snprintf(line, sizeof(line), "[rmp %d] %s: ", rmpi_eng.job.rank, log_names[level]);
     va_list ap;
     va_start(ap, fmt);
     int m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);

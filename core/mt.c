@@ -5,8 +5,6 @@
 
 #include "mt.h"
 
-bool rmpi_mt;
-rmpi_mt_lock_t rmpi_mt_lock;
 __thread char rmpi_mt_self __attribute__((tls_model("initial-exec")));
 
 /* Spin briefly (the holder is usually running and done within a microsecond), then
@@ -42,13 +40,13 @@ void rmpi_engine_leave(void)
 
 int rmpi_mt_start(void)
 {
-    rmpi_mt_lock.owner = NULL;
-    rmpi_mt_lock.depth = 0;
-    rmpi_mt = true;
+    rmpi_eng.thr.lock.owner = NULL;
+    rmpi_eng.thr.lock.depth = 0;
+    rmpi_eng.thr.multiple = true;
     return RMP_SUCCESS;
 }
 
 void rmpi_mt_stop(void)
 {
-    rmpi_mt = false;
+    rmpi_eng.thr.multiple = false;
 }

@@ -17,29 +17,24 @@
 #include <stddef.h>
 
 #include "coll_core.h"
+#include "engine.h"
 #include "rmpi.h"
 
-typedef struct rmpi_mt_lock {
-    void *owner; /* the holder's rmpi_mt_self address, NULL when free (atomic) */
-    int depth;   /* recursion, touched by the holder only */
-} rmpi_mt_lock_t;
 
-extern bool rmpi_mt; /* set once at init, before any other thread can call */
-extern rmpi_mt_lock_t rmpi_mt_lock;
 extern __thread char rmpi_mt_self __attribute__((tls_model("initial-exec")));
 
 /* Take the lock if free or already ours: 1 on success, 0 when another thread has it. */
 static inline int rmpi_mt_trylock(void)
 {
     void *me = &rmpi_mt_self, *free_ = NULL;
-    if (__atomic_load_n(&rmpi_mt_lock.owner, __ATOMIC_RELAXED) == me) {
-        rmpi_mt_lock.depth++;
+    if (__atomic_load_n(&rmpi_eng.thr.lock.owner, __ATOMIC_RELAXED) == me) {
+        rmpi_eng.thr.lock.depth++;
         return 1;
     }
-    if (!__atomic_compare_exchange_n(&rmpi_mt_lock.owner, &free_, me, 0, __ATOMIC_ACQUIRE,
+    if (!__atomic_compare_exchange_n(&rmpi_eng.thr.lock.owner, &free_, me, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return 0;
-    rmpi_mt_lock.depth = 1;
+    rmpi_eng.thr.lock.depth = 1;
     return 1;
 }
 
@@ -53,19 +48,19 @@ static inline void rmpi_mt_lock_take(void)
 
 static inline void rmpi_mt_unlock(void)
 {
-    if (--rmpi_mt_lock.depth == 0)
-        __atomic_store_n(&rmpi_mt_lock.owner, NULL, __ATOMIC_RELEASE);
+    if (--rmpi_eng.thr.lock.depth == 0)
+        __atomic_store_n(&rmpi_eng.thr.lock.owner, NULL, __ATOMIC_RELEASE);
 }
 
 static inline void rmpi_mt_enter(void)
 {
-    if (RMPI_UNLIKELY(rmpi_mt))
+    if (RMPI_UNLIKELY(rmpi_eng.thr.multiple))
         rmpi_mt_lock_take();
 }
 
 static inline void rmpi_mt_leave(void)
 {
-    if (RMPI_UNLIKELY(rmpi_mt))
+    if (RMPI_UNLIKELY(rmpi_eng.thr.multiple))
         rmpi_mt_unlock();
 }
 
@@ -74,7 +69,7 @@ static inline void rmpi_mt_leave(void)
 
 /* Define the entry point PUB(PARAMS) of an engine step whose body is the
  * always-inlined BODY(ARGS): below MULTIPLE it runs BODY directly (one test of
- * rmpi_mt), under MULTIPLE an out-of-line copy runs it under the engine lock.
+ * rmpi_eng.thr.multiple), under MULTIPLE an out-of-line copy runs it under the engine lock.
  * QUAL is `static` or empty. */
 #define RMPI_MT_ENTRY(QUAL, PUB, BODY, PARAMS, ARGS)                                        \
     static __attribute__((noinline)) int BODY##_mt PARAMS                                  \
@@ -86,7 +81,7 @@ static inline void rmpi_mt_leave(void)
     }                                                                                      \
     QUAL int PUB PARAMS                                                                    \
     {                                                                                      \
-        return RMPI_UNLIKELY(rmpi_mt) ? BODY##_mt ARGS : BODY ARGS;                       \
+        return RMPI_UNLIKELY(rmpi_eng.thr.multiple) ? BODY##_mt ARGS : BODY ARGS;                       \
     }
 #define RMPI_MT_ENTRY_VOID(QUAL, PUB, BODY, PARAMS, ARGS)                                   \
     static __attribute__((noinline)) void BODY##_mt PARAMS                                 \
@@ -97,7 +92,7 @@ static inline void rmpi_mt_leave(void)
     }                                                                                      \
     QUAL void PUB PARAMS                                                                   \
     {                                                                                      \
-        if (RMPI_UNLIKELY(rmpi_mt))                                                        \
+        if (RMPI_UNLIKELY(rmpi_eng.thr.multiple))                                                        \
             BODY##_mt ARGS;                                                                \
         else                                                                               \
             BODY ARGS;                                                                     \

@@ -191,7 +191,7 @@ RMP_EXPORT int rmp_test(rmp_request_t *req, int *done, rmp_status_t *st)
         rmpi_progress();
     *done = rmpi_req_done(*req);
     if (!*done)
-        return RMPI_UNLIKELY(rmpi_ctx.nfailed > 0) ? p2p_test_stalled(*req) : RMP_SUCCESS;
+        return RMPI_UNLIKELY(rmpi_eng.p2p.nfailed > 0) ? p2p_test_stalled(*req) : RMP_SUCCESS;
     return p2p_finish(req, st);
 }
 

@@ -4,6 +4,7 @@
 #ifndef RMPI_PEER_H
 #define RMPI_PEER_H
 
+#include "engine.h"
 #include "match.h"
 #include "rmpi.h"
 #include "transport.h"
@@ -15,7 +16,7 @@ typedef struct rmpi_peer {
     size_t max_am;
     size_t rndv_threshold;
     int rndv_mode;
-    int slot;                   /* index of its transport in rmpi_g.tls */
+    int slot;                   /* index of its transport in rmpi_eng.tls.v */
     int failed;                 /* the peer died or its connection broke */
     bool tell_others;           /* seen failing here: notice to send (failure.c) */
     bool rma;                   /* transport put/get usable with this peer */
@@ -25,40 +26,26 @@ typedef struct rmpi_peer {
     struct rmpi_ux *frag_ux;    /* ... or buffered as unexpected */
 } rmpi_peer_t;
 
-typedef struct rmpi_stats {
-    uint64_t eager_sent, eager_bytes, rndv_sent, rndv_bytes, frag_sent, frag_bytes;
-    uint64_t unexpected;
-    uint64_t recvd, recvd_bytes; /* messages that arrived, matched or not */
-    /* per transport slot of rmpi_g.tls (RMP_STATS=1) */
-    uint64_t tl_msgs[RMPI_TL_MAX], tl_bytes[RMPI_TL_MAX];
-} rmpi_stats_t;
-
-/* World ranks [0, size), then dynamic peers (core/dynpeer.c) up to rmpi_npeers; the
- * table has room for RMPI_DYN_MAX of those, so entries never move. */
-extern rmpi_peer_t *rmpi_peers;
-extern int rmpi_npeers;
-
 /* Has world rank w failed? Readable without the engine lock (the wait loops
  * of MULTIPLE); failure.c sets the flag under it. */
 static inline int rmpi_peer_lost(int w)
 {
-    return __atomic_load_n(&rmpi_peers[w].failed, __ATOMIC_RELAXED);
+    return __atomic_load_n(&rmpi_eng.peers[w].failed, __ATOMIC_RELAXED);
 }
-extern rmpi_stats_t rmpi_stats;
 
 /* Count a message of bytes sent to p (RMP_STATS=1 prints the counters). */
 #define RMPI_STATS_SENT(p, kind, nbytes)                  \
     do {                                                  \
-        rmpi_stats.kind##_sent++;                         \
-        rmpi_stats.kind##_bytes += (nbytes);              \
-        rmpi_stats.tl_msgs[(p)->slot]++;                  \
-        rmpi_stats.tl_bytes[(p)->slot] += (nbytes);       \
+        rmpi_eng.stats.kind##_sent++;                         \
+        rmpi_eng.stats.kind##_bytes += (nbytes);              \
+        rmpi_eng.stats.tl_msgs[(p)->slot]++;                  \
+        rmpi_eng.stats.tl_bytes[(p)->slot] += (nbytes);       \
     } while (0)
 /* Count a message of nbytes that arrived (rmp_stats_get, MPI_T). */
 #define RMPI_STATS_RECVD(nbytes)                          \
     do {                                                  \
-        rmpi_stats.recvd++;                               \
-        rmpi_stats.recvd_bytes += (nbytes);               \
+        rmpi_eng.stats.recvd++;                               \
+        rmpi_eng.stats.recvd_bytes += (nbytes);               \
     } while (0)
 
 #endif

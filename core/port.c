@@ -27,7 +27,6 @@
 #include "peer.h"
 #include "progress.h"
 
-#define PORT_MAX 64
 #define PORT_MAGIC 0x726d7050u /* "rmpP" */
 
 typedef struct port_entry {
@@ -53,13 +52,6 @@ typedef struct port_result {
     uint32_t cid; /* of the union communicator */
     uint32_t reserved;
 } port_result_t;
-
-static struct {
-    int fd;
-    uint64_t token;
-    char name[96];
-} port_tab[PORT_MAX];
-static int port_n;
 
 /* "rmp-port:IP:PORT:TOKEN" into sa and token. */
 static int port_parse(const char *name, struct sockaddr_in *sa, uint64_t *token)
@@ -95,10 +87,10 @@ RMP_EXPORT int rmp_port_open(char *name, size_t len)
     if (sscanf(addr, "%63[0-9.]", ip) != 1)
         return RMP_ERR_INTERNAL;
     int slot = -1;
-    for (int i = 0; i < port_n; i++)
-        if (port_tab[i].fd < 0)
+    for (int i = 0; i < rmpi_eng.port.n; i++)
+        if (rmpi_eng.port.tab[i].fd < 0)
             slot = i;
-    if (slot < 0 && port_n == PORT_MAX)
+    if (slot < 0 && rmpi_eng.port.n == RMPI_PORT_MAX)
         return RMP_ERR_NOMEM;
     struct sockaddr_in sa = {.sin_family = AF_INET};
     socklen_t slen = sizeof(sa);
@@ -115,19 +107,19 @@ RMP_EXPORT int rmp_port_open(char *name, size_t len)
     if (getrandom(&token, sizeof(token), 0) != sizeof(token))
         token = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(rmpi_now() * 1e9);
     if (slot < 0)
-        slot = port_n++;
-    port_tab[slot].fd = fd;
-    port_tab[slot].token = token;
-    snprintf(port_tab[slot].name, sizeof(port_tab[slot].name), "rmp-port:%s:%u:%016llx", ip,
+        slot = rmpi_eng.port.n++;
+    rmpi_eng.port.tab[slot].fd = fd;
+    rmpi_eng.port.tab[slot].token = token;
+    snprintf(rmpi_eng.port.tab[slot].name, sizeof(rmpi_eng.port.tab[slot].name), "rmp-port:%s:%u:%016llx", ip,
              (unsigned)ntohs(sa.sin_port), (unsigned long long)token);
-    snprintf(name, len, "%s", port_tab[slot].name);
+    snprintf(name, len, "%s", rmpi_eng.port.tab[slot].name);
     return RMP_SUCCESS;
 }
 
 static int port_find(const char *name)
 {
-    for (int i = 0; name && i < port_n; i++)
-        if (port_tab[i].fd >= 0 && strcmp(port_tab[i].name, name) == 0)
+    for (int i = 0; name && i < rmpi_eng.port.n; i++)
+        if (rmpi_eng.port.tab[i].fd >= 0 && strcmp(rmpi_eng.port.tab[i].name, name) == 0)
             return i;
     return -1;
 }
@@ -140,9 +132,9 @@ RMP_EXPORT int rmp_port_close(const char *name)
     int i = port_find(name);
     if (i < 0)
         return RMP_ERR_ARG;
-    close(port_tab[i].fd);
-    port_tab[i].fd = -1;
-    port_tab[i].name[0] = '\0';
+    close(rmpi_eng.port.tab[i].fd);
+    rmpi_eng.port.tab[i].fd = -1;
+    rmpi_eng.port.tab[i].name[0] = '\0';
     return RMP_SUCCESS;
 }
 
@@ -217,12 +209,12 @@ static int port_root(const char *port, int accept, const port_entry_t *mine, uin
         int i = port_find(port);
         if (i < 0)
             return RMP_ERR_ARG;
-        token = port_tab[i].token;
+        token = rmpi_eng.port.tab[i].token;
         /* A connection without the port's token is not the peer root: drop it, wait on. */
         for (;;) {
-            if ((rc = port_wait(port_tab[i].fd, POLLIN)) != RMP_SUCCESS)
+            if ((rc = port_wait(rmpi_eng.port.tab[i].fd, POLLIN)) != RMP_SUCCESS)
                 return rc;
-            fd = accept4(port_tab[i].fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            fd = accept4(rmpi_eng.port.tab[i].fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
             if (fd < 0)
                 continue;
             rc = port_recv(fd, &rh, token, remote);
@@ -281,7 +273,7 @@ static int port_meet(const char *port, int root, rmp_comm_t comm, int accept, rm
     if ((rc = rmpi_dyn_address(all[me].addr, &alen)) != RMP_SUCCESS)
         goto out;
     all[me].alen = (uint32_t)alen;
-    all[me].base = rmpi_npeers;
+    all[me].base = rmpi_eng.npeers;
     all[me].next_cid = rmpi_comm_next_cid();
     if ((rc = rmp_allgather(&all[me], all, sizeof(*all), RMP_UINT8, comm)) != RMP_SUCCESS)
         goto out;
@@ -307,7 +299,7 @@ static int port_meet(const char *port, int root, rmp_comm_t comm, int accept, rm
         RMP_SUCCESS)
         goto out;
     int base = all[me].base;
-    if (base != rmpi_npeers || base + rn > rmpi_g.size + RMPI_DYN_MAX) {
+    if (base != rmpi_eng.npeers || base + rn > rmpi_eng.job.size + RMPI_DYN_MAX) {
         rmpi_error("accept/connect: no room for %d more dynamic peers", rn);
         rc = RMP_ERR_NOMEM;
         goto out;

@@ -12,19 +12,19 @@
 
 int rmpi_progress_yields(void)
 {
-    return rmpi_g.yield_when_idle;
+    return rmpi_eng.job.yield_when_idle;
 }
 
 int rmpi_oversubscribed(void)
 {
-    return rmpi_g.oversubscribed;
+    return rmpi_eng.job.oversubscribed;
 }
 
 void rmpi_progress_active(void)
 {
     rmpi_mt_enter(); /* called from collectives' own spin loops, outside the engine */
-    rmpi_ctx.idle = 0;
-    __atomic_store_n(&rmpi_ctx.sleep_ns, 0, __ATOMIC_RELAXED); /* waiters read it unlocked */
+    rmpi_eng.p2p.idle = 0;
+    __atomic_store_n(&rmpi_eng.p2p.sleep_ns, 0, __ATOMIC_RELAXED); /* waiters read it unlocked */
     rmpi_mt_leave();
 }
 
@@ -39,18 +39,18 @@ static void progress_idle(int n)
 {
     if (n > 0) {
         rmpi_progress_active();
-    } else if (rmpi_ctx.sleep_ns) {
-        struct timespec ts = {0, rmpi_ctx.sleep_ns};
+    } else if (rmpi_eng.p2p.sleep_ns) {
+        struct timespec ts = {0, rmpi_eng.p2p.sleep_ns};
         nanosleep(&ts, NULL);
-        if (rmpi_ctx.sleep_ns < 500000)
-            __atomic_store_n(&rmpi_ctx.sleep_ns, rmpi_ctx.sleep_ns * 2,
+        if (rmpi_eng.p2p.sleep_ns < 500000)
+            __atomic_store_n(&rmpi_eng.p2p.sleep_ns, rmpi_eng.p2p.sleep_ns * 2,
                              __ATOMIC_RELAXED); /* up to 0.5 ms */
     } else {
-        if (rmpi_ctx.idle++ == 0)
-            rmpi_ctx.idle_since = rmpi_now();
-        else if (rmpi_g.sleep_when_idle ||
-                 ((rmpi_ctx.idle & 255) == 0 && rmpi_now() - rmpi_ctx.idle_since > 2e-3))
-            __atomic_store_n(&rmpi_ctx.sleep_ns, 20000, __ATOMIC_RELAXED);
+        if (rmpi_eng.p2p.idle++ == 0)
+            rmpi_eng.p2p.idle_since = rmpi_now();
+        else if (rmpi_eng.job.sleep_when_idle ||
+                 ((rmpi_eng.p2p.idle & 255) == 0 && rmpi_now() - rmpi_eng.p2p.idle_since > 2e-3))
+            __atomic_store_n(&rmpi_eng.p2p.sleep_ns, 20000, __ATOMIC_RELAXED);
         sched_yield();
     }
 }
@@ -59,13 +59,13 @@ static void progress_idle(int n)
 static inline __attribute__((always_inline)) int progress_poll(void)
 {
     int n = 0;
-    for (int i = 0; i < rmpi_g.num_polled; i++)
-        n += rmpi_g.polled[i].progress(rmpi_g.polled[i].tl);
-    if (rmpi_ctx.npending)
+    for (int i = 0; i < rmpi_eng.tls.num_polled; i++)
+        n += rmpi_eng.tls.polled[i].progress(rmpi_eng.tls.polled[i].tl);
+    if (rmpi_eng.p2p.npending)
         n += rmpi_send_drain_pending();
-    if (RMPI_UNLIKELY(!rmpi_mq_empty(&rmpi_ctx.need_put)))
+    if (RMPI_UNLIKELY(!rmpi_mq_empty(&rmpi_eng.p2p.need_put)))
         n += rmpi_rndv_retry_puts();
-    if (rmpi_req_have_gen)
+    if (rmpi_eng.req.have_gen)
         n += rmpi_req_progress_gen();
     return n;
 }
@@ -91,7 +91,7 @@ static void progress_mt_idle(void)
     }
     if (mt_idle++ == 0)
         mt_idle_since = rmpi_now();
-    else if (rmpi_g.sleep_when_idle || ((mt_idle & 63) == 0 && rmpi_now() - mt_idle_since > 1e-3))
+    else if (rmpi_eng.job.sleep_when_idle || ((mt_idle & 63) == 0 && rmpi_now() - mt_idle_since > 1e-3))
         mt_sleep_ns = 10000;
     sched_yield();
 }
@@ -123,19 +123,19 @@ static __attribute__((noinline)) int progress_mt(void)
 
 int rmpi_progress(void)
 {
-    if (RMPI_UNLIKELY(rmpi_mt))
+    if (RMPI_UNLIKELY(rmpi_eng.thr.multiple))
         return progress_mt();
     int n = progress_poll();
-    if (RMPI_UNLIKELY(rmpi_g.yield_when_idle))
+    if (RMPI_UNLIKELY(rmpi_eng.job.yield_when_idle))
         progress_idle(n);
     return n;
 }
 
 int rmpi_progress_serve_rma(void)
 {
-    if (!__atomic_load_n(&rmpi_ctx.windows, __ATOMIC_RELAXED)) /* read outside the lock */
+    if (!__atomic_load_n(&rmpi_eng.p2p.windows, __ATOMIC_RELAXED)) /* read outside the lock */
         return 0;
-    if (RMPI_LIKELY(!rmpi_mt))
+    if (RMPI_LIKELY(!rmpi_eng.thr.multiple))
         return progress_poll();
     if (!rmpi_mt_trylock())
         return 0;

@@ -18,15 +18,15 @@
 
 static rmpi_ux_t *ux_alloc(size_t size)
 {
-    rmpi_ux_t *u = rmpi_ctx.ux_free;
+    rmpi_ux_t *u = rmpi_eng.p2p.ux_free;
     if (u)
-        rmpi_ctx.ux_free = u->next_free;
+        rmpi_eng.p2p.ux_free = u->next_free;
     else if (!(u = malloc(sizeof(*u))))
         return NULL;
     u->data = u->inline_buf;
     if (size > RMPI_UX_INLINE && !(u->data = malloc(size))) {
-        u->next_free = rmpi_ctx.ux_free;
-        rmpi_ctx.ux_free = u;
+        u->next_free = rmpi_eng.p2p.ux_free;
+        rmpi_eng.p2p.ux_free = u;
         return NULL;
     }
     u->have = 0;
@@ -37,8 +37,8 @@ static void ux_free(rmpi_ux_t *u)
 {
     if (u->data != u->inline_buf)
         free(u->data);
-    u->next_free = rmpi_ctx.ux_free;
-    rmpi_ctx.ux_free = u;
+    u->next_free = rmpi_eng.p2p.ux_free;
+    rmpi_eng.p2p.ux_free = u;
 }
 
 rmpi_ux_t *rmpi_recv_buffer(int src, const rmpi_hdr_t *h, size_t cap, size_t size,
@@ -63,8 +63,8 @@ rmpi_ux_t *rmpi_recv_buffer(int src, const rmpi_hdr_t *h, size_t cap, size_t siz
     if (plen)
         memcpy(u->data, payload, plen);
     u->have = plen;
-    rmpi_stats.unexpected++;
-    rmpi_mq_push(&rmpi_ctx.unexp, &u->mq);
+    rmpi_eng.stats.unexpected++;
+    rmpi_mq_push(&rmpi_eng.p2p.unexp, &u->mq);
     return u;
 }
 
@@ -97,14 +97,14 @@ RMPI_MT_BODY int irecv_cid_locked(void *buf, const rmp_layout_t *lay, size_t byt
     req->peer = source == RMP_ANY_SOURCE ? -1 : rmpi_comm_world_rank(comm, source);
     req->comm = comm;
     req->status.comm = comm;
-    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 1);
+    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_eng.p2p.unexp, cid, source, tag, 1);
     if (e) {
         recv_take_unexpected(req, rmpi_container_of(e, rmpi_ux_t, mq));
-    } else if (RMPI_UNLIKELY(rmpi_ctx.nfailed > 0 && rmpi_failure_dooms_recv(req->peer, cid, comm))) {
+    } else if (RMPI_UNLIKELY(rmpi_eng.p2p.nfailed > 0 && rmpi_failure_dooms_recv(req->peer, cid, comm))) {
         rmpi_req_free(req);
         return RMP_ERR_PEER_FAILED;
     } else {
-        rmpi_mq_push(&rmpi_ctx.posted, &req->mq);
+        rmpi_mq_push(&rmpi_eng.p2p.posted, &req->mq);
     }
     *out = req;
     return RMP_SUCCESS;
@@ -152,7 +152,7 @@ int rmpi_recv_cancel_unexp(int src, const rmpi_cancel_t *m, const void *payload,
 {
     /* From the newest back: the message came before m, and of several identical
      * eager copies the receiver cannot tell one from another. */
-    for (rmpi_mq_elem_t *e = rmpi_ctx.unexp.head.prev; e != &rmpi_ctx.unexp.head; e = e->prev) {
+    for (rmpi_mq_elem_t *e = rmpi_eng.p2p.unexp.head.prev; e != &rmpi_eng.p2p.unexp.head; e = e->prev) {
         rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
         if (u->peer != src || e->cid != m->cid || e->src != m->src || e->tag != m->tag ||
             u->size != m->size)
@@ -162,7 +162,7 @@ int rmpi_recv_cancel_unexp(int src, const rmpi_cancel_t *m, const void *payload,
                        : u->sreq == m->sreq && (u->type == RMPI_MSG_RTS || u->have == u->size);
         if (!same)
             continue;
-        rmpi_mq_remove(&rmpi_ctx.unexp, e);
+        rmpi_mq_remove(&rmpi_eng.p2p.unexp, e);
         ux_free(u);
         return 1;
     }
@@ -172,7 +172,7 @@ int rmpi_recv_cancel_unexp(int src, const rmpi_cancel_t *m, const void *payload,
 rmpi_ux_t *rmpi_recv_mprobe(uint32_t cid, int source, int tag, rmp_status_t *st)
 {
     rmpi_mt_enter();
-    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 1);
+    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_eng.p2p.unexp, cid, source, tag, 1);
     rmpi_ux_t *u = e ? rmpi_container_of(e, rmpi_ux_t, mq) : NULL;
     if (u && st)
         *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS, RMP_COMM_NULL};
@@ -193,7 +193,7 @@ RMPI_MT_ENTRY_VOID(, rmpi_recv_take, recv_take_locked, (rmp_request_t req, rmpi_
 
 RMPI_MT_BODY void recv_withdraw_locked(rmp_request_t req)
 {
-    rmpi_mq_remove(&rmpi_ctx.posted, &req->mq);
+    rmpi_mq_remove(&rmpi_eng.p2p.posted, &req->mq);
 }
 
 RMPI_MT_ENTRY_VOID(, rmpi_recv_withdraw, recv_withdraw_locked, (rmp_request_t req), (req))
@@ -236,7 +236,7 @@ int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
 
 RMPI_MT_BODY int recv_probe_locked(uint32_t cid, int source, int tag, rmp_status_t *st)
 {
-    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_ctx.unexp, cid, source, tag, 0);
+    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_eng.p2p.unexp, cid, source, tag, 0);
     if (e && st) {
         rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
         *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS, RMP_COMM_NULL};
@@ -250,19 +250,19 @@ RMPI_MT_ENTRY(, rmpi_recv_probe, recv_probe_locked,
 
 void rmpi_recv_fini(void)
 {
-    while (!rmpi_mq_empty(&rmpi_ctx.unexp)) {
-        rmpi_mq_elem_t *e = rmpi_ctx.unexp.head.next;
-        rmpi_mq_remove(&rmpi_ctx.unexp, e);
+    while (!rmpi_mq_empty(&rmpi_eng.p2p.unexp)) {
+        rmpi_mq_elem_t *e = rmpi_eng.p2p.unexp.head.next;
+        rmpi_mq_remove(&rmpi_eng.p2p.unexp, e);
         ux_free(rmpi_container_of(e, rmpi_ux_t, mq));
     }
-    while (rmpi_ctx.ux_free) {
-        rmpi_ux_t *u = rmpi_ctx.ux_free;
-        rmpi_ctx.ux_free = u->next_free;
+    while (rmpi_eng.p2p.ux_free) {
+        rmpi_ux_t *u = rmpi_eng.p2p.ux_free;
+        rmpi_eng.p2p.ux_free = u->next_free;
         free(u);
     }
 }
 
 size_t rmpi_p2p_unexpected_high_water(void)
 {
-    return rmpi_ctx.unexp.high_water;
+    return rmpi_eng.p2p.unexp.high_water;
 }

@@ -16,37 +16,32 @@
 
 #define REQ_CHUNK 64
 
-static rmp_request_t req_free_list;
-static void **req_chunks;
-static size_t req_nchunks;
-static rmp_request_t req_active_gen; /* generic requests being progressed */
-int rmpi_req_have_gen;               /* req_active_gen != NULL, read by progress */
 
 static int req_grow(void)
 {
     rmp_request_t chunk = calloc(REQ_CHUNK, sizeof(*chunk));
-    void **chunks = realloc(req_chunks, (req_nchunks + 1) * sizeof(void *));
+    void **chunks = realloc(rmpi_eng.req.chunks, (rmpi_eng.req.nchunks + 1) * sizeof(void *));
     if (!chunk || !chunks) {
         free(chunk);
         if (chunks)
-            req_chunks = chunks;
+            rmpi_eng.req.chunks = chunks;
         return RMP_ERR_NOMEM;
     }
-    req_chunks = chunks;
-    req_chunks[req_nchunks++] = chunk;
+    rmpi_eng.req.chunks = chunks;
+    rmpi_eng.req.chunks[rmpi_eng.req.nchunks++] = chunk;
     for (int i = 0; i < REQ_CHUNK; i++) {
-        chunk[i].next_active = req_free_list;
-        req_free_list = &chunk[i];
+        chunk[i].next_active = rmpi_eng.req.free_list;
+        rmpi_eng.req.free_list = &chunk[i];
     }
     return RMP_SUCCESS;
 }
 
 rmp_request_t rmpi_req_alloc(int kind)
 {
-    if (RMPI_UNLIKELY(req_free_list == NULL) && req_grow() != RMP_SUCCESS)
+    if (RMPI_UNLIKELY(rmpi_eng.req.free_list == NULL) && req_grow() != RMP_SUCCESS)
         return NULL;
-    rmp_request_t r = req_free_list;
-    req_free_list = r->next_active;
+    rmp_request_t r = rmpi_eng.req.free_list;
+    rmpi_eng.req.free_list = r->next_active;
     r->kind = (uint8_t)kind;
     r->flags = 0;
     __atomic_store_n(&r->done, 0, __ATOMIC_RELAXED);
@@ -69,8 +64,8 @@ RMPI_MT_BODY void req_free_locked(rmp_request_t req)
     if (req->release)
         req->release(req);
     req->kind = 0;
-    req->next_active = req_free_list;
-    req_free_list = req;
+    req->next_active = rmpi_eng.req.free_list;
+    rmpi_eng.req.free_list = req;
 }
 
 RMPI_MT_ENTRY_VOID(, rmpi_req_free, req_free_locked, (rmp_request_t req), (req))
@@ -138,9 +133,9 @@ int rmpi_req_gen(int (*poll)(void *ctx, int *error), void *ctx, void (*release)(
     r->ctx = ctx;
     r->gen_release = release;
     r->release = req_gen_release;
-    r->next_active = req_active_gen;
-    req_active_gen = r;
-    rmpi_req_have_gen = 1;
+    r->next_active = rmpi_eng.req.active_gen;
+    rmpi_eng.req.active_gen = r;
+    rmpi_eng.req.have_gen = 1;
     rmpi_mt_leave();
     *out = r;
     return RMP_SUCCESS;
@@ -150,7 +145,7 @@ int rmpi_req_gen(int (*poll)(void *ctx, int *error), void *ctx, void (*release)(
 int rmpi_req_progress_gen(void)
 {
     int n = 0;
-    rmp_request_t *pp = &req_active_gen;
+    rmp_request_t *pp = &rmpi_eng.req.active_gen;
     while (*pp) {
         rmp_request_t r = *pp;
         if (r->poll(r->ctx, &r->status.error)) {
@@ -162,18 +157,18 @@ int rmpi_req_progress_gen(void)
             pp = &r->next_active;
         }
     }
-    rmpi_req_have_gen = req_active_gen != NULL;
+    rmpi_eng.req.have_gen = rmpi_eng.req.active_gen != NULL;
     return n;
 }
 
 void rmpi_waiter_init(rmpi_waiter_t *w)
 {
-    if (RMPI_UNLIKELY(rmpi_mt))
+    if (RMPI_UNLIKELY(rmpi_eng.thr.multiple))
         rmpi_progress_mt_reset();
     w->req = NULL;
     w->spins = 0;
     double now = rmpi_now();
-    w->deadline = rmpi_cfg.timeout > 0 ? now + rmpi_cfg.timeout : 0;
+    w->deadline = rmpi_eng.cfg.timeout > 0 ? now + rmpi_eng.cfg.timeout : 0;
     w->next_check = now + 0.05;
 }
 
@@ -183,24 +178,24 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
      * (idle, oversubscribed: up to 0.5 ms each) at every poll, or a failure notice
      * would wait 0.5 s to be seen, past the launcher's notice period. */
     if (RMPI_LIKELY((++w->spins & 1023) != 0) &&
-        !__atomic_load_n(&rmpi_ctx.sleep_ns, __ATOMIC_RELAXED))
+        !__atomic_load_n(&rmpi_eng.p2p.sleep_ns, __ATOMIC_RELAXED))
         return RMP_SUCCESS;
     double now = rmpi_now();
     if (now >= w->next_check) {
         w->next_check = now + 0.05;
         rmpi_mt_enter();
         rmpi_check_failures();
-        if (RMPI_UNLIKELY(rmpi_ulfm_nrevoked))
+        if (RMPI_UNLIKELY(rmpi_eng.ulfm_nrevoked))
             rmpi_ulfm_sweep();
         /* Once a peer has failed: a receive from any source it might have fed. */
-        int stalled = w->req && RMPI_UNLIKELY(rmpi_ctx.nfailed > 0) &&
+        int stalled = w->req && RMPI_UNLIKELY(rmpi_eng.p2p.nfailed > 0) &&
                       rmpi_ulfm_anysrc_stalled(w->req);
         rmpi_mt_leave();
         if (stalled)
             return RMP_ERR_PEER_FAILED_PENDING;
     }
     if (w->deadline > 0 && now > w->deadline) {
-        rmpi_warn("operation timed out after %g s (RMP_TIMEOUT)", rmpi_cfg.timeout);
+        rmpi_warn("operation timed out after %g s (RMP_TIMEOUT)", rmpi_eng.cfg.timeout);
         return RMP_ERR_TIMEOUT;
     }
     return RMP_SUCCESS;
@@ -209,14 +204,13 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
 void rmpi_health_tick(void)
 {
     static __thread unsigned n __attribute__((tls_model("initial-exec")));
-    static double next;
     if (RMPI_LIKELY((++n & 255) != 0) &&
-        !__atomic_load_n(&rmpi_ctx.sleep_ns, __ATOMIC_RELAXED))
+        !__atomic_load_n(&rmpi_eng.p2p.sleep_ns, __ATOMIC_RELAXED))
         return;
     rmpi_mt_enter();
     double now = rmpi_now();
-    if (now >= next) {
-        next = now + 0.05;
+    if (now >= rmpi_eng.req.next_health) {
+        rmpi_eng.req.next_health = now + 0.05;
         rmpi_check_failures();
     }
     rmpi_mt_leave();
@@ -248,8 +242,8 @@ int rmpi_req_wait(rmp_request_t req)
 
 void rmpi_req_foreach(void (*fn)(rmp_request_t req, void *arg), void *arg)
 {
-    for (size_t c = 0; c < req_nchunks; c++) {
-        rmp_request_t chunk = req_chunks[c];
+    for (size_t c = 0; c < rmpi_eng.req.nchunks; c++) {
+        rmp_request_t chunk = rmpi_eng.req.chunks[c];
         for (int i = 0; i < REQ_CHUNK; i++)
             if (chunk[i].kind != 0 && !chunk[i].done)
                 fn(&chunk[i], arg);
@@ -258,12 +252,12 @@ void rmpi_req_foreach(void (*fn)(rmp_request_t req, void *arg), void *arg)
 
 void rmpi_req_pool_fini(void)
 {
-    for (size_t i = 0; i < req_nchunks; i++)
-        free(req_chunks[i]);
-    free(req_chunks);
-    req_chunks = NULL;
-    req_nchunks = 0;
-    req_free_list = NULL;
-    req_active_gen = NULL;
-    rmpi_req_have_gen = 0;
+    for (size_t i = 0; i < rmpi_eng.req.nchunks; i++)
+        free(rmpi_eng.req.chunks[i]);
+    free(rmpi_eng.req.chunks);
+    rmpi_eng.req.chunks = NULL;
+    rmpi_eng.req.nchunks = 0;
+    rmpi_eng.req.free_list = NULL;
+    rmpi_eng.req.active_gen = NULL;
+    rmpi_eng.req.have_gen = 0;
 }

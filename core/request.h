@@ -76,7 +76,6 @@ void rmpi_req_fail(rmp_request_t req, int rc);
 /* Poll the generic requests (progress engine); the number that completed. */
 int rmpi_req_progress_gen(void);
 /* Is any generic request active? Read by every progress call. */
-extern int rmpi_req_have_gen;
 /* Every live request, for failure handling (rare: a linear scan). */
 void rmpi_req_foreach(void (*fn)(rmp_request_t req, void *arg), void *arg);
 /* Free the pool (rmp_finalize). */

@@ -103,7 +103,7 @@ static inline void rma_direct_progress(int work)
     static __thread int worked __attribute__((tls_model("initial-exec")));
     worked |= work; /* any of the 16 since the last progress */
     if ((++n & 15) == 0) {
-        if (worked && RMPI_UNLIKELY(rmpi_ctx.idle || rmpi_ctx.sleep_ns))
+        if (worked && RMPI_UNLIKELY(rmpi_eng.p2p.idle || rmpi_eng.p2p.sleep_ns))
             rmpi_progress_active();
         worked = 0;
         rmpi_progress();
@@ -113,8 +113,8 @@ static inline void rma_direct_progress(int work)
 
 static int rma_slot_of(const rmpi_peer_t *p)
 {
-    for (int i = 0; i < rmpi_g.num_tls; i++)
-        if (rmpi_g.tls[i].tl == p->tl)
+    for (int i = 0; i < rmpi_eng.tls.num; i++)
+        if (rmpi_eng.tls.v[i].tl == p->tl)
             return i;
     return 0;
 }
@@ -153,7 +153,7 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
             memcpy(buf, d, bytes);
         return RMP_SUCCESS;
     }
-    rmpi_peer_t *p = &rmpi_peers[rmpi_comm_world_rank(win->comm, target)];
+    rmpi_peer_t *p = &rmpi_eng.peers[rmpi_comm_world_rank(win->comm, target)];
     if (!p->rma || win->dynamic || bytes <= p->rma_msg_max) {
         if (nbi)
             return is_put ? rmpi_rma_put_msg(win, buf, bytes, target, offset)

@@ -20,25 +20,22 @@
  * (RMP_TIMEOUT), or a malformed one, finds nothing and touches nothing. Replies from
  * one target come in the order of the requests, so the search from the oldest finds
  * theirs first: a window of non-blocking gets costs no scan of the others. */
-static rmpi_rma_op_t *rma_inflight;
-static rmpi_rma_op_t **rma_inflight_tail = &rma_inflight;
-static uint64_t rma_seq;
 
 static void rma_op_begin(rmpi_rma_op_t *op)
 {
-    op->seq = ++rma_seq;
+    op->seq = ++rmpi_eng.rma.seq;
     op->next = NULL;
-    *rma_inflight_tail = op;
-    rma_inflight_tail = &op->next;
+    *rmpi_eng.rma.inflight_tail = op;
+    rmpi_eng.rma.inflight_tail = &op->next;
 }
 
 static void rma_op_end(rmpi_rma_op_t *op)
 {
-    for (rmpi_rma_op_t **pp = &rma_inflight; *pp; pp = &(*pp)->next) {
+    for (rmpi_rma_op_t **pp = &rmpi_eng.rma.inflight; *pp; pp = &(*pp)->next) {
         if (*pp == op) {
             *pp = op->next;
-            if (rma_inflight_tail == &op->next)
-                rma_inflight_tail = pp;
+            if (rmpi_eng.rma.inflight_tail == &op->next)
+                rmpi_eng.rma.inflight_tail = pp;
             return;
         }
     }
@@ -46,7 +43,7 @@ static void rma_op_end(rmpi_rma_op_t *op)
 
 static rmpi_rma_op_t *rma_op_find(uint64_t seq)
 {
-    for (rmpi_rma_op_t *op = rma_inflight; op; op = op->next)
+    for (rmpi_rma_op_t *op = rmpi_eng.rma.inflight; op; op = op->next)
         if (op->seq == seq)
             return op;
     return NULL;
@@ -131,7 +128,7 @@ static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t
         rma_reply(src, m, RMPI_RMA_ACK, RMP_SUCCESS, plen, m->offset, NULL, 0);
         break;
     case RMPI_RMA_GET: {
-        size_t chunk = rmpi_peers[src].max_am - sizeof(rmpi_rma_t);
+        size_t chunk = rmpi_eng.peers[src].max_am - sizeof(rmpi_rma_t);
         for (uint64_t o = 0; o < m->len || o == 0; o += chunk) {
             size_t n = m->len - o < chunk ? (size_t)(m->len - o) : chunk;
             rma_reply(src, m, RMPI_RMA_GET_REP, RMP_SUCCESS, 0, m->offset + o, p + o, n);
@@ -172,7 +169,6 @@ static void rma_put_msg_acked(int src, const rmpi_rma_t *m)
 }
 
 /* Records of non-blocking gets by message, reused: no allocation per get once warm. */
-static rmpi_rma_op_t *rma_free_ops;
 
 /* A non-blocking get has all its data, or failed: its window's count goes down (the
  * window is looked up by id: it may have been freed after a flush gave up on it). */
@@ -185,8 +181,8 @@ static void rma_get_msg_done(rmpi_rma_op_t *op)
         rmpi_rma_count_add(&w->outstanding, -1);
     }
     rma_op_end(op);
-    op->next = rma_free_ops;
-    rma_free_ops = op;
+    op->next = rmpi_eng.rma.free_ops;
+    rmpi_eng.rma.free_ops = op;
 }
 
 static void rma_on_msg(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
@@ -283,7 +279,7 @@ int rmpi_rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int ta
                      size_t offset)
 {
     int w = rmpi_comm_world_rank(win->comm, target);
-    rmpi_peer_t *p = &rmpi_peers[w];
+    rmpi_peer_t *p = &rmpi_eng.peers[w];
     rmpi_rma_op_t op = {.status = RMP_SUCCESS, .dst = buf, .off0 = offset, .len = bytes};
     rmpi_mt_enter();
     rma_op_begin(&op);
@@ -317,7 +313,7 @@ int rmpi_rma_put_msg(rmp_win_t win, const void *buf, size_t bytes, int target,
                      size_t offset)
 {
     int w = rmpi_comm_world_rank(win->comm, target);
-    size_t chunk = rmpi_peers[w].max_am - sizeof(rmpi_rma_t);
+    size_t chunk = rmpi_eng.peers[w].max_am - sizeof(rmpi_rma_t);
     rmpi_rma_t m = rma_msg(win, RMPI_RMA_PUT, target, 0);
     m.compare = win->id;
     int rc = RMP_SUCCESS;
@@ -364,9 +360,9 @@ int rmpi_rma_get_msg(rmp_win_t win, void *buf, size_t bytes, int target, size_t 
     int w = rmpi_comm_world_rank(win->comm, target);
     int rc = RMP_SUCCESS;
     rmpi_mt_enter();
-    rmpi_rma_op_t *op = rma_free_ops;
+    rmpi_rma_op_t *op = rmpi_eng.rma.free_ops;
     if (op)
-        rma_free_ops = op->next;
+        rmpi_eng.rma.free_ops = op->next;
     else
         op = malloc(sizeof(*op));
     if (!op) {
@@ -384,8 +380,8 @@ int rmpi_rma_get_msg(rmp_win_t win, void *buf, size_t bytes, int target, size_t 
     if (rc != RMP_SUCCESS) {
         rmpi_rma_count_add(&win->outstanding, -1);
         rma_op_end(op);
-        op->next = rma_free_ops;
-        rma_free_ops = op;
+        op->next = rmpi_eng.rma.free_ops;
+        rmpi_eng.rma.free_ops = op;
     }
     rmpi_mt_leave();
     return rc;
@@ -394,7 +390,7 @@ int rmpi_rma_get_msg(rmp_win_t win, void *buf, size_t bytes, int target, size_t 
 void rmpi_rma_forget(const struct rmp_win *win)
 {
     rmpi_mt_enter();
-    rmpi_rma_op_t **pp = &rma_inflight;
+    rmpi_rma_op_t **pp = &rmpi_eng.rma.inflight;
     while (*pp) {
         rmpi_rma_op_t *op = *pp;
         if (op->nbi_win != win->id + 1) {
@@ -402,10 +398,10 @@ void rmpi_rma_forget(const struct rmp_win *win)
             continue;
         }
         *pp = op->next;
-        if (rma_inflight_tail == &op->next)
-            rma_inflight_tail = pp;
-        op->next = rma_free_ops;
-        rma_free_ops = op;
+        if (rmpi_eng.rma.inflight_tail == &op->next)
+            rmpi_eng.rma.inflight_tail = pp;
+        op->next = rmpi_eng.rma.free_ops;
+        rmpi_eng.rma.free_ops = op;
     }
     rmpi_mt_leave();
 }

@@ -25,21 +25,17 @@
  * in a program that creates and frees windows in a loop. rmp_finalize frees
  * them all (every call is refused from then on before the handle is read). */
 #define WIN_QUARANTINE 64
-static struct rmp_win **win_table;
-static uint32_t win_ntable;
-static struct rmp_win *win_dead_old, *win_dead_new;
-static unsigned win_ndead;
 
 struct rmp_win *rmpi_win_lookup(uint32_t id)
 {
-    return id < win_ntable && win_table[id] && win_table[id]->live ? win_table[id] : NULL;
+    return id < rmpi_eng.rma.win_ntable && rmpi_eng.rma.win_table[id] && rmpi_eng.rma.win_table[id]->live ? rmpi_eng.rma.win_table[id] : NULL;
 }
 
 /* A few windows at most: a scan. */
 int rmpi_win_is_live(rmp_win_t win)
 {
-    for (uint32_t i = 0; i < win_ntable; i++)
-        if (win_table[i] == win)
+    for (uint32_t i = 0; i < rmpi_eng.rma.win_ntable; i++)
+        if (rmpi_eng.rma.win_table[i] == win)
             return 1;
     return 0;
 }
@@ -48,32 +44,32 @@ int rmpi_win_is_live(rmp_win_t win)
 
 static int win_register_id(struct rmp_win *w)
 {
-    for (uint32_t i = 0; i < win_ntable; i++) {
-        if (!win_table[i]) {
+    for (uint32_t i = 0; i < rmpi_eng.rma.win_ntable; i++) {
+        if (!rmpi_eng.rma.win_table[i]) {
             w->id = i;
-            win_table[i] = w;
-            __atomic_add_fetch(&rmpi_ctx.windows, 1, __ATOMIC_RELAXED);
+            rmpi_eng.rma.win_table[i] = w;
+            __atomic_add_fetch(&rmpi_eng.p2p.windows, 1, __ATOMIC_RELAXED);
             return RMP_SUCCESS;
         }
     }
-    struct rmp_win **t = realloc(win_table, (win_ntable + 16) * sizeof(*t));
+    struct rmp_win **t = realloc(rmpi_eng.rma.win_table, (rmpi_eng.rma.win_ntable + 16) * sizeof(*t));
     if (!t)
         return RMP_ERR_NOMEM;
-    memset(t + win_ntable, 0, 16 * sizeof(*t));
-    win_table = t;
-    w->id = win_ntable;
-    win_table[win_ntable] = w;
-    win_ntable += 16;
-    __atomic_add_fetch(&rmpi_ctx.windows, 1, __ATOMIC_RELAXED);
+    memset(t + rmpi_eng.rma.win_ntable, 0, 16 * sizeof(*t));
+    rmpi_eng.rma.win_table = t;
+    w->id = rmpi_eng.rma.win_ntable;
+    rmpi_eng.rma.win_table[rmpi_eng.rma.win_ntable] = w;
+    rmpi_eng.rma.win_ntable += 16;
+    __atomic_add_fetch(&rmpi_eng.p2p.windows, 1, __ATOMIC_RELAXED);
     return RMP_SUCCESS;
 }
 
 static void win_release(struct rmp_win *w)
 {
     rmpi_rma_forget(w);
-    for (int i = 0; i < rmpi_g.num_tls; i++)
+    for (int i = 0; i < rmpi_eng.tls.num; i++)
         if (w->mr[i])
-            rmpi_g.tls[i].iface->mem_dereg(rmpi_g.tls[i].tl, w->mr[i]);
+            rmpi_eng.tls.v[i].iface->mem_dereg(rmpi_eng.tls.v[i].tl, w->mr[i]);
     if (w->mapped) {
         for (int r = 0; r < (w->comm ? w->comm->size : 0); r++)
             if (w->mapped[r] && r != w->comm->rank)
@@ -81,9 +77,9 @@ static void win_release(struct rmp_win *w)
     }
     if (w->allocated)
         rmpi_shmem_destroy(&w->mem);
-    if (w->id < win_ntable && win_table[w->id] == w) {
-        win_table[w->id] = NULL;
-        __atomic_sub_fetch(&rmpi_ctx.windows, 1, __ATOMIC_RELAXED);
+    if (w->id < rmpi_eng.rma.win_ntable && rmpi_eng.rma.win_table[w->id] == w) {
+        rmpi_eng.rma.win_table[w->id] = NULL;
+        __atomic_sub_fetch(&rmpi_eng.p2p.windows, 1, __ATOMIC_RELAXED);
     }
     free(w->peers);
     free(w->mapped);
@@ -94,22 +90,22 @@ static void win_release(struct rmp_win *w)
     w->nregions = w->capregions = 0;
     w->live = 0;
     w->next_dead = NULL;
-    if (win_dead_new)
-        win_dead_new->next_dead = w;
+    if (rmpi_eng.rma.win_dead_new)
+        rmpi_eng.rma.win_dead_new->next_dead = w;
     else
-        win_dead_old = w;
-    win_dead_new = w;
-    win_ndead++;
+        rmpi_eng.rma.win_dead_old = w;
+    rmpi_eng.rma.win_dead_new = w;
+    rmpi_eng.rma.win_ndead++;
 }
 
 /* A zeroed window struct: the oldest released one past the quarantine, or new. */
 static struct rmp_win *win_new_struct(void)
 {
-    if (win_ndead <= WIN_QUARANTINE)
+    if (rmpi_eng.rma.win_ndead <= WIN_QUARANTINE)
         return calloc(1, sizeof(struct rmp_win));
-    struct rmp_win *w = win_dead_old;
-    win_dead_old = w->next_dead;
-    win_ndead--;
+    struct rmp_win *w = rmpi_eng.rma.win_dead_old;
+    rmpi_eng.rma.win_dead_old = w->next_dead;
+    rmpi_eng.rma.win_ndead--;
     memset(w, 0, sizeof(*w));
     return w;
 }
@@ -119,19 +115,19 @@ static struct rmp_win *win_new_struct(void)
  * released, then every window struct is freed. */
 void rmpi_rma_fini(void)
 {
-    for (uint32_t i = 0; i < win_ntable; i++)
-        if (win_table[i] && win_table[i]->live)
-            win_release(win_table[i]);
-    while (win_dead_old) {
-        struct rmp_win *w = win_dead_old;
-        win_dead_old = w->next_dead;
+    for (uint32_t i = 0; i < rmpi_eng.rma.win_ntable; i++)
+        if (rmpi_eng.rma.win_table[i] && rmpi_eng.rma.win_table[i]->live)
+            win_release(rmpi_eng.rma.win_table[i]);
+    while (rmpi_eng.rma.win_dead_old) {
+        struct rmp_win *w = rmpi_eng.rma.win_dead_old;
+        rmpi_eng.rma.win_dead_old = w->next_dead;
         free(w);
     }
-    win_dead_new = NULL;
-    win_ndead = 0;
-    free(win_table);
-    win_table = NULL;
-    win_ntable = 0;
+    rmpi_eng.rma.win_dead_new = NULL;
+    rmpi_eng.rma.win_ndead = 0;
+    free(rmpi_eng.rma.win_table);
+    rmpi_eng.rma.win_table = NULL;
+    rmpi_eng.rma.win_ntable = 0;
 }
 
 static size_t win_pagesize(size_t n)
@@ -159,11 +155,11 @@ static int win_map_peers(struct rmp_win *w)
     w->mapped = calloc((size_t)n, sizeof(void *));
     if (!w->mapped)
         return RMP_ERR_NOMEM;
-    int mynode = rmpi_g.node_of[rmpi_g.rank];
+    int mynode = rmpi_eng.job.node_of[rmpi_eng.job.rank];
     for (int r = 0; r < n; r++) {
         rmpi_win_entry_t *e = &w->peers[r];
         if (r == w->comm->rank || !e->allocated ||
-            rmpi_g.node_of[rmpi_comm_world_rank(w->comm, r)] != mynode)
+            rmpi_eng.job.node_of[rmpi_comm_world_rank(w->comm, r)] != mynode)
             continue;
         /* The entry comes from the peer: a name without its NUL or a size
          * that rounds past 2^64 is not mapped (the transport path checks). */
@@ -209,10 +205,10 @@ static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, i
     me.allocated = (uint32_t)allocate;
     me.dynamic = (uint32_t)dynamic;
     snprintf(me.seg, sizeof(me.seg), "%s", w->allocated ? w->mem.name : "");
-    for (int i = 0; rc == RMP_SUCCESS && i < rmpi_g.num_tls && i < RMPI_TL_MAX; i++) {
-        const rmpi_tl_iface_t *t = rmpi_g.tls[i].iface;
+    for (int i = 0; rc == RMP_SUCCESS && i < rmpi_eng.tls.num && i < RMPI_TL_MAX; i++) {
+        const rmpi_tl_iface_t *t = rmpi_eng.tls.v[i].iface;
         if (t->mem_reg && bytes > 0)
-            rc = t->mem_reg(rmpi_g.tls[i].tl, w->base, bytes, &w->mr[i], &me.keys[i]);
+            rc = t->mem_reg(rmpi_eng.tls.v[i].tl, w->base, bytes, &w->mr[i], &me.keys[i]);
     }
     /* Live from here on: a faster peer may reach it as soon as it has our
      * entry, before this rank returns from the collective. */

@@ -17,7 +17,7 @@ typedef struct rmpi_win_entry {
     uint64_t bytes;
     uint32_t id;
     uint32_t allocated;
-    uint64_t keys[RMPI_TL_MAX];/* per transport slot of rmpi_g.tls */
+    uint64_t keys[RMPI_TL_MAX];/* per transport slot of rmpi_eng.tls.v */
     char seg[48];      /* allocated windows: shared segment name */
     int32_t status;    /* its creation so far: RMP_SUCCESS or why it failed */
     uint32_t dynamic;  /* rmp_win_create_dynamic: offsets are addresses (regions) */
@@ -38,7 +38,7 @@ struct rmp_win {
     uint32_t id;
     rmpi_win_entry_t *peers;   /* by comm rank */
     void **mapped;        /* by comm rank: the peer's window mapped here, or NULL */
-    rmpi_mr_t *mr[RMPI_TL_MAX];/* registrations with rmpi_g.tls[i] */
+    rmpi_mr_t *mr[RMPI_TL_MAX];/* registrations with rmpi_eng.tls.v[i] */
     int allocated;
     int dynamic;
     rmpi_win_region_t *regions; /* dynamic: attached here, in attach order */

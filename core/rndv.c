@@ -31,7 +31,7 @@ int rmpi_rndv_start(rmpi_peer_t *p, rmp_request_t req)
 static void rndv_release(rmp_request_t req)
 {
     if (req->mr) {
-        rmpi_peers[req->peer].iface->mem_dereg(rmpi_peers[req->peer].tl, req->mr);
+        rmpi_eng.peers[req->peer].iface->mem_dereg(rmpi_eng.peers[req->peer].tl, req->mr);
         req->mr = NULL;
     }
 }
@@ -82,7 +82,7 @@ static void rndv_send_cts(rmpi_peer_t *p, rmp_request_t req, int src, const rmpi
  * (RNDV_PUT). Truncation: only what fits moves. */
 static void rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
 {
-    rmpi_peer_t *p = &rmpi_peers[src];
+    rmpi_peer_t *p = &rmpi_eng.peers[src];
     rmpi_recv_status(req, &r->h, r->size);
     req->peer = src;
     req->peer_req = r->sreq;
@@ -180,7 +180,7 @@ static void rndv_put_done(void *arg, int status)
  * Returns 1 when the transport had no room (req is queued on need_put). */
 static int rndv_put_more(rmp_request_t req)
 {
-    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    rmpi_peer_t *p = &rmpi_eng.peers[req->peer];
     while (req->frag_off < req->total) {
         size_t n = req->total - req->frag_off;
         const void *src = (const char *)req->buf + req->frag_off;
@@ -199,7 +199,7 @@ static int rndv_put_more(rmp_request_t req)
         req->flags &= (uint8_t)~RMPI_REQF_IN_CALL;
         if (rc == RMPI_AGAIN) {
             req->flags |= RMPI_REQF_NEED_PUT;
-            rmpi_mq_push(&rmpi_ctx.need_put, &req->mq);
+            rmpi_mq_push(&rmpi_eng.p2p.need_put, &req->mq);
             return 1;
         }
         if (rc != RMP_SUCCESS) {
@@ -252,10 +252,10 @@ static void rndv_on_cts(int src, const void *hdr, size_t hlen, const void *paylo
 int rmpi_rndv_retry_puts(void)
 {
     int n = 0;
-    while (!rmpi_mq_empty(&rmpi_ctx.need_put)) {
+    while (!rmpi_mq_empty(&rmpi_eng.p2p.need_put)) {
         rmp_request_t req =
-            rmpi_container_of(rmpi_ctx.need_put.head.next, struct rmp_request, mq);
-        rmpi_mq_remove(&rmpi_ctx.need_put, &req->mq);
+            rmpi_container_of(rmpi_eng.p2p.need_put.head.next, struct rmp_request, mq);
+        rmpi_mq_remove(&rmpi_eng.p2p.need_put, &req->mq);
         req->flags &= (uint8_t)~RMPI_REQF_NEED_PUT;
         if (rndv_put_more(req)) /* still no room: queued again */
             break;
@@ -266,7 +266,7 @@ int rmpi_rndv_retry_puts(void)
 
 void rmpi_rndv_withdraw(rmp_request_t req)
 {
-    rmpi_mq_remove(&rmpi_ctx.need_put, &req->mq);
+    rmpi_mq_remove(&rmpi_eng.p2p.need_put, &req->mq);
 }
 
 /* FIN: the side that waited (sender for GET, receiver for PUT) completes. */

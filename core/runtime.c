@@ -19,10 +19,8 @@
 #include "topo.h"
 #include "tuning.h"
 
-rmpi_global_t rmpi_g;
 
-/* Arguments of each open instance (slot of rmpi_g.tls): they outlive it. */
-static rmpi_tl_args_t runtime_tl_args[RMPI_TL_MAX];
+/* Arguments of each open instance (slot of rmpi_eng.tls.v): they outlive it. */
 
 double rmpi_now(void)
 {
@@ -38,7 +36,7 @@ RMP_EXPORT double rmp_wtime(void)
 
 RMP_EXPORT int rmp_initialized(void)
 {
-    return rmpi_g.state == RMPI_STATE_INIT;
+    return rmpi_eng.thr.state == RMPI_STATE_INIT;
 }
 
 __thread int rmpi_tls_main __attribute__((tls_model("initial-exec")));
@@ -50,10 +48,10 @@ static const char *const runtime_level_names[] = {"RMP_THREAD_SINGLE", "RMP_THRE
 
 int rmpi_check_state_slow(void)
 {
-    if (rmpi_g.state != RMPI_STATE_INIT)
+    if (rmpi_eng.thr.state != RMPI_STATE_INIT)
         return RMP_ERR_STATE;
     /* The main thread's flag is cleared after a revoke too (core/ulfm.c). */
-    if (rmpi_g.thread_level >= RMP_THREAD_SERIALIZED || &rmpi_tls_main == rmpi_g.main_tls)
+    if (rmpi_eng.thr.level >= RMP_THREAD_SERIALIZED || &rmpi_tls_main == rmpi_eng.thr.main_tls)
         return RMP_SUCCESS;
     if (!runtime_tls_warned) {
         runtime_tls_warned = 1;
@@ -61,7 +59,7 @@ int rmpi_check_state_slow(void)
                    "thread level %s: calls from this thread return RMP_ERR_STATE (start rmp "
                    "with rmp_init_thread(..., RMP_THREAD_SERIALIZED, ...) or more to call "
                    "from several threads)",
-                   runtime_level_names[rmpi_g.thread_level]);
+                   runtime_level_names[rmpi_eng.thr.level]);
     }
     return RMP_ERR_STATE;
 }
@@ -70,9 +68,9 @@ RMP_EXPORT int rmp_query_thread(int *provided)
 {
     if (!provided)
         return RMP_ERR_ARG;
-    if (rmpi_g.state != RMPI_STATE_INIT)
+    if (rmpi_eng.thr.state != RMPI_STATE_INIT)
         return RMP_ERR_STATE;
-    *provided = rmpi_g.thread_level;
+    *provided = rmpi_eng.thr.level;
     return RMP_SUCCESS;
 }
 
@@ -80,27 +78,27 @@ RMP_EXPORT int rmp_is_thread_main(int *flag)
 {
     if (!flag)
         return RMP_ERR_ARG;
-    if (rmpi_g.state != RMPI_STATE_INIT)
+    if (rmpi_eng.thr.state != RMPI_STATE_INIT)
         return RMP_ERR_STATE;
-    *flag = &rmpi_tls_main == rmpi_g.main_tls;
+    *flag = &rmpi_tls_main == rmpi_eng.thr.main_tls;
     return RMP_SUCCESS;
 }
 
-/* Open t in the next slot of rmpi_g.tls. */
+/* Open t in the next slot of rmpi_eng.tls.v. */
 static int runtime_open_tl(const rmpi_tl_iface_t *t)
 {
-    int slot = rmpi_g.num_tls;
-    rmpi_tl_args_t *args = &runtime_tl_args[slot];
+    int slot = rmpi_eng.tls.num;
+    rmpi_tl_args_t *args = &rmpi_eng.tls.args[slot];
     rmpi_tl_caps_t caps = {0}; /* a field a transport leaves alone is off */
     rmpi_tl_t *tl;
     rmpi_tl_args_fill(t, args);
     int rc = t->init(args, &tl, &caps);
     if (rc != RMP_SUCCESS)
         return rc;
-    rmpi_g.tls[slot].iface = t;
-    rmpi_g.tls[slot].tl = tl;
-    rmpi_g.tls[slot].caps = caps;
-    rmpi_g.num_tls++;
+    rmpi_eng.tls.v[slot].iface = t;
+    rmpi_eng.tls.v[slot].tl = tl;
+    rmpi_eng.tls.v[slot].caps = caps;
+    rmpi_eng.tls.num++;
     return RMP_SUCCESS;
 }
 
@@ -113,7 +111,7 @@ static int runtime_tl_selected(const char *name)
     rmpi_tl_args_t qargs;
     if (!e || !e->iface)
         return 0;
-    for (const char *s = rmpi_cfg.transports; *s; s += strcspn(s, ","), s += *s == ',')
+    for (const char *s = rmpi_eng.cfg.transports; *s; s += strcspn(s, ","), s += *s == ',')
         if (strcspn(s, ",") == n && strncmp(s, name, n) == 0) {
             rmpi_tl_args_fill(e->iface, &qargs);
             return e->iface->query(&qargs, why, sizeof(why)) == RMP_SUCCESS;
@@ -127,8 +125,8 @@ static int runtime_tl_selected(const char *name)
 static int runtime_open_transports(void)
 {
     int explicit_list = getenv("RMP_TRANSPORTS") != NULL;
-    const char *s = rmpi_cfg.transports;
-    rmpi_g.num_tls = 0;
+    const char *s = rmpi_eng.cfg.transports;
+    rmpi_eng.tls.num = 0;
     /* self is always there, and always first. */
     int rc = runtime_open_tl(rmpi_tl_registry[0].iface);
     if (rc != RMP_SUCCESS)
@@ -156,14 +154,14 @@ static int runtime_open_transports(void)
                 return RMP_ERR_NOT_SUPPORTED;
             }
             rmpi_info("transport '%.*s' skipped: %s", (int)len, s, why);
-        } else if (rmpi_g.num_tls < RMPI_TL_MAX) {
+        } else if (rmpi_eng.tls.num < RMPI_TL_MAX) {
             rc = runtime_open_tl(iface);
             if (rc != RMP_SUCCESS) {
                 rmpi_error("transport '%s' failed to start: %s", iface->name,
                            rmp_strerror(rc));
                 return rc;
             }
-            rmpi_tl_caps_t *caps = &rmpi_g.tls[rmpi_g.num_tls - 1].caps;
+            rmpi_tl_caps_t *caps = &rmpi_eng.tls.v[rmpi_eng.tls.num - 1].caps;
             rmpi_from_t from;
             caps->rndv_threshold = rmpi_tuning_rndv(iface->name, caps->rndv_threshold, &from);
             rmpi_debug("%s: rendezvous from %zu B (%s)", iface->name, caps->rndv_threshold,
@@ -174,21 +172,21 @@ static int runtime_open_transports(void)
     return RMP_SUCCESS;
 }
 
-/* Connect peer w with the first transport in rmpi_g.tls that reaches it,
+/* Connect peer w with the first transport in rmpi_eng.tls.v that reaches it,
  * handing it the peer's address for that transport from blob. */
 static int runtime_connect_peer(int w, const void *blob, size_t blen)
 {
-    rmpi_peer_t *p = &rmpi_peers[w];
-    int same_node = rmpi_g.node_of[w] == rmpi_g.node_of[rmpi_g.rank];
-    int first = w == rmpi_g.rank ? 0 : 1;
-    int last = w == rmpi_g.rank ? 1 : rmpi_g.num_tls;
+    rmpi_peer_t *p = &rmpi_eng.peers[w];
+    int same_node = rmpi_eng.job.node_of[w] == rmpi_eng.job.node_of[rmpi_eng.job.rank];
+    int first = w == rmpi_eng.job.rank ? 0 : 1;
+    int last = w == rmpi_eng.job.rank ? 1 : rmpi_eng.tls.num;
     for (int i = first; i < last && !p->iface; i++) {
-        const rmpi_tl_iface_t *t = rmpi_g.tls[i].iface;
-        if (rmpi_g.tls[i].caps.intranode_only && !same_node)
+        const rmpi_tl_iface_t *t = rmpi_eng.tls.v[i].iface;
+        if (rmpi_eng.tls.v[i].caps.intranode_only && !same_node)
             continue;
         const void *addr = NULL;
         size_t alen = 0;
-        int rc = w == rmpi_g.rank ? RMP_SUCCESS
+        int rc = w == rmpi_eng.job.rank ? RMP_SUCCESS
                                   : rmpi_tl_addr_find(blob, blen, t->name, &addr, &alen);
         if (rc != RMP_SUCCESS) {
             rmpi_error("rank %d %s", w,
@@ -198,14 +196,14 @@ static int runtime_connect_peer(int w, const void *blob, size_t blen)
                            : "published a malformed transport address");
             return RMP_ERR_BOOTSTRAP;
         }
-        rmpi_tl_caps_t caps = rmpi_g.tls[i].caps;
-        rc = t->connect(rmpi_g.tls[i].tl, w, addr, alen, &p->ep, &caps);
+        rmpi_tl_caps_t caps = rmpi_eng.tls.v[i].caps;
+        rc = t->connect(rmpi_eng.tls.v[i].tl, w, addr, alen, &p->ep, &caps);
         if (rc != RMP_SUCCESS) {
             rmpi_error("cannot connect to rank %d with %s: %s", w, t->name, rmp_strerror(rc));
             return rc;
         }
         p->iface = t;
-        p->tl = rmpi_g.tls[i].tl;
+        p->tl = rmpi_eng.tls.v[i].tl;
         p->max_am = caps.max_am;
         p->rndv_threshold = caps.rndv_threshold;
         p->rndv_mode = caps.rndv_mode;
@@ -215,7 +213,7 @@ static int runtime_connect_peer(int w, const void *blob, size_t blen)
     }
     if (!p->iface) {
         rmpi_error("no transport in RMP_TRANSPORTS=%s reaches rank %d (%s node)",
-                   rmpi_cfg.transports, w, same_node ? "same" : "another");
+                   rmpi_eng.cfg.transports, w, same_node ? "same" : "another");
         return RMP_ERR_TRANSPORT;
     }
     rmpi_info("rank %d via %s (eager up to %zu B, rendezvous from %zu B)", w, p->iface->name,
@@ -227,18 +225,18 @@ static int runtime_connect_peer(int w, const void *blob, size_t blen)
 static int runtime_connect_peers(void)
 {
     /* Room for dynamic peers too (core/dynpeer.c): entries never move. */
-    rmpi_peers = calloc((size_t)rmpi_g.size + RMPI_DYN_MAX, sizeof(*rmpi_peers));
-    if (!rmpi_peers)
+    rmpi_eng.peers = calloc((size_t)rmpi_eng.job.size + RMPI_DYN_MAX, sizeof(*rmpi_eng.peers));
+    if (!rmpi_eng.peers)
         return RMP_ERR_NOMEM;
-    for (int w = rmpi_g.size; w < rmpi_g.size + RMPI_DYN_MAX; w++)
-        rmpi_mq_init(&rmpi_peers[w].pending);
-    rmpi_npeers = rmpi_g.size;
+    for (int w = rmpi_eng.job.size; w < rmpi_eng.job.size + RMPI_DYN_MAX; w++)
+        rmpi_mq_init(&rmpi_eng.peers[w].pending);
+    rmpi_eng.npeers = rmpi_eng.job.size;
     int rc = RMP_SUCCESS;
-    for (int w = 0; w < rmpi_g.size && rc == RMP_SUCCESS; w++) {
+    for (int w = 0; w < rmpi_eng.job.size && rc == RMP_SUCCESS; w++) {
         void *blob = NULL;
         size_t blen = 0;
-        rmpi_mq_init(&rmpi_peers[w].pending);
-        if (w != rmpi_g.rank)
+        rmpi_mq_init(&rmpi_eng.peers[w].pending);
+        if (w != rmpi_eng.job.rank)
             rc = rmpi_tl_fetch(w, &blob, &blen);
         if (rc == RMP_SUCCESS)
             rc = runtime_connect_peer(w, blob, blen);
@@ -252,28 +250,28 @@ static int runtime_connect_peers(void)
  * sides, so an unused instance never receives anything). */
 static void runtime_polled(void)
 {
-    rmpi_g.num_polled = 0;
-    for (int i = 0; i < rmpi_g.num_tls; i++) {
+    rmpi_eng.tls.num_polled = 0;
+    for (int i = 0; i < rmpi_eng.tls.num; i++) {
         int used = 0;
-        for (int w = 0; w < rmpi_g.size && !used; w++)
-            used = rmpi_peers && rmpi_peers[w].tl == rmpi_g.tls[i].tl && w != rmpi_g.rank;
-        if (used && rmpi_g.tls[i].iface->progress && rmpi_g.tls[i].iface != rmpi_tl_registry[0].iface) {
-            rmpi_g.polled[rmpi_g.num_polled].progress = rmpi_g.tls[i].iface->progress;
-            rmpi_g.polled[rmpi_g.num_polled].tl = rmpi_g.tls[i].tl;
-            rmpi_g.num_polled++;
+        for (int w = 0; w < rmpi_eng.job.size && !used; w++)
+            used = rmpi_eng.peers && rmpi_eng.peers[w].tl == rmpi_eng.tls.v[i].tl && w != rmpi_eng.job.rank;
+        if (used && rmpi_eng.tls.v[i].iface->progress && rmpi_eng.tls.v[i].iface != rmpi_tl_registry[0].iface) {
+            rmpi_eng.tls.polled[rmpi_eng.tls.num_polled].progress = rmpi_eng.tls.v[i].iface->progress;
+            rmpi_eng.tls.polled[rmpi_eng.tls.num_polled].tl = rmpi_eng.tls.v[i].tl;
+            rmpi_eng.tls.num_polled++;
         }
     }
 }
 
 static void runtime_close_transports(void)
 {
-    rmpi_g.num_polled = 0;
-    for (int i = rmpi_g.num_tls - 1; i >= 0; i--)
-        rmpi_g.tls[i].iface->fini(rmpi_g.tls[i].tl);
-    rmpi_g.num_tls = 0;
-    free(rmpi_peers);
-    rmpi_peers = NULL;
-    rmpi_npeers = 0;
+    rmpi_eng.tls.num_polled = 0;
+    for (int i = rmpi_eng.tls.num - 1; i >= 0; i--)
+        rmpi_eng.tls.v[i].iface->fini(rmpi_eng.tls.v[i].tl);
+    rmpi_eng.tls.num = 0;
+    free(rmpi_eng.peers);
+    rmpi_eng.peers = NULL;
+    rmpi_eng.npeers = 0;
 }
 
 static void runtime_release(void)
@@ -282,27 +280,24 @@ static void runtime_release(void)
     runtime_close_transports();
     rmpi_p2p_fini();
     rmpi_comm_world_fini();
-    free(rmpi_g.local_ranks);
-    free(rmpi_g.node_of);
-    rmpi_g.local_ranks = NULL;
-    rmpi_g.node_of = NULL;
+    free(rmpi_eng.job.local_ranks);
+    free(rmpi_eng.job.node_of);
+    rmpi_eng.job.local_ranks = NULL;
+    rmpi_eng.job.node_of = NULL;
 }
 
 /* rrun --verbose: each set-up step of rmp_init with the milliseconds since it began. */
 static void runtime_step(double t0, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void runtime_step(double t0, const char *fmt, ...)
 {
-    static int verbose = -1;
-    if (verbose < 0)
-        verbose = getenv("RMP_RRUN_VERBOSE") != NULL;
-    if (!verbose)
+    if (!getenv("RMP_RRUN_VERBOSE")) /* a few calls, during rmp_init only */
         return;
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "[rmp %d] init %.1f ms: %s\n", rmpi_g.rank, (rmpi_now() - t0) * 1e3, msg);
+    fprintf(stderr, "[rmp %d] init %.1f ms: %s\n", rmpi_eng.job.rank, (rmpi_now() - t0) * 1e3, msg);
 }
 
 /* "shm,tcp" (what is open), or with peers "shm 3, tcp 4" (peers reached by each). */
@@ -310,16 +305,16 @@ static void runtime_step_transports(double t0, const char *what)
 {
     char names[160] = "";
     size_t len = 0;
-    for (int i = 0; i < rmpi_g.num_tls && len < sizeof(names); i++) {
+    for (int i = 0; i < rmpi_eng.tls.num && len < sizeof(names); i++) {
         int peers = 0;
-        for (int w = 0; rmpi_peers && w < rmpi_g.size; w++)
-            peers += rmpi_peers[w].tl == rmpi_g.tls[i].tl;
-        if (!rmpi_peers)
+        for (int w = 0; rmpi_eng.peers && w < rmpi_eng.job.size; w++)
+            peers += rmpi_eng.peers[w].tl == rmpi_eng.tls.v[i].tl;
+        if (!rmpi_eng.peers)
             len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? "," : "",
-                                    rmpi_g.tls[i].iface->name);
+                                    rmpi_eng.tls.v[i].iface->name);
         else if (peers)
             len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s %d",
-                                    len ? ", " : "", rmpi_g.tls[i].iface->name, peers);
+                                    len ? ", " : "", rmpi_eng.tls.v[i].iface->name, peers);
     }
     runtime_step(t0, "%s: %s", what, names);
 }
@@ -336,8 +331,8 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
     (void)argv;
     if (!provided || required < RMP_THREAD_SINGLE || required > RMP_THREAD_MULTIPLE)
         return RMP_ERR_ARG;
-    if (rmpi_g.state != RMPI_STATE_NONE) {
-        rmpi_warn("rmp_init called %s", rmpi_g.state == RMPI_STATE_INIT
+    if (rmpi_eng.thr.state != RMPI_STATE_NONE) {
+        rmpi_warn("rmp_init called %s", rmpi_eng.thr.state == RMPI_STATE_INIT
                                              ? "twice"
                                              : "after rmp_finalize (rmp cannot restart)");
         return RMP_ERR_STATE;
@@ -355,35 +350,35 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
     rc = rmpi_boot_init();
     if (rc != RMP_SUCCESS)
         goto err_boot;
-    runtime_step(t0, "PMIx client up: rank %d of %d, %d node(s)", rmpi_g.rank, rmpi_g.size,
-                 rmpi_g.num_nodes);
+    runtime_step(t0, "PMIx client up: rank %d of %d, %d node(s)", rmpi_eng.job.rank, rmpi_eng.job.size,
+                 rmpi_eng.job.num_nodes);
     int cores = rmpi_topo_num_cores();
-    rmpi_g.oversubscribed = rmpi_g.local_size > cores;
-    rmpi_g.yield_when_idle = rmpi_cfg.poll_yield == 1 || rmpi_cfg.poll_yield == 3 ||
-                             (rmpi_cfg.poll_yield == 0 && rmpi_g.oversubscribed);
-    rmpi_g.sleep_when_idle = rmpi_cfg.poll_yield == 3;
+    rmpi_eng.job.oversubscribed = rmpi_eng.job.local_size > cores;
+    rmpi_eng.job.yield_when_idle = rmpi_eng.cfg.poll_yield == 1 || rmpi_eng.cfg.poll_yield == 3 ||
+                             (rmpi_eng.cfg.poll_yield == 0 && rmpi_eng.job.oversubscribed);
+    rmpi_eng.job.sleep_when_idle = rmpi_eng.cfg.poll_yield == 3;
     rc = rmpi_p2p_init();
     if (rc == RMP_SUCCESS && (rc = runtime_open_transports()) == RMP_SUCCESS)
         runtime_step_transports(t0, "transports open");
-    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
+    if (rc == RMP_SUCCESS && rmpi_eng.job.size > 1)
         rc = rmpi_tl_publish();
-    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
+    if (rc == RMP_SUCCESS && rmpi_eng.job.size > 1)
         rc = rmpi_tuning_publish();
     rmpi_fault_point("init-before-fence");
-    if (rc == RMP_SUCCESS && rmpi_g.size > 1 && (rc = rmpi_boot_fence()) == RMP_SUCCESS)
+    if (rc == RMP_SUCCESS && rmpi_eng.job.size > 1 && (rc = rmpi_boot_fence()) == RMP_SUCCESS)
         runtime_step(t0, "endpoints exchanged (PMIx fence)");
     rmpi_fault_point("init-after-fence");
-    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
+    if (rc == RMP_SUCCESS && rmpi_eng.job.size > 1)
         rc = rmpi_tuning_check();
     if (rc == RMP_SUCCESS && (rc = runtime_connect_peers()) == RMP_SUCCESS)
         runtime_step_transports(t0, "peers per transport");
     if (rc == RMP_SUCCESS)
         runtime_polled();
-    if (rc == RMP_SUCCESS && rmpi_g.size > 1)
+    if (rc == RMP_SUCCESS && rmpi_eng.job.size > 1)
         rc = rmpi_boot_fence();
-    for (int i = 0; rc == RMP_SUCCESS && i < rmpi_g.num_tls; i++)
-        if (rmpi_g.tls[i].iface->post_connect)
-            rc = rmpi_g.tls[i].iface->post_connect(rmpi_g.tls[i].tl);
+    for (int i = 0; rc == RMP_SUCCESS && i < rmpi_eng.tls.num; i++)
+        if (rmpi_eng.tls.v[i].iface->post_connect)
+            rc = rmpi_eng.tls.v[i].iface->post_connect(rmpi_eng.tls.v[i].tl);
     if (rc == RMP_SUCCESS)
         rc = rmpi_comm_world_init();
     if (rc != RMP_SUCCESS)
@@ -392,16 +387,16 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
         rc = rmpi_mt_start();
     if (rc != RMP_SUCCESS)
         goto err_runtime;
-    rmpi_g.thread_level = required;
-    *provided = rmpi_g.thread_level;
-    rmpi_g.state = RMPI_STATE_INIT;
-    rmpi_g.main_tls = &rmpi_tls_main;
+    rmpi_eng.thr.level = required;
+    *provided = rmpi_eng.thr.level;
+    rmpi_eng.thr.state = RMPI_STATE_INIT;
+    rmpi_eng.thr.main_tls = &rmpi_tls_main;
     rmpi_tls_main = 1;
     rmpi_diag_install();
     runtime_step(t0, "ready (segments mapped, connections set up)");
-    rmpi_info("initialized: rank %d of %d on %s (local %d of %d, %d node(s))%s", rmpi_g.rank,
-              rmpi_g.size, rmpi_g.hostname, rmpi_g.local_rank, rmpi_g.local_size,
-              rmpi_g.num_nodes, rmpi_g.singleton ? ", singleton" : "");
+    rmpi_info("initialized: rank %d of %d on %s (local %d of %d, %d node(s))%s", rmpi_eng.job.rank,
+              rmpi_eng.job.size, rmpi_eng.job.hostname, rmpi_eng.job.local_rank, rmpi_eng.job.local_size,
+              rmpi_eng.job.num_nodes, rmpi_eng.job.singleton ? ", singleton" : "");
     return RMP_SUCCESS;
 
 err_runtime:
@@ -420,15 +415,15 @@ static void runtime_print_stats(void)
     fprintf(stderr,
             "[rmp %d] stats: eager %llu msgs %llu B, rendezvous %llu msgs %llu B, fragmented "
             "%llu msgs %llu B, unexpected %llu (queue high water %zu)\n",
-            rmpi_g.rank, (unsigned long long)rmpi_stats.eager_sent,
-            (unsigned long long)rmpi_stats.eager_bytes, (unsigned long long)rmpi_stats.rndv_sent,
-            (unsigned long long)rmpi_stats.rndv_bytes, (unsigned long long)rmpi_stats.frag_sent,
-            (unsigned long long)rmpi_stats.frag_bytes, (unsigned long long)rmpi_stats.unexpected,
+            rmpi_eng.job.rank, (unsigned long long)rmpi_eng.stats.eager_sent,
+            (unsigned long long)rmpi_eng.stats.eager_bytes, (unsigned long long)rmpi_eng.stats.rndv_sent,
+            (unsigned long long)rmpi_eng.stats.rndv_bytes, (unsigned long long)rmpi_eng.stats.frag_sent,
+            (unsigned long long)rmpi_eng.stats.frag_bytes, (unsigned long long)rmpi_eng.stats.unexpected,
             rmpi_p2p_unexpected_high_water());
-    for (int i = 0; i < rmpi_g.num_tls; i++)
-        fprintf(stderr, "[rmp %d] stats: %s: %llu msgs %llu B sent\n", rmpi_g.rank,
-                rmpi_g.tls[i].iface->name, (unsigned long long)rmpi_stats.tl_msgs[i],
-                (unsigned long long)rmpi_stats.tl_bytes[i]);
+    for (int i = 0; i < rmpi_eng.tls.num; i++)
+        fprintf(stderr, "[rmp %d] stats: %s: %llu msgs %llu B sent\n", rmpi_eng.job.rank,
+                rmpi_eng.tls.v[i].iface->name, (unsigned long long)rmpi_eng.stats.tl_msgs[i],
+                (unsigned long long)rmpi_eng.stats.tl_bytes[i]);
 }
 
 RMP_EXPORT int rmp_finalize(void)
@@ -439,15 +434,15 @@ RMP_EXPORT int rmp_finalize(void)
     rmpi_fault_point("finalize-before-fence");
     rc = rmpi_p2p_drain();
     /* Everyone stops sending before anyone tears down its memory. */
-    int frc = rmpi_g.size > 1 ? rmpi_boot_fence() : RMP_SUCCESS;
+    int frc = rmpi_eng.job.size > 1 ? rmpi_boot_fence() : RMP_SUCCESS;
     /* A survivor that went on (RMP_ON_FAILURE=continue) knows of the death already. */
-    if (frc == RMP_ERR_PEER_FAILED && rmpi_cfg.on_failure == 1 && rmpi_ctx.nfailed > 0)
+    if (frc == RMP_ERR_PEER_FAILED && rmpi_eng.cfg.on_failure == 1 && rmpi_eng.p2p.nfailed > 0)
         frc = RMP_SUCCESS;
     rmpi_fault_point("finalize-after-fence");
-    if (rmpi_cfg.stats)
+    if (rmpi_eng.cfg.stats)
         runtime_print_stats();
-    rmpi_g.state = RMPI_STATE_FINALIZED;
-    *rmpi_g.main_tls = 0;
+    rmpi_eng.thr.state = RMPI_STATE_FINALIZED;
+    *rmpi_eng.thr.main_tls = 0;
     runtime_release();
     rmpi_mt_stop();
     int brc = rmpi_boot_finalize();
@@ -461,7 +456,7 @@ RMP_EXPORT void rmp_abort(rmp_comm_t comm, int exit_code)
     (void)comm;
     char msg[128];
     /* No API name: an MPI program reaches this through MPI_Abort or its error handler. */
-    snprintf(msg, sizeof(msg), "rank %d aborts the job with exit code %d", rmpi_g.rank,
+    snprintf(msg, sizeof(msg), "rank %d aborts the job with exit code %d", rmpi_eng.job.rank,
              exit_code);
     rmpi_error("%s", msg);
     rmpi_boot_abort(exit_code, msg);

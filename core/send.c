@@ -19,7 +19,7 @@
 static void send_pending_push(rmpi_peer_t *p, rmp_request_t req)
 {
     if (rmpi_mq_empty(&p->pending))
-        rmpi_ctx.npending++;
+        rmpi_eng.p2p.npending++;
     rmpi_mq_push(&p->pending, &req->mq);
 }
 
@@ -54,7 +54,7 @@ static int send_fail(rmp_request_t req, int rc)
  * otherwise queue it behind the others. */
 static int send_post(rmp_request_t req)
 {
-    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    rmpi_peer_t *p = &rmpi_eng.peers[req->peer];
     if (RMPI_UNLIKELY(p->failed)) {
         /* Nobody would ever drain its FIFO again (control messages get here
          * without the entry points' check). */
@@ -77,8 +77,8 @@ static int send_post(rmp_request_t req)
 int rmpi_send_drain_pending(void)
 {
     int n = 0;
-    for (int w = 0; w < rmpi_npeers && rmpi_ctx.npending > 0; w++) {
-        rmpi_peer_t *p = &rmpi_peers[w];
+    for (int w = 0; w < rmpi_eng.npeers && rmpi_eng.p2p.npending > 0; w++) {
+        rmpi_peer_t *p = &rmpi_eng.peers[w];
         while (!rmpi_mq_empty(&p->pending)) {
             rmp_request_t req = rmpi_container_of(p->pending.head.next, struct rmp_request, mq);
             int rc = send_try(p, req);
@@ -86,7 +86,7 @@ int rmpi_send_drain_pending(void)
                 break;
             rmpi_mq_remove(&p->pending, &req->mq);
             if (rmpi_mq_empty(&p->pending))
-                rmpi_ctx.npending--;
+                rmpi_eng.p2p.npending--;
             n++;
             if (rc < 0)
                 send_fail(req, rc);
@@ -99,20 +99,20 @@ int rmpi_send_drain_pending(void)
 
 void rmpi_send_fail_pending(int peer)
 {
-    rmpi_peer_t *p = &rmpi_peers[peer];
+    rmpi_peer_t *p = &rmpi_eng.peers[peer];
     while (!rmpi_mq_empty(&p->pending)) {
         rmp_request_t req = rmpi_container_of(p->pending.head.next, struct rmp_request, mq);
         rmpi_mq_remove(&p->pending, &req->mq);
         if (rmpi_mq_empty(&p->pending))
-            rmpi_ctx.npending--;
+            rmpi_eng.p2p.npending--;
         rmpi_req_fail(req, RMP_ERR_PEER_FAILED);
     }
 }
 
 void rmpi_send_drop_orphans(void)
 {
-    for (int w = 0; w < rmpi_npeers && rmpi_ctx.npending > 0; w++) {
-        rmpi_peer_t *p = &rmpi_peers[w];
+    for (int w = 0; w < rmpi_eng.npeers && rmpi_eng.p2p.npending > 0; w++) {
+        rmpi_peer_t *p = &rmpi_eng.peers[w];
         rmpi_mq_elem_t *e = p->pending.head.next;
         while (e != &p->pending.head) {
             rmp_request_t req = rmpi_container_of(e, struct rmp_request, mq);
@@ -121,7 +121,7 @@ void rmpi_send_drop_orphans(void)
                 continue;
             rmpi_mq_remove(&p->pending, &req->mq);
             if (rmpi_mq_empty(&p->pending))
-                rmpi_ctx.npending--;
+                rmpi_eng.p2p.npending--;
             rmpi_req_free(req);
         }
     }
@@ -162,7 +162,7 @@ RMPI_MT_ENTRY(, rmpi_send_fin, send_fin_locked,
 /* Fill req's wire for a message of its buf/bytes and choose the protocol. */
 static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag, int sync)
 {
-    rmpi_peer_t *p = &rmpi_peers[req->peer];
+    rmpi_peer_t *p = &rmpi_eng.peers[req->peer];
     rmpi_hdr_t *h = &req->wire.h;
     h->flags = 0;
     h->reserved = 0;
@@ -220,7 +220,7 @@ RMPI_MT_BODY int send_isend_locked(const void *buf, const rmp_layout_t *lay, siz
                                    rmp_request_t *out)
 {
     int w = rmpi_comm_world_rank(comm, dest);
-    if (RMPI_UNLIKELY(rmpi_peers[w].failed))
+    if (RMPI_UNLIKELY(rmpi_eng.peers[w].failed))
         return RMP_ERR_PEER_FAILED;
     rmp_request_t req = rmpi_req_alloc(RMPI_REQ_SEND);
     if (RMPI_UNLIKELY(!req))
@@ -288,10 +288,10 @@ int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t c
                   uint32_t cid)
 {
     int w = rmpi_comm_world_rank(comm, dest);
-    rmpi_peer_t *p = &rmpi_peers[w];
+    rmpi_peer_t *p = &rmpi_eng.peers[w];
     /* Fast path: an eager message that fits now needs no request at all. */
     if (rmpi_eager_fits(p, bytes)) {
-        int rc = RMPI_UNLIKELY(rmpi_mt) ? send_now_mt(p, buf, bytes, cid, comm->rank, tag)
+        int rc = RMPI_UNLIKELY(rmpi_eng.thr.multiple) ? send_now_mt(p, buf, bytes, cid, comm->rank, tag)
                                         : send_now(p, buf, bytes, cid, comm->rank, tag);
         if (RMPI_LIKELY(rc == RMP_SUCCESS))
             return RMP_SUCCESS;

@@ -31,11 +31,11 @@ const rmpi_tl_entry_t *rmpi_tl_lookup(const char *name, size_t len);
 /* "shm, verbs, tcp": the names RMP_TRANSPORTS accepts (all but self), for messages. */
 const char *rmpi_tl_names(void);
 
-/* The arguments for t: the job's shape from rmpi_g (a one-rank job on this node
+/* The arguments for t: the job's shape from the engine (a one-rank job on this node
  * before rmp_init, as rmp_info sees it), the upcalls, t's parsed parameters. */
 void rmpi_tl_args_fill(const rmpi_tl_iface_t *t, rmpi_tl_args_t *args);
 
-/* Pack the address of every open transport (rmpi_g.tls) into one blob and put it
+/* Pack the address of every open transport (rmpi_eng.tls.v) into one blob and put it
  * (before the fence). */
 int rmpi_tl_publish(void);
 /* Peer's blob (after the fence), malloc'd; the caller frees it. */

@@ -60,10 +60,8 @@ int rmpi_topo_num_cores(void)
     return n > 0 ? (int)n : 1;
 }
 
-const char *rmpi_topo_hwloc_version(void)
+void rmpi_topo_hwloc_version(char *buf, size_t len)
 {
-    static char v[32];
     unsigned api = hwloc_get_api_version();
-    snprintf(v, sizeof(v), "%u.%u.%u", api >> 16, (api >> 8) & 0xff, api & 0xff);
-    return v;
+    snprintf(buf, len, "%u.%u.%u", api >> 16, (api >> 8) & 0xff, api & 0xff);
 }

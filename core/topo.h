@@ -11,6 +11,6 @@ int rmpi_topo_binding(char *buf, size_t len);
 int rmpi_topo_summary(char *buf, size_t len);
 /* Cores available to this machine (for oversubscription decisions). */
 int rmpi_topo_num_cores(void);
-const char *rmpi_topo_hwloc_version(void);
+void rmpi_topo_hwloc_version(char *buf, size_t len);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "bootstrap.h"
 #include "config.h"
 #include "log.h"
@@ -22,7 +23,6 @@
 
 #define TUNING_MAX_WORDS 16
 
-rmpi_tuning_t rmpi_tuning;
 const char rmpi_tuning_default_file[] = RMPI_TUNE_DEFAULT_FILE;
 
 /* A transport the tuning file may name (every registered one but self, built or
@@ -207,32 +207,32 @@ int rmpi_tuning_load(void)
 {
     char err[512];
     int rc = RMP_SUCCESS;
-    memset(&rmpi_tuning, 0, sizeof(rmpi_tuning));
-    if (rmpi_cfg.tuning_file[0])
-        rc = rmpi_tuning_parse(rmpi_cfg.tuning_file, &rmpi_tuning, err, sizeof(err));
+    memset(&rmpi_eng.tuning, 0, sizeof(rmpi_eng.tuning));
+    if (rmpi_eng.cfg.tuning_file[0])
+        rc = rmpi_tuning_parse(rmpi_eng.cfg.tuning_file, &rmpi_eng.tuning, err, sizeof(err));
     if (rc != RMP_SUCCESS) {
         rmpi_error("RMP_TUNING_FILE: %s", err);
-        memset(&rmpi_tuning, 0, sizeof(rmpi_tuning));
+        memset(&rmpi_eng.tuning, 0, sizeof(rmpi_eng.tuning));
         tuning_begin();
         goto out;
     }
-    if (!rmpi_cfg.tuning_file[0])
+    if (!rmpi_eng.cfg.tuning_file[0])
         tuning_begin();
     for (int i = 0; i < tuning_nsections && rc == RMP_SUCCESS; i++) {
         rc = tuning_sections[i]->install(err, sizeof(err));
         if (rc != RMP_SUCCESS)
-            rmpi_error("%s%s%s", rmpi_tuning.path, rmpi_tuning.path[0] ? ": " : "", err);
+            rmpi_error("%s%s%s", rmpi_eng.tuning.path, rmpi_eng.tuning.path[0] ? ": " : "", err);
     }
     if (rc != RMP_SUCCESS)
         goto out;
-    for (size_t i = 0; i < rmpi_tuning.nsets; i++) {
-        const rmpi_tune_set_t *set = &rmpi_tuning.sets[i];
+    for (size_t i = 0; i < rmpi_eng.tuning.nsets; i++) {
+        const rmpi_tune_set_t *set = &rmpi_eng.tuning.sets[i];
         const rmpi_tl_iface_t *tl = rmpi_tl_registry[set->tl].iface;
-        if (!rmpi_config_from_env(&rmpi_cfg, set->param->name))
+        if (!rmpi_config_from_env(&rmpi_eng.cfg, set->param->name))
             (void)rmpi_config_set(tl->param_values, set->param, set->value);
     }
-    if (rmpi_tuning.path[0])
-        rmpi_debug("tuning file %s in force", rmpi_tuning.path);
+    if (rmpi_eng.tuning.path[0])
+        rmpi_debug("tuning file %s in force", rmpi_eng.tuning.path);
 out:
     return rc;
 }
@@ -243,12 +243,12 @@ size_t rmpi_tuning_rndv(const char *tl, size_t dflt, rmpi_from_t *from)
     size_t v = dflt;
     const rmpi_tl_entry_t *e = tuning_tl(tl);
     int i = e ? (int)(e - rmpi_tl_registry) : -1;
-    if (rmpi_cfg.rndv_threshold > 0) {
+    if (rmpi_eng.cfg.rndv_threshold > 0) {
         f = RMPI_FROM_ENV;
-        v = rmpi_cfg.rndv_threshold;
-    } else if (i >= 0 && rmpi_tuning.rndv[i] > 0) {
+        v = rmpi_eng.cfg.rndv_threshold;
+    } else if (i >= 0 && rmpi_eng.tuning.rndv[i] > 0) {
         f = RMPI_FROM_FILE;
-        v = rmpi_tuning.rndv[i];
+        v = rmpi_eng.tuning.rndv[i];
     }
     if (from)
         *from = f;
@@ -257,10 +257,10 @@ size_t rmpi_tuning_rndv(const char *tl, size_t dflt, rmpi_from_t *from)
 
 rmpi_from_t rmpi_tuning_param_from(const char *name)
 {
-    if (rmpi_config_from_env(&rmpi_cfg, name))
+    if (rmpi_config_from_env(&rmpi_eng.cfg, name))
         return RMPI_FROM_ENV;
-    for (size_t i = 0; i < rmpi_tuning.nsets; i++)
-        if (strcmp(rmpi_tuning.sets[i].param->name, name) == 0)
+    for (size_t i = 0; i < rmpi_eng.tuning.nsets; i++)
+        if (strcmp(rmpi_eng.tuning.sets[i].param->name, name) == 0)
             return RMPI_FROM_FILE;
     return RMPI_FROM_DEFAULT;
 }
@@ -293,7 +293,7 @@ int rmpi_tuning_check(void)
 {
     void *data = NULL;
     size_t len = 0;
-    if (rmpi_g.rank == 0)
+    if (rmpi_eng.job.rank == 0)
         return RMP_SUCCESS;
     int rc = rmpi_boot_get(0, "rmp.tune", &data, &len);
     if (rc != RMP_SUCCESS)
@@ -304,7 +304,7 @@ int rmpi_tuning_check(void)
     if (len != sizeof(theirs) || theirs != mine) {
         rmpi_error("the collective table differs from rank 0's (RMP_TUNING_FILE=%s here): every "
                    "rank must read the same tuning file, or collectives would hang",
-                   rmpi_tuning.path[0] ? rmpi_tuning.path : "unset");
+                   rmpi_eng.tuning.path[0] ? rmpi_eng.tuning.path : "unset");
         rc = RMP_ERR_ARG;
     }
 out:

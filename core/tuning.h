@@ -31,7 +31,6 @@ typedef struct rmpi_tuning {
 } rmpi_tuning_t;
 
 /* What rmpi_tuning_load read (rmp_info prints it). */
-extern rmpi_tuning_t rmpi_tuning;
 
 /* Parse the tuning file at path into t and the registered sections (nothing
  * applied). RMP_ERR_ARG with "path:line: message" in err on any error. */

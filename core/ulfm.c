@@ -16,12 +16,10 @@
 #include "send.h"
 #include "ulfm.h"
 
-int rmpi_ulfm_nrevoked;
-static rmpi_ulfm_st_t *ulfm_list;
 
 rmpi_ulfm_st_t *rmpi_ulfm_get(uint32_t cid, int size)
 {
-    for (rmpi_ulfm_st_t *s = ulfm_list; s; s = s->next)
+    for (rmpi_ulfm_st_t *s = rmpi_eng.ulfm_list; s; s = s->next)
         if (s->cid == cid)
             return s->size == size ? s : NULL;
     rmpi_ulfm_st_t *s = calloc(1, sizeof(*s));
@@ -33,14 +31,14 @@ rmpi_ulfm_st_t *rmpi_ulfm_get(uint32_t cid, int size)
     s->size = size;
     s->sent_to = -1;
     s->query_from = -1;
-    s->next = ulfm_list;
-    ulfm_list = s;
+    s->next = rmpi_eng.ulfm_list;
+    rmpi_eng.ulfm_list = s;
     return s;
 }
 
 static rmpi_ulfm_st_t *ulfm_find(uint32_t cid)
 {
-    for (rmpi_ulfm_st_t *s = ulfm_list; s; s = s->next)
+    for (rmpi_ulfm_st_t *s = rmpi_eng.ulfm_list; s; s = s->next)
         if (s->cid == cid)
             return s;
     return NULL;
@@ -66,7 +64,7 @@ static void ulfm_st_free(rmpi_ulfm_st_t *s)
 
 void rmpi_ulfm_forget(uint32_t cid)
 {
-    for (rmpi_ulfm_st_t **p = &ulfm_list; *p; p = &(*p)->next)
+    for (rmpi_ulfm_st_t **p = &rmpi_eng.ulfm_list; *p; p = &(*p)->next)
         if ((*p)->cid == cid) {
             rmpi_ulfm_st_t *s = *p;
             *p = s->next;
@@ -77,12 +75,12 @@ void rmpi_ulfm_forget(uint32_t cid)
 
 void rmpi_ulfm_fini(void)
 {
-    while (ulfm_list) {
-        rmpi_ulfm_st_t *s = ulfm_list;
-        ulfm_list = s->next;
+    while (rmpi_eng.ulfm_list) {
+        rmpi_ulfm_st_t *s = rmpi_eng.ulfm_list;
+        rmpi_eng.ulfm_list = s->next;
         ulfm_st_free(s);
     }
-    rmpi_ulfm_nrevoked = 0;
+    rmpi_eng.ulfm_nrevoked = 0;
 }
 
 void rmpi_ulfm_send(rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg, const uint8_t *bitmap)
@@ -137,10 +135,10 @@ static void ulfm_revoke_local(rmpi_ulfm_st_t *s, rmp_comm_t comm)
 {
     if (!s->revoked) {
         s->revoked = 1;
-        rmpi_ulfm_nrevoked++;
+        rmpi_eng.ulfm_nrevoked++;
         /* From now on every call naming a communicator asks (rmpi_comm_check_slow). */
-        if (rmpi_g.main_tls)
-            __atomic_store_n(rmpi_g.main_tls, 0, __ATOMIC_RELAXED);
+        if (rmpi_eng.thr.main_tls)
+            __atomic_store_n(rmpi_eng.thr.main_tls, 0, __ATOMIC_RELAXED);
         ulfm_scan_t sc = {s->cid, comm};
         rmpi_req_foreach(ulfm_fail_req, &sc);
         comm = sc.comm;
@@ -151,7 +149,7 @@ static void ulfm_revoke_local(rmpi_ulfm_st_t *s, rmp_comm_t comm)
 
 void rmpi_ulfm_sweep(void)
 {
-    for (rmpi_ulfm_st_t *s = ulfm_list; s; s = s->next)
+    for (rmpi_ulfm_st_t *s = rmpi_eng.ulfm_list; s; s = s->next)
         if (s->revoked) {
             ulfm_scan_t sc = {s->cid, NULL};
             rmpi_req_foreach(ulfm_fail_req, &sc);
@@ -162,7 +160,7 @@ void rmpi_ulfm_sweep(void)
 
 int rmpi_ulfm_revoked(rmp_comm_t comm)
 {
-    if (!rmpi_ulfm_nrevoked)
+    if (!rmpi_eng.ulfm_nrevoked)
         return 0;
     rmpi_ulfm_st_t *s = ulfm_find(comm->cid);
     if (!s || !s->revoked)
@@ -177,7 +175,7 @@ static void ulfm_on_msg(int src, const void *hdr, size_t hlen, const void *paylo
     (void)hlen;
     (void)plen;
     const rmpi_ftmsg_t *m = hdr;
-    if (src < 0 || src >= rmpi_g.size || rmpi_peers[src].failed)
+    if (src < 0 || src >= rmpi_eng.job.size || rmpi_eng.peers[src].failed)
         return; /* late words of a rank declared failed are not heard */
     if (m->op != RMPI_FT_REVOKE) {
         rmpi_ulfm_agree_on_msg(src, m, payload);

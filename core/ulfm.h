@@ -50,7 +50,6 @@ typedef struct rmpi_ulfm_st {
 } rmpi_ulfm_st_t;
 
 /* Communicators revoked here so far (0 while none: nothing is looked up). */
-extern int rmpi_ulfm_nrevoked;
 
 /* The state of context cid with size members, created on first use (NULL: no memory). */
 rmpi_ulfm_st_t *rmpi_ulfm_get(uint32_t cid, int size);

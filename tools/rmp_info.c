@@ -7,6 +7,7 @@
 
 extern char **environ;
 
+#include "engine.h"
 #include "bootstrap.h"
 #include "collectives/coll_tune.h"
 #include "config.h"
@@ -60,7 +61,7 @@ static const rmpi_tl_iface_t *info_find(const char *name)
 static void info_param(const char *name, char *buf, size_t len)
 {
     rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
-    int n = rmpi_config_sets(&rmpi_cfg, sets);
+    int n = rmpi_config_sets(&rmpi_eng.cfg, sets);
     buf[0] = '\0';
     for (int s = 0; s < n; s++)
         for (const rmpi_param_t *p = sets[s].params; p->name; p++)
@@ -86,7 +87,7 @@ static void info_explain(int n)
     if (n > 1) {
         const rmpi_tl_iface_t *shm = info_find("shm");
         char why[256] = "", cma[16];
-        const char *order = rmpi_cfg.transports;
+        const char *order = rmpi_eng.cfg.transports;
         rmpi_tl_args_t args;
         if (shm)
             rmpi_tl_args_fill(shm, &args);
@@ -157,12 +158,12 @@ static void info_thresholds(void)
 {
     size_t nrows;
     (void)coll_tune_file_rows(&nrows);
-    if (rmpi_tuning.path[0])
+    if (rmpi_eng.tuning.path[0])
         printf("Tuning file: %s (RMP_TUNING_FILE; %zu collective rows ahead of the built-in "
-               "ones)\n", rmpi_tuning.path, nrows);
-    else if (rmpi_cfg.tuning_file[0])
+               "ones)\n", rmpi_eng.tuning.path, nrows);
+    else if (rmpi_eng.cfg.tuning_file[0])
         printf("Tuning file: %s NOT usable (the error above; rmp_init would fail); built-in "
-               "defaults shown\n", rmpi_cfg.tuning_file);
+               "defaults shown\n", rmpi_eng.cfg.tuning_file);
     else
         printf("Tuning file: none (RMP_TUNING_FILE unset); built-in defaults from %s\n",
                rmpi_tuning_default_file);
@@ -217,7 +218,9 @@ static void info_parsable(void)
 {
     printf("version:%s\n", RMP_VERSION);
     printf("pmix:%s\n", rmpi_boot_version());
-    printf("hwloc:%s\n", rmpi_topo_hwloc_version());
+    char hv[32];
+    rmpi_topo_hwloc_version(hv, sizeof(hv));
+    printf("hwloc:%s\n", hv);
     for (int i = 1; i < RMPI_TL_MAX; i++) {
         const rmpi_tl_entry_t *e = &rmpi_tl_registry[i];
         char why[256];
@@ -230,7 +233,7 @@ static void info_parsable(void)
                e->iface->query(&args, why, sizeof(why)) == RMP_SUCCESS ? "yes" : "no");
     }
     rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
-    int n = rmpi_config_sets(&rmpi_cfg, sets);
+    int n = rmpi_config_sets(&rmpi_eng.cfg, sets);
     for (int s = 0; s < n; s++) {
         for (const rmpi_param_t *p = sets[s].params; p->name; p++) {
             char cur[256];
@@ -264,7 +267,7 @@ static void info_report(bool is_error, const char *sentence, void *arg)
 static void info_params(void)
 {
     rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
-    int n = rmpi_config_sets(&rmpi_cfg, sets);
+    int n = rmpi_config_sets(&rmpi_eng.cfg, sets);
     printf("Parameters (environment variables):\n");
     for (int s = 0; s < n; s++) {
         for (const rmpi_param_t *p = sets[s].params; p->name; p++) {
@@ -331,9 +334,9 @@ int main(int argc, char **argv)
         }
     }
     if (check) /* tuning files are checked by rmp_init, where the file is read */
-        return rmpi_config_check_env(environ, &rmpi_cfg, info_report, NULL) ? 2 : 0;
+        return rmpi_config_check_env(environ, &rmpi_eng.cfg, info_report, NULL) ? 2 : 0;
     /* Every problem once, here; the lines below show the values in force. */
-    int rc = rmpi_config_check_env(environ, &rmpi_cfg, info_report, NULL) ? RMP_ERR_ARG
+    int rc = rmpi_config_check_env(environ, &rmpi_eng.cfg, info_report, NULL) ? RMP_ERR_ARG
                                                                          : RMP_SUCCESS;
     if (rc == RMP_SUCCESS)
         rc = rmpi_tuning_load(); /* a bad RMP_TUNING_FILE: the error, then exit status 1 */
@@ -346,14 +349,16 @@ int main(int argc, char **argv)
         return rc == RMP_SUCCESS ? 0 : 1;
     }
     if (explain) {
-        if (rmpi_tuning.path[0])
-            printf("Tuning file: %s\n", rmpi_tuning.path);
+        if (rmpi_eng.tuning.path[0])
+            printf("Tuning file: %s\n", rmpi_eng.tuning.path);
         info_explain(n);
         return rc == RMP_SUCCESS ? 0 : 1;
     }
     printf("rmp %s\n", RMP_VERSION);
     printf("  PMIx:  %s\n", rmpi_boot_version());
-    printf("  hwloc: %s\n", rmpi_topo_hwloc_version());
+    char hv[32];
+    rmpi_topo_hwloc_version(hv, sizeof(hv));
+    printf("  hwloc: %s\n", hv);
     char topo[256] = "unknown";
     rmpi_topo_summary(topo, sizeof(topo));
     printf("Topology: %s\n", topo);

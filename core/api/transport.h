@@ -5,7 +5,7 @@
  * rmpi_tl_args_t (am, peer_failed), and learns about the job only from that
  * struct: it includes no core header outside core/api/ (meson enforces it), never
  * talks PMIx (the runtime publishes and fetches addresses: get_address,
- * connect) and never reads rmpi_g or rmpi_cfg.
+ * connect) and never reads the engine object (core/engine.h).
  *
  * Life cycle, driven by core/runtime.c: query -> init -> get_address (before
  * the PMIx fence) -> connect, once per peer it is chosen for (after the

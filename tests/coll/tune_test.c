@@ -61,8 +61,8 @@ int main(int argc, char **argv)
     rmp_comm_t w = rmp_comm_world();
     int me = rmp_comm_rank(w), n = rmp_comm_size(w);
     const char *file = getenv("RMP_TUNING_FILE");
-    T_CHECK((file && file[0]) == (rmpi_tuning.path[0] != 0), "tuning file '%s' loaded: '%s'",
-            file ? file : "", rmpi_tuning.path);
+    T_CHECK((file && file[0]) == (rmpi_eng.tuning.path[0] != 0), "tuning file '%s' loaded: '%s'",
+            file ? file : "", rmpi_eng.tuning.path);
     if (strcmp(want, "builtin") == 0) {
         int algo = -1;
         T_CHECK(!file, "builtin: RMP_TUNING_FILE must not be set");
@@ -85,9 +85,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < COUNT; i++)
         in[i] = (float)(me + i);
     T_RC(rmp_barrier(w));
-    uint64_t before = rmpi_stats.eager_sent + rmpi_stats.rndv_sent + rmpi_stats.frag_sent;
+    uint64_t before = rmpi_eng.stats.eager_sent + rmpi_eng.stats.rndv_sent + rmpi_eng.stats.frag_sent;
     T_RC(rmp_allreduce(in, out, COUNT, RMP_FLOAT, RMP_SUM, w));
-    uint64_t sent = rmpi_stats.eager_sent + rmpi_stats.rndv_sent + rmpi_stats.frag_sent - before;
+    uint64_t sent = rmpi_eng.stats.eager_sent + rmpi_eng.stats.rndv_sent + rmpi_eng.stats.frag_sent - before;
     for (int i = 0; i < COUNT; i++)
         T_CHECK(out[i] == (float)(n * (n - 1) / 2 + n * i), "out[%d] = %g", i, (double)out[i]);
     long expect = -1;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "collectives/coll_tune.h"
 #include "core/config.h"
 #include "core/tl_registry.h"
@@ -44,7 +45,7 @@ static int setup(void **state)
     char *env[] = {NULL};
     if (!mkdtemp(tmpdir))
         return -1;
-    return rmpi_config_load_from(env, &rmpi_cfg, err, sizeof(err), NULL);
+    return rmpi_config_load_from(env, &rmpi_eng.cfg, err, sizeof(err), NULL);
 }
 
 static int teardown(void **state)
@@ -231,16 +232,16 @@ static void test_threshold_precedence(void **state)
     char err[512] = "";
     rmpi_from_t from;
     const char *path = write_file("thr.tune", "shm rndv_threshold 8k\n");
-    assert_int_equal(rmpi_tuning_parse(path, &rmpi_tuning, err, sizeof(err)), RMP_SUCCESS);
+    assert_int_equal(rmpi_tuning_parse(path, &rmpi_eng.tuning, err, sizeof(err)), RMP_SUCCESS);
     assert_int_equal(rmpi_tuning_rndv("shm", 65536, &from), 8192);
     assert_int_equal(from, RMPI_FROM_FILE);
     assert_int_equal(rmpi_tuning_rndv("tcp", 32768, &from), 32768);
     assert_int_equal(from, RMPI_FROM_DEFAULT);
-    rmpi_cfg.rndv_threshold = 4096;
+    rmpi_eng.cfg.rndv_threshold = 4096;
     assert_int_equal(rmpi_tuning_rndv("shm", 65536, &from), 4096);
     assert_int_equal(from, RMPI_FROM_ENV);
-    rmpi_cfg.rndv_threshold = 0;
-    memset(&rmpi_tuning, 0, sizeof(rmpi_tuning));
+    rmpi_eng.cfg.rndv_threshold = 0;
+    memset(&rmpi_eng.tuning, 0, sizeof(rmpi_eng.tuning));
 }
 
 /* The generated built-in table is what the C parser reads from the committed file, row for

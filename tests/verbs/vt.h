@@ -17,9 +17,9 @@
 /* The verbs instance, or NULL when this job does not use verbs. */
 static inline verbs_tl_t *vt_tl(void)
 {
-    for (int i = 0; i < rmpi_g.num_tls; i++)
-        if (rmpi_g.tls[i].iface == &rmpi_tl_verbs)
-            return (verbs_tl_t *)rmpi_g.tls[i].tl;
+    for (int i = 0; i < rmpi_eng.tls.num; i++)
+        if (rmpi_eng.tls.v[i].iface == &rmpi_tl_verbs)
+            return (verbs_tl_t *)rmpi_eng.tls.v[i].tl;
     return NULL;
 }
 
