@@ -77,29 +77,29 @@ static inline __attribute__((always_inline)) int progress_poll(void)
  * cores from the threads copying the data (issue 26: 4 threads a rank moving
  * 16 MiB messages, 80% of the CPU in waiters' polls). */
 static __thread unsigned mt_idle __attribute__((tls_model("initial-exec")));
-static __thread long mt_sleep_ns __attribute__((tls_model("initial-exec")));
+__thread long rmpi_mt_sleep_ns __attribute__((tls_model("initial-exec"))); /* progress.h */
 static __thread double mt_idle_since __attribute__((tls_model("initial-exec")));
 
 static void progress_mt_idle(void)
 {
-    if (mt_sleep_ns) {
-        struct timespec ts = {0, mt_sleep_ns};
+    if (rmpi_mt_sleep_ns) {
+        struct timespec ts = {0, rmpi_mt_sleep_ns};
         nanosleep(&ts, NULL);
-        if (mt_sleep_ns < 200000)
-            mt_sleep_ns *= 2;
+        if (rmpi_mt_sleep_ns < 200000)
+            rmpi_mt_sleep_ns *= 2;
         return;
     }
     if (mt_idle++ == 0)
         mt_idle_since = rmpi_now();
     else if (rmpi_eng.job.sleep_when_idle || ((mt_idle & 63) == 0 && rmpi_now() - mt_idle_since > 1e-3))
-        mt_sleep_ns = 10000;
+        rmpi_mt_sleep_ns = 10000;
     sched_yield();
 }
 
 void rmpi_progress_mt_reset(void)
 {
     mt_idle = 0;
-    mt_sleep_ns = 0;
+    rmpi_mt_sleep_ns = 0;
 }
 
 /* MULTIPLE: one thread polls at a time; the others find the lock taken and

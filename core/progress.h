@@ -11,5 +11,8 @@
 /* MULTIPLE: the calling thread starts a new wait; it polls before it sleeps again
  * (its request may have completed under another thread's polling, never its own). */
 void rmpi_progress_mt_reset(void);
+/* MULTIPLE: this thread's idle sleep per poll in ns (0: it polls without sleeping).
+ * Thread-local: the rank-wide rmpi_eng.p2p.sleep_ns stays 0 under MULTIPLE. */
+extern __thread long rmpi_mt_sleep_ns __attribute__((tls_model("initial-exec")));
 
 #endif

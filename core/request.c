@@ -172,13 +172,23 @@ void rmpi_waiter_init(rmpi_waiter_t *w)
     w->next_check = now + 0.05;
 }
 
+/* Do this thread's polls sleep: the rank's idle sleep, or under MULTIPLE the thread's
+ * own (core/progress.c), which leaves rmpi_eng.p2p.sleep_ns at 0? Seeing only the former,
+ * a sleeping thread read the clock once in 1024 polls of up to 0.32 ms each, about
+ * 0.4 s: a failure notice was seen after rrun's 0.25 s notice period and its SIGTERM
+ * (tests/threads/mt_kill.sh, flaky under TSan on a loaded machine). */
+static inline int req_polls_sleep(void)
+{
+    return __atomic_load_n(&rmpi_eng.p2p.sleep_ns, __ATOMIC_RELAXED) ||
+           (RMPI_UNLIKELY(rmpi_eng.thr.multiple) && rmpi_mt_sleep_ns);
+}
+
 int rmpi_waiter_poll(rmpi_waiter_t *w)
 {
     /* A spinning wait looks at the clock every 1024 polls; one whose polls sleep
      * (idle, oversubscribed: up to 0.5 ms each) at every poll, or a failure notice
      * would wait 0.5 s to be seen, past the launcher's notice period. */
-    if (RMPI_LIKELY((++w->spins & 1023) != 0) &&
-        !__atomic_load_n(&rmpi_eng.p2p.sleep_ns, __ATOMIC_RELAXED))
+    if (RMPI_LIKELY((++w->spins & 1023) != 0) && !req_polls_sleep())
         return RMP_SUCCESS;
     double now = rmpi_now();
     if (now >= w->next_check) {
@@ -204,8 +214,7 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
 void rmpi_health_tick(void)
 {
     static __thread unsigned n __attribute__((tls_model("initial-exec")));
-    if (RMPI_LIKELY((++n & 255) != 0) &&
-        !__atomic_load_n(&rmpi_eng.p2p.sleep_ns, __ATOMIC_RELAXED))
+    if (RMPI_LIKELY((++n & 255) != 0) && !req_polls_sleep())
         return;
     rmpi_mt_enter();
     double now = rmpi_now();
