@@ -67,14 +67,7 @@ int rmpi_dyn_add(int idx, int me_there, const char *addr, size_t alen)
         rmpi_error("cannot reach dynamic peer %d with %s: %s", idx, t->name, rmp_strerror(rc));
         return rc;
     }
-    p->iface = t;
-    p->tl = rmpi_eng.tls.v[slot].tl;
-    p->max_am = caps.max_am;
-    p->rndv_threshold = caps.rndv_threshold;
-    p->rndv_mode = caps.rndv_mode;
-    p->slot = slot;
-    p->rma = caps.rma && t->put && t->get;
-    p->rma_msg_max = caps.rma_msg_max;
+    rmpi_peer_attach(p, slot, &caps);
     rmpi_eng.job.node_of[idx] = -1000000 - idx; /* unknown: see the top of the file */
     if (idx >= rmpi_eng.npeers)
         rmpi_eng.npeers = idx + 1;

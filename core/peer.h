@@ -33,6 +33,20 @@ static inline int rmpi_peer_lost(int w)
     return __atomic_load_n(&rmpi_eng.peers[w].failed, __ATOMIC_RELAXED);
 }
 
+/* p reaches its rank through the engine's transport slot, connected with caps (the
+ * transport's answer to connect): the one place a peer's transport fields are set. */
+static inline void rmpi_peer_attach(rmpi_peer_t *p, int slot, const rmpi_tl_caps_t *caps)
+{
+    p->iface = rmpi_eng.tls.v[slot].iface;
+    p->tl = rmpi_eng.tls.v[slot].tl;
+    p->max_am = caps->max_am;
+    p->rndv_threshold = caps->rndv_threshold;
+    p->rndv_mode = caps->rndv_mode;
+    p->slot = slot;
+    p->rma = caps->rma && p->iface->put && p->iface->get;
+    p->rma_msg_max = caps->rma_msg_max;
+}
+
 /* Count a message of bytes sent to p (RMP_STATS=1 prints the counters). */
 #define RMPI_STATS_SENT(p, kind, nbytes)                  \
     do {                                                  \

@@ -187,7 +187,7 @@ static int runtime_connect_peer(int w, const void *blob, size_t blen)
         const void *addr = NULL;
         size_t alen = 0;
         int rc = w == rmpi_eng.job.rank ? RMP_SUCCESS
-                                  : rmpi_tl_addr_find(blob, blen, t->name, &addr, &alen);
+                                        : rmpi_tl_addr_find(blob, blen, t->name, &addr, &alen);
         if (rc != RMP_SUCCESS) {
             rmpi_error("rank %d %s", w,
                        rc == RMP_ERR_NOT_SUPPORTED
@@ -202,14 +202,7 @@ static int runtime_connect_peer(int w, const void *blob, size_t blen)
             rmpi_error("cannot connect to rank %d with %s: %s", w, t->name, rmp_strerror(rc));
             return rc;
         }
-        p->iface = t;
-        p->tl = rmpi_eng.tls.v[i].tl;
-        p->max_am = caps.max_am;
-        p->rndv_threshold = caps.rndv_threshold;
-        p->rndv_mode = caps.rndv_mode;
-        p->slot = i;
-        p->rma = caps.rma && p->iface->put && p->iface->get;
-        p->rma_msg_max = caps.rma_msg_max;
+        rmpi_peer_attach(p, i, &caps);
     }
     if (!p->iface) {
         rmpi_error("no transport in RMP_TRANSPORTS=%s reaches rank %d (%s node)",
