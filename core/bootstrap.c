@@ -214,8 +214,8 @@ static int boot_nodes(void)
 
 static void boot_mark_failed(const pmix_proc_t *p)
 {
-    if (p && PMIX_CHECK_NSPACE(p->nspace, boot_me.nspace) && p->rank < (pmix_rank_t)rmpi_eng.job.size &&
-        boot_failed) {
+    if (p && PMIX_CHECK_NSPACE(p->nspace, boot_me.nspace) &&
+        p->rank < (pmix_rank_t)rmpi_eng.job.size && boot_failed) {
         atomic_store(&boot_failed[p->rank], 1);
         atomic_fetch_add(&boot_fail_count, 1);
     }

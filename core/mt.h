@@ -71,31 +71,31 @@ static inline void rmpi_mt_leave(void)
  * always-inlined BODY(ARGS): below MULTIPLE it runs BODY directly (one test of
  * rmpi_eng.thr.multiple), under MULTIPLE an out-of-line copy runs it under the engine lock.
  * QUAL is `static` or empty. */
-#define RMPI_MT_ENTRY(QUAL, PUB, BODY, PARAMS, ARGS)                                        \
-    static __attribute__((noinline)) int BODY##_mt PARAMS                                  \
-    {                                                                                      \
-        rmpi_mt_lock_take();                                                               \
-        int r_ = BODY ARGS;                                                                \
-        rmpi_mt_unlock();                                                                  \
-        return r_;                                                                         \
-    }                                                                                      \
-    QUAL int PUB PARAMS                                                                    \
-    {                                                                                      \
-        return RMPI_UNLIKELY(rmpi_eng.thr.multiple) ? BODY##_mt ARGS : BODY ARGS;                       \
+#define RMPI_MT_ENTRY(QUAL, PUB, BODY, PARAMS, ARGS)                                               \
+    static __attribute__((noinline)) int BODY##_mt PARAMS                                          \
+    {                                                                                              \
+        rmpi_mt_lock_take();                                                                       \
+        int r_ = BODY ARGS;                                                                        \
+        rmpi_mt_unlock();                                                                          \
+        return r_;                                                                                 \
+    }                                                                                              \
+    QUAL int PUB PARAMS                                                                            \
+    {                                                                                              \
+        return RMPI_UNLIKELY(rmpi_eng.thr.multiple) ? BODY##_mt ARGS : BODY ARGS;                  \
     }
-#define RMPI_MT_ENTRY_VOID(QUAL, PUB, BODY, PARAMS, ARGS)                                   \
-    static __attribute__((noinline)) void BODY##_mt PARAMS                                 \
-    {                                                                                      \
-        rmpi_mt_lock_take();                                                               \
-        BODY ARGS;                                                                         \
-        rmpi_mt_unlock();                                                                  \
-    }                                                                                      \
-    QUAL void PUB PARAMS                                                                   \
-    {                                                                                      \
-        if (RMPI_UNLIKELY(rmpi_eng.thr.multiple))                                                        \
-            BODY##_mt ARGS;                                                                \
-        else                                                                               \
-            BODY ARGS;                                                                     \
+#define RMPI_MT_ENTRY_VOID(QUAL, PUB, BODY, PARAMS, ARGS)                                          \
+    static __attribute__((noinline)) void BODY##_mt PARAMS                                         \
+    {                                                                                              \
+        rmpi_mt_lock_take();                                                                       \
+        BODY ARGS;                                                                                 \
+        rmpi_mt_unlock();                                                                          \
+    }                                                                                              \
+    QUAL void PUB PARAMS                                                                           \
+    {                                                                                              \
+        if (RMPI_UNLIKELY(rmpi_eng.thr.multiple))                                                  \
+            BODY##_mt ARGS;                                                                        \
+        else                                                                                       \
+            BODY ARGS;                                                                             \
     }
 
 /* Start MULTIPLE mode (rmp_init_thread) and end it (finalize, after the threads joined). */

@@ -110,8 +110,8 @@ RMP_EXPORT int rmp_port_open(char *name, size_t len)
         slot = rmpi_eng.port.n++;
     rmpi_eng.port.tab[slot].fd = fd;
     rmpi_eng.port.tab[slot].token = token;
-    snprintf(rmpi_eng.port.tab[slot].name, sizeof(rmpi_eng.port.tab[slot].name), "rmp-port:%s:%u:%016llx", ip,
-             (unsigned)ntohs(sa.sin_port), (unsigned long long)token);
+    snprintf(rmpi_eng.port.tab[slot].name, sizeof(rmpi_eng.port.tab[slot].name),
+             "rmp-port:%s:%u:%016llx", ip, (unsigned)ntohs(sa.sin_port), (unsigned long long)token);
     snprintf(name, len, "%s", rmpi_eng.port.tab[slot].name);
     return RMP_SUCCESS;
 }

@@ -91,7 +91,8 @@ static void progress_mt_idle(void)
     }
     if (mt_idle++ == 0)
         mt_idle_since = rmpi_now();
-    else if (rmpi_eng.job.sleep_when_idle || ((mt_idle & 63) == 0 && rmpi_now() - mt_idle_since > 1e-3))
+    else if (rmpi_eng.job.sleep_when_idle ||
+             ((mt_idle & 63) == 0 && rmpi_now() - mt_idle_since > 1e-3))
         rmpi_mt_sleep_ns = 10000;
     sched_yield();
 }

@@ -100,7 +100,8 @@ RMPI_MT_BODY int irecv_cid_locked(void *buf, const rmp_layout_t *lay, size_t byt
     rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_eng.p2p.unexp, cid, source, tag, 1);
     if (e) {
         recv_take_unexpected(req, rmpi_container_of(e, rmpi_ux_t, mq));
-    } else if (RMPI_UNLIKELY(rmpi_eng.p2p.nfailed > 0 && rmpi_failure_dooms_recv(req->peer, cid, comm))) {
+    } else if (RMPI_UNLIKELY(rmpi_eng.p2p.nfailed > 0 &&
+                             rmpi_failure_dooms_recv(req->peer, cid, comm))) {
         rmpi_req_free(req);
         return RMP_ERR_PEER_FAILED;
     } else {
@@ -152,7 +153,8 @@ int rmpi_recv_cancel_unexp(int src, const rmpi_cancel_t *m, const void *payload,
 {
     /* From the newest back: the message came before m, and of several identical
      * eager copies the receiver cannot tell one from another. */
-    for (rmpi_mq_elem_t *e = rmpi_eng.p2p.unexp.head.prev; e != &rmpi_eng.p2p.unexp.head; e = e->prev) {
+    for (rmpi_mq_elem_t *e = rmpi_eng.p2p.unexp.head.prev; e != &rmpi_eng.p2p.unexp.head;
+         e = e->prev) {
         rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
         if (u->peer != src || e->cid != m->cid || e->src != m->src || e->tag != m->tag ||
             u->size != m->size)

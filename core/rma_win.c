@@ -28,7 +28,8 @@
 
 struct rmp_win *rmpi_win_lookup(uint32_t id)
 {
-    return id < rmpi_eng.rma.win_ntable && rmpi_eng.rma.win_table[id] && rmpi_eng.rma.win_table[id]->live ? rmpi_eng.rma.win_table[id] : NULL;
+    struct rmp_win *w = id < rmpi_eng.rma.win_ntable ? rmpi_eng.rma.win_table[id] : NULL;
+    return w && w->live ? w : NULL;
 }
 
 /* A few windows at most: a scan. */
@@ -52,7 +53,8 @@ static int win_register_id(struct rmp_win *w)
             return RMP_SUCCESS;
         }
     }
-    struct rmp_win **t = realloc(rmpi_eng.rma.win_table, (rmpi_eng.rma.win_ntable + 16) * sizeof(*t));
+    struct rmp_win **t =
+        realloc(rmpi_eng.rma.win_table, (rmpi_eng.rma.win_ntable + 16) * sizeof(*t));
     if (!t)
         return RMP_ERR_NOMEM;
     memset(t + rmpi_eng.rma.win_ntable, 0, 16 * sizeof(*t));

@@ -247,9 +247,12 @@ static void runtime_polled(void)
     for (int i = 0; i < rmpi_eng.tls.num; i++) {
         int used = 0;
         for (int w = 0; w < rmpi_eng.job.size && !used; w++)
-            used = rmpi_eng.peers && rmpi_eng.peers[w].tl == rmpi_eng.tls.v[i].tl && w != rmpi_eng.job.rank;
-        if (used && rmpi_eng.tls.v[i].iface->progress && rmpi_eng.tls.v[i].iface != rmpi_tl_registry[0].iface) {
-            rmpi_eng.tls.polled[rmpi_eng.tls.num_polled].progress = rmpi_eng.tls.v[i].iface->progress;
+            used = rmpi_eng.peers && rmpi_eng.peers[w].tl == rmpi_eng.tls.v[i].tl &&
+                   w != rmpi_eng.job.rank;
+        if (used && rmpi_eng.tls.v[i].iface->progress &&
+            rmpi_eng.tls.v[i].iface != rmpi_tl_registry[0].iface) {
+            rmpi_eng.tls.polled[rmpi_eng.tls.num_polled].progress =
+                rmpi_eng.tls.v[i].iface->progress;
             rmpi_eng.tls.polled[rmpi_eng.tls.num_polled].tl = rmpi_eng.tls.v[i].tl;
             rmpi_eng.tls.num_polled++;
         }
@@ -343,8 +346,8 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
     rc = rmpi_boot_init();
     if (rc != RMP_SUCCESS)
         goto err_boot;
-    runtime_step(t0, "PMIx client up: rank %d of %d, %d node(s)", rmpi_eng.job.rank, rmpi_eng.job.size,
-                 rmpi_eng.job.num_nodes);
+    runtime_step(t0, "PMIx client up: rank %d of %d, %d node(s)", rmpi_eng.job.rank,
+                 rmpi_eng.job.size, rmpi_eng.job.num_nodes);
     int cores = rmpi_topo_num_cores();
     rmpi_eng.job.oversubscribed = rmpi_eng.job.local_size > cores;
     rmpi_eng.job.yield_when_idle = rmpi_eng.cfg.poll_yield == 1 || rmpi_eng.cfg.poll_yield == 3 ||
@@ -388,8 +391,9 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
     rmpi_diag_install();
     runtime_step(t0, "ready (segments mapped, connections set up)");
     rmpi_info("initialized: rank %d of %d on %s (local %d of %d, %d node(s))%s", rmpi_eng.job.rank,
-              rmpi_eng.job.size, rmpi_eng.job.hostname, rmpi_eng.job.local_rank, rmpi_eng.job.local_size,
-              rmpi_eng.job.num_nodes, rmpi_eng.job.singleton ? ", singleton" : "");
+              rmpi_eng.job.size, rmpi_eng.job.hostname, rmpi_eng.job.local_rank,
+              rmpi_eng.job.local_size, rmpi_eng.job.num_nodes,
+              rmpi_eng.job.singleton ? ", singleton" : "");
     return RMP_SUCCESS;
 
 err_runtime:
@@ -405,13 +409,14 @@ err_boot:
 
 static void runtime_print_stats(void)
 {
+    const rmpi_stats_t *st = &rmpi_eng.stats;
     fprintf(stderr,
             "[rmp %d] stats: eager %llu msgs %llu B, rendezvous %llu msgs %llu B, fragmented "
             "%llu msgs %llu B, unexpected %llu (queue high water %zu)\n",
-            rmpi_eng.job.rank, (unsigned long long)rmpi_eng.stats.eager_sent,
-            (unsigned long long)rmpi_eng.stats.eager_bytes, (unsigned long long)rmpi_eng.stats.rndv_sent,
-            (unsigned long long)rmpi_eng.stats.rndv_bytes, (unsigned long long)rmpi_eng.stats.frag_sent,
-            (unsigned long long)rmpi_eng.stats.frag_bytes, (unsigned long long)rmpi_eng.stats.unexpected,
+            rmpi_eng.job.rank, (unsigned long long)st->eager_sent,
+            (unsigned long long)st->eager_bytes, (unsigned long long)st->rndv_sent,
+            (unsigned long long)st->rndv_bytes, (unsigned long long)st->frag_sent,
+            (unsigned long long)st->frag_bytes, (unsigned long long)st->unexpected,
             rmpi_p2p_unexpected_high_water());
     for (int i = 0; i < rmpi_eng.tls.num; i++)
         fprintf(stderr, "[rmp %d] stats: %s: %llu msgs %llu B sent\n", rmpi_eng.job.rank,

@@ -291,8 +291,9 @@ int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t c
     rmpi_peer_t *p = &rmpi_eng.peers[w];
     /* Fast path: an eager message that fits now needs no request at all. */
     if (rmpi_eager_fits(p, bytes)) {
-        int rc = RMPI_UNLIKELY(rmpi_eng.thr.multiple) ? send_now_mt(p, buf, bytes, cid, comm->rank, tag)
-                                        : send_now(p, buf, bytes, cid, comm->rank, tag);
+        int rc = RMPI_UNLIKELY(rmpi_eng.thr.multiple)
+                     ? send_now_mt(p, buf, bytes, cid, comm->rank, tag)
+                     : send_now(p, buf, bytes, cid, comm->rank, tag);
         if (RMPI_LIKELY(rc == RMP_SUCCESS))
             return RMP_SUCCESS;
         if (rc < 0)
