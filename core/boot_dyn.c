@@ -50,6 +50,7 @@ static char **boot_dyn_strv(const char *first, char *const *rest, const char *la
 
 RMP_EXPORT int rmp_spawn(int napps, const rmp_spawn_app_t apps[], char *const *env_all)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
@@ -58,7 +59,7 @@ RMP_EXPORT int rmp_spawn(int napps, const rmp_spawn_app_t apps[], char *const *e
     for (int i = 0; i < napps; i++)
         if (!apps[i].cmd || !*apps[i].cmd || apps[i].maxprocs < 1)
             return RMP_ERR_ARG;
-    if (rmpi_eng.job.singleton)
+    if (e->job.singleton)
         return RMP_ERR_NOT_SUPPORTED; /* no process manager to ask */
     pmix_app_t *a;
     PMIX_APP_CREATE(a, (size_t)napps);
@@ -104,13 +105,14 @@ static int boot_dyn_key(const char *service, char *key)
 
 RMP_EXPORT int rmp_publish(const char *service, const char *value)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     char key[PMIX_MAX_KEYLEN + 1];
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS || (rc = boot_dyn_key(service, key)) != RMP_SUCCESS)
         return rc;
     if (!value)
         return RMP_ERR_ARG;
-    if (rmpi_eng.job.singleton)
+    if (e->job.singleton)
         return RMP_ERR_NOT_SUPPORTED;
     pmix_info_t info;
     PMIX_INFO_LOAD(&info, key, value, PMIX_STRING);
@@ -123,13 +125,14 @@ RMP_EXPORT int rmp_publish(const char *service, const char *value)
 
 RMP_EXPORT int rmp_lookup(const char *service, char *value, size_t len)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     char key[PMIX_MAX_KEYLEN + 1];
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS || (rc = boot_dyn_key(service, key)) != RMP_SUCCESS)
         return rc;
     if (!value || len == 0)
         return RMP_ERR_ARG;
-    if (rmpi_eng.job.singleton)
+    if (e->job.singleton)
         return RMP_ERR_NOT_SUPPORTED;
     pmix_pdata_t pd;
     PMIX_PDATA_CONSTRUCT(&pd);
@@ -146,11 +149,12 @@ RMP_EXPORT int rmp_lookup(const char *service, char *value, size_t len)
 
 RMP_EXPORT int rmp_unpublish(const char *service)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     char key[PMIX_MAX_KEYLEN + 1];
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS || (rc = boot_dyn_key(service, key)) != RMP_SUCCESS)
         return rc;
-    if (rmpi_eng.job.singleton)
+    if (e->job.singleton)
         return RMP_ERR_NOT_SUPPORTED;
     char *keys[2] = {key, NULL};
     return boot_dyn_status(PMIx_Unpublish(keys, NULL, 0));

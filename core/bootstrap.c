@@ -78,39 +78,39 @@ static int boot_get_u32(const pmix_proc_t *p, const char *key, int optional, uin
     return ret;
 }
 
-static int boot_singleton(void)
+static int boot_singleton(rmpi_engine_t *e)
 {
     int rc = boot_check_orphaned();
     if (rc != RMP_SUCCESS)
         return rc;
-    rmpi_eng.job.singleton = true;
-    rmpi_eng.job.rank = 0;
-    rmpi_eng.job.size = 1;
-    rmpi_eng.job.local_rank = 0;
-    rmpi_eng.job.local_size = 1;
-    rmpi_eng.job.num_nodes = 1;
-    rmpi_eng.job.local_ranks = calloc(1, sizeof(int));
-    rmpi_eng.job.node_of = calloc(1 + RMPI_DYN_MAX, sizeof(int)); /* + dynamic peers */
-    if (!rmpi_eng.job.local_ranks || !rmpi_eng.job.node_of)
+    e->job.singleton = true;
+    e->job.rank = 0;
+    e->job.size = 1;
+    e->job.local_rank = 0;
+    e->job.local_size = 1;
+    e->job.num_nodes = 1;
+    e->job.local_ranks = calloc(1, sizeof(int));
+    e->job.node_of = calloc(1 + RMPI_DYN_MAX, sizeof(int)); /* + dynamic peers */
+    if (!e->job.local_ranks || !e->job.node_of)
         return RMP_ERR_NOMEM;
-    gethostname(rmpi_eng.job.hostname, sizeof(rmpi_eng.job.hostname) - 1);
+    gethostname(e->job.hostname, sizeof(e->job.hostname) - 1);
     return RMP_SUCCESS;
 }
 
-static int boot_local_peers(void)
+static int boot_local_peers(rmpi_engine_t *e)
 {
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *val = NULL;
     int n = 0;
-    rmpi_eng.job.local_ranks = calloc((size_t)rmpi_eng.job.size, sizeof(int));
-    if (!rmpi_eng.job.local_ranks)
+    e->job.local_ranks = calloc((size_t)e->job.size, sizeof(int));
+    if (!e->job.local_ranks)
         return RMP_ERR_NOMEM;
     int rc = RMP_SUCCESS;
     if (PMIx_Get(&wild, PMIX_LOCAL_PEERS, NULL, 0, &val) == PMIX_SUCCESS && val &&
         val->type == PMIX_STRING && val->data.string && val->data.string[0]) {
-        rc = rmpi_boot_parse_peers(val->data.string, rmpi_eng.job.size, rmpi_eng.job.rank,
-                                   rmpi_eng.job.local_ranks, &n);
+        rc = rmpi_boot_parse_peers(val->data.string, e->job.size, e->job.rank,
+                                   e->job.local_ranks, &n);
         if (rc == RMP_ERR_BOOTSTRAP)
             rmpi_error("PMIx local peers \"%.200s\" are not distinct ranks of this job "
                        "including this one", val->data.string);
@@ -120,15 +120,15 @@ static int boot_local_peers(void)
     if (rc != RMP_SUCCESS)
         return rc;
     if (n == 0) { /* the server did not say: assume only ourselves */
-        rmpi_eng.job.local_ranks[0] = rmpi_eng.job.rank;
+        e->job.local_ranks[0] = e->job.rank;
         n = 1;
     }
-    rmpi_eng.job.local_size = n;
-    rmpi_eng.job.local_rank = -1;
+    e->job.local_size = n;
+    e->job.local_rank = -1;
     for (int i = 0; i < n; i++)
-        if (rmpi_eng.job.local_ranks[i] == rmpi_eng.job.rank)
-            rmpi_eng.job.local_rank = i;
-    if (rmpi_eng.job.local_rank < 0) {
+        if (e->job.local_ranks[i] == e->job.rank)
+            e->job.local_rank = i;
+    if (e->job.local_rank < 0) {
         rmpi_error("PMIx local peers do not include this rank");
         return RMP_ERR_BOOTSTRAP;
     }
@@ -157,12 +157,12 @@ static int boot_get_str(const pmix_proc_t *p, const char *key, char *buf, size_t
  * it). Launchers give PMIX_NODEID for the local node only (Slurm 22.05, Open
  * MPI 4.1); remote ranks are then grouped by the PMIX_HOSTNAME PMIx reports,
  * the same on every rank. */
-static int boot_nodes(void)
+static int boot_nodes(rmpi_engine_t *e)
 {
-    int n = rmpi_eng.job.size;
-    rmpi_eng.job.node_of = calloc((size_t)n + RMPI_DYN_MAX, sizeof(int)); /* + dynamic peers */
+    int n = e->job.size;
+    e->job.node_of = calloc((size_t)n + RMPI_DYN_MAX, sizeof(int)); /* + dynamic peers */
     char(*hosts)[64] = calloc((size_t)n, sizeof(*hosts));
-    if (!rmpi_eng.job.node_of || !hosts) {
+    if (!e->job.node_of || !hosts) {
         free(hosts);
         return RMP_ERR_NOMEM;
     }
@@ -172,17 +172,17 @@ static int boot_nodes(void)
     int unknown_next = -1;
     for (int r = 0; r < n; r++) {
         int local = 0;
-        for (int i = 0; i < rmpi_eng.job.local_size; i++)
-            local |= rmpi_eng.job.local_ranks[i] == r;
+        for (int i = 0; i < e->job.local_size; i++)
+            local |= e->job.local_ranks[i] == r;
         if (local) {
-            rmpi_eng.job.node_of[r] = (int)mynode;
+            e->job.node_of[r] = (int)mynode;
             continue;
         }
         pmix_proc_t p;
         uint32_t nid;
         PMIX_LOAD_PROCID(&p, boot_me.nspace, (pmix_rank_t)r);
         if (boot_get_u32(&p, PMIX_NODEID, 1, &nid) == RMP_SUCCESS && nid != mynode) {
-            rmpi_eng.job.node_of[r] = (int)nid;
+            e->job.node_of[r] = (int)nid;
         } else if (boot_get_str(&p, PMIX_HOSTNAME, hosts[r], sizeof(hosts[r])) == RMP_SUCCESS) {
             int first = r;
             for (int q = 0; q < r; q++)
@@ -190,32 +190,32 @@ static int boot_nodes(void)
                     first = q;
                     break;
                 }
-            rmpi_eng.job.node_of[r] = first == r ? 1000000 + r : rmpi_eng.job.node_of[first];
+            e->job.node_of[r] = first == r ? 1000000 + r : e->job.node_of[first];
         } else {
-            rmpi_eng.job.node_of[r] = unknown_next--; /* remote, node unknown */
+            e->job.node_of[r] = unknown_next--; /* remote, node unknown */
         }
     }
     char mine[64]; /* the own node's name too, for node-down events */
     if (boot_get_str(&boot_me, PMIX_HOSTNAME, mine, sizeof(mine)) == RMP_SUCCESS)
-        for (int i = 0; i < rmpi_eng.job.local_size; i++)
-            snprintf(hosts[rmpi_eng.job.local_ranks[i]], sizeof(hosts[0]), "%s", mine);
+        for (int i = 0; i < e->job.local_size; i++)
+            snprintf(hosts[e->job.local_ranks[i]], sizeof(hosts[0]), "%s", mine);
     free(boot_hosts);
     boot_hosts = hosts;
     int nn = 0;
     for (int r = 0; r < n; r++) {
         int seen = 0;
         for (int q = 0; q < r && !seen; q++)
-            seen = rmpi_eng.job.node_of[q] == rmpi_eng.job.node_of[r];
+            seen = e->job.node_of[q] == e->job.node_of[r];
         nn += !seen;
     }
-    rmpi_eng.job.num_nodes = nn;
+    e->job.num_nodes = nn;
     return RMP_SUCCESS;
 }
 
-static void boot_mark_failed(const pmix_proc_t *p)
+static void boot_mark_failed(rmpi_engine_t *e, const pmix_proc_t *p)
 {
     if (p && PMIX_CHECK_NSPACE(p->nspace, boot_me.nspace) &&
-        p->rank < (pmix_rank_t)rmpi_eng.job.size && boot_failed) {
+        p->rank < (pmix_rank_t)e->job.size && boot_failed) {
         atomic_store(&boot_failed[p->rank], 1);
         atomic_fetch_add(&boot_fail_count, 1);
     }
@@ -223,13 +223,13 @@ static void boot_mark_failed(const pmix_proc_t *p)
 
 /* Every affected proc the event's info names (one, or an array; a wildcard rank is
  * every rank of the namespace but this one). */
-static int boot_mark_affected(const pmix_info_t info[], size_t ninfo)
+static int boot_mark_affected(rmpi_engine_t *e, const pmix_info_t info[], size_t ninfo)
 {
     int found = 0;
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
             info[i].value.type == PMIX_PROC) {
-            boot_mark_failed(info[i].value.data.proc);
+            boot_mark_failed(e, info[i].value.data.proc);
             found = 1;
         } else if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROCS) &&
                    info[i].value.type == PMIX_DATA_ARRAY && info[i].value.data.darray &&
@@ -238,14 +238,14 @@ static int boot_mark_affected(const pmix_info_t info[], size_t ninfo)
             const pmix_proc_t *procs = a->array;
             for (size_t k = 0; k < a->size; k++) {
                 if (procs[k].rank != PMIX_RANK_WILDCARD) {
-                    boot_mark_failed(&procs[k]);
+                    boot_mark_failed(e, &procs[k]);
                     continue;
                 }
-                for (int r = 0; r < rmpi_eng.job.size; r++) {
+                for (int r = 0; r < e->job.size; r++) {
                     pmix_proc_t p;
                     PMIX_LOAD_PROCID(&p, procs[k].nspace, (pmix_rank_t)r);
-                    if (r != rmpi_eng.job.rank)
-                        boot_mark_failed(&p);
+                    if (r != e->job.rank)
+                        boot_mark_failed(e, &p);
                 }
             }
             found = 1;
@@ -259,12 +259,13 @@ static void boot_on_event(size_t id, pmix_status_t status, const pmix_proc_t *so
                           size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
                           void *cbdata)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     (void)id;
     (void)status;
     (void)results;
     (void)nresults;
-    if (!boot_mark_affected(info, ninfo))
-        boot_mark_failed(source);
+    if (!boot_mark_affected(e, info, ninfo))
+        boot_mark_failed(e, source);
     if (cbfunc)
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
@@ -291,6 +292,7 @@ static void boot_on_node_event(size_t id, pmix_status_t status, const pmix_proc_
                                size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
                                void *cbdata)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     (void)id;
     (void)source;
     (void)results;
@@ -301,16 +303,16 @@ static void boot_on_node_event(size_t id, pmix_status_t status, const pmix_proc_
                    info[i].value.type == PMIX_STATUS && info[i].value.data.status != PMIX_SUCCESS;
     if (!abnormal)
         goto done; /* a job's end without an error status: its ranks finalize, not fail */
-    found = boot_mark_affected(info, ninfo);
+    found = boot_mark_affected(e, info, ninfo);
     for (size_t i = 0; i < ninfo && !found && boot_hosts; i++) {
         if (!PMIX_CHECK_KEY(&info[i], PMIX_HOSTNAME) || info[i].value.type != PMIX_STRING ||
             !info[i].value.data.string)
             continue;
-        for (int r = 0; r < rmpi_eng.job.size; r++)
-            if (r != rmpi_eng.job.rank && strcmp(boot_hosts[r], info[i].value.data.string) == 0) {
+        for (int r = 0; r < e->job.size; r++)
+            if (r != e->job.rank && strcmp(boot_hosts[r], info[i].value.data.string) == 0) {
                 pmix_proc_t p;
                 PMIX_LOAD_PROCID(&p, boot_me.nspace, (pmix_rank_t)r);
-                boot_mark_failed(&p);
+                boot_mark_failed(e, &p);
             }
     }
     if (status == PMIX_ERR_LOST_CONNECTION && !atomic_load(&boot_finalizing))
@@ -332,22 +334,22 @@ static void boot_node_registered(pmix_status_t status, size_t id, void *cbdata)
     atomic_store(&boot_evhdlr2_on, 1);
 }
 
-int rmpi_boot_failed_ranks(int *out, int max)
+int rmpi_boot_failed_ranks(rmpi_engine_t *e, int *out, int max)
 {
     int c = atomic_load_explicit(&boot_fail_count, memory_order_acquire);
     if (RMPI_LIKELY(c == boot_fail_seen))
         return 0;
     boot_fail_seen = c;
     int n = 0;
-    for (int r = 0; r < rmpi_eng.job.size && n < max; r++)
+    for (int r = 0; r < e->job.size && n < max; r++)
         if (atomic_exchange(&boot_failed[r], 0))
             out[n++] = r;
     return n;
 }
 
-static void boot_register_events(void)
+static void boot_register_events(rmpi_engine_t *e)
 {
-    boot_failed = calloc((size_t)rmpi_eng.job.size, sizeof(*boot_failed));
+    boot_failed = calloc((size_t)e->job.size, sizeof(*boot_failed));
     if (!boot_failed)
         return;
     /* tests/faults: behave as under a launcher that sends no failure notices
@@ -375,12 +377,12 @@ static void boot_register_events(void)
         rmpi_debug("no PMIx node events: %s", PMIx_Error_string(rc));
 }
 
-int rmpi_boot_init(void)
+int rmpi_boot_init(rmpi_engine_t *e)
 {
     if (getenv("PMIX_NAMESPACE") == NULL && getenv("PMIX_SERVER_URI41") == NULL &&
         getenv("PMIX_SERVER_URI4") == NULL && getenv("PMIX_SERVER_URI3") == NULL &&
         getenv("PMIX_SERVER_URI2") == NULL)
-        return boot_singleton();
+        return boot_singleton(e);
 
     pmix_status_t prc = PMIx_Init(&boot_me, NULL, 0);
     if (prc != PMIX_SUCCESS) {
@@ -388,7 +390,7 @@ int rmpi_boot_init(void)
         return RMP_ERR_BOOTSTRAP;
     }
     boot_connected = 1;
-    rmpi_eng.job.rank = (int)boot_me.rank;
+    e->job.rank = (int)boot_me.rank;
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
     uint32_t size;
@@ -396,21 +398,21 @@ int rmpi_boot_init(void)
         rmpi_error("PMIx did not report the job size");
         return RMP_ERR_BOOTSTRAP;
     }
-    rmpi_eng.job.size = (int)size;
-    int rc = boot_local_peers();
+    e->job.size = (int)size;
+    int rc = boot_local_peers(e);
     if (rc == RMP_SUCCESS)
-        rc = boot_nodes();
+        rc = boot_nodes(e);
     if (rc != RMP_SUCCESS)
         return rc;
     pmix_value_t *val = NULL;
     if (PMIx_Get(&boot_me, PMIX_HOSTNAME, NULL, 0, &val) == PMIX_SUCCESS && val &&
         val->type == PMIX_STRING)
-        snprintf(rmpi_eng.job.hostname, sizeof(rmpi_eng.job.hostname), "%s", val->data.string);
+        snprintf(e->job.hostname, sizeof(e->job.hostname), "%s", val->data.string);
     else
-        gethostname(rmpi_eng.job.hostname, sizeof(rmpi_eng.job.hostname) - 1);
+        gethostname(e->job.hostname, sizeof(e->job.hostname) - 1);
     if (val)
         PMIX_VALUE_RELEASE(val);
-    boot_register_events();
+    boot_register_events(e);
     return RMP_SUCCESS;
 }
 

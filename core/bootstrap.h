@@ -6,9 +6,11 @@
 
 #include <stddef.h>
 
+#include "engine.h"
+
 /* Connect to the PMIx server, or become a 1-rank job when there is none.
  * Fills the engine's job: rank, size, local ranks, nodes, hostname. */
-int rmpi_boot_init(void);
+int rmpi_boot_init(rmpi_engine_t *e);
 int rmpi_boot_finalize(void);
 /* Publish a blob under key for every rank (visible after rmpi_boot_fence). */
 int rmpi_boot_put(const char *key, const void *data, size_t len);
@@ -20,7 +22,7 @@ int rmpi_boot_get(int rank, const char *key, void **data, size_t *len);
 void rmpi_boot_abort(int exit_code, const char *msg) __attribute__((noreturn));
 /* Ranks the launcher reported as failed since the last call (at most max);
  * safe to call often: one atomic load when nothing happened. */
-int rmpi_boot_failed_ranks(int *out, int max);
+int rmpi_boot_failed_ranks(rmpi_engine_t *e, int *out, int max);
 /* Parse PMIX_LOCAL_PEERS ("3,1,2": distinct ranks of a job of size ranks,
  * comma-separated decimals, nothing else) into out (room for size) in
  * ascending order, *n entries. The list must hold me. RMP_SUCCESS,

@@ -54,21 +54,21 @@ struct rmpi_cid_agree {
 /* Is an earlier idup on a's parent still running here? Overlapping idups on one
  * parent then take no allocator, so that they complete in call order. The members
  * call them in the same order, so the earlier one never waits for the later. */
-static int cid_idup_behind(const rmpi_cid_agree_t *a)
+static int cid_idup_behind(rmpi_engine_t *e, const rmpi_cid_agree_t *a)
 {
     if (!a->idup)
         return 0;
-    for (const rmpi_cid_agree_t *b = rmpi_eng.cid.idups; b; b = b->anext)
+    for (const rmpi_cid_agree_t *b = e->cid.idups; b; b = b->anext)
         if (b != a && b->key >> 32 == a->key >> 32 && b->key < a->key)
             return 1;
     return 0;
 }
 
-static void cid_idup_done(rmpi_cid_agree_t *a)
+static void cid_idup_done(rmpi_engine_t *e, rmpi_cid_agree_t *a)
 {
     if (!a->idup)
         return;
-    for (rmpi_cid_agree_t **p = &rmpi_eng.cid.idups; *p; p = &(*p)->anext)
+    for (rmpi_cid_agree_t **p = &e->cid.idups; *p; p = &(*p)->anext)
         if (*p == a) {
             *p = a->anext;
             break;
@@ -83,42 +83,42 @@ static uint32_t cid_round_up(uint32_t x, int s)
 }
 
 /* Under rmpi_eng.cid.lock: the allocators' first ids (0/1 is the world's context). */
-static void cid_init(void)
+static void cid_init(rmpi_engine_t *e)
 {
-    if (rmpi_eng.cid.next[0])
+    if (e->cid.next[0])
         return;
-    rmpi_eng.cid.next[0] = CID_MOD;
+    e->cid.next[0] = CID_MOD;
     for (int s = 1; s <= RMPI_CID_SLOTS; s++)
-        rmpi_eng.cid.next[s] = 2u * (uint32_t)s;
+        e->cid.next[s] = 2u * (uint32_t)s;
 }
 
-uint32_t rmpi_comm_next_cid(void)
+uint32_t rmpi_comm_next_cid(rmpi_engine_t *e)
 {
-    pthread_mutex_lock(&rmpi_eng.cid.lock);
-    cid_init();
+    pthread_mutex_lock(&e->cid.lock);
+    cid_init(e);
     uint32_t x = 0;
     for (int s = 0; s <= RMPI_CID_SLOTS; s++)
-        if (rmpi_eng.cid.next[s] > x)
-            x = rmpi_eng.cid.next[s];
-    pthread_mutex_unlock(&rmpi_eng.cid.lock);
+        if (e->cid.next[s] > x)
+            x = e->cid.next[s];
+    pthread_mutex_unlock(&e->cid.lock);
     return cid_round_up(x, 0);
 }
 
-void rmpi_comm_cid_taken(uint32_t cid)
+void rmpi_comm_cid_taken(rmpi_engine_t *e, uint32_t cid)
 {
-    pthread_mutex_lock(&rmpi_eng.cid.lock);
-    cid_init();
+    pthread_mutex_lock(&e->cid.lock);
+    cid_init(e);
     for (int s = 0; s <= RMPI_CID_SLOTS; s++)
-        if (cid_round_up(cid, s) > rmpi_eng.cid.next[s])
-            rmpi_eng.cid.next[s] = cid_round_up(cid, s);
-    pthread_mutex_unlock(&rmpi_eng.cid.lock);
+        if (cid_round_up(cid, s) > e->cid.next[s])
+            e->cid.next[s] = cid_round_up(cid, s);
+    pthread_mutex_unlock(&e->cid.lock);
 }
 
-static void cid_unqueue(rmpi_cid_agree_t *a)
+static void cid_unqueue(rmpi_engine_t *e, rmpi_cid_agree_t *a)
 {
     if (!a->waiting)
         return;
-    for (rmpi_cid_agree_t **p = &rmpi_eng.cid.queue; *p; p = &(*p)->next)
+    for (rmpi_cid_agree_t **p = &e->cid.queue; *p; p = &(*p)->next)
         if (*p == a) {
             *p = a->next;
             break;
@@ -127,36 +127,36 @@ static void cid_unqueue(rmpi_cid_agree_t *a)
 }
 
 /* Could a take the allocator of its round now? Under rmpi_eng.cid.lock. */
-static int cid_can_own(const rmpi_cid_agree_t *a)
+static int cid_can_own(rmpi_engine_t *e, const rmpi_cid_agree_t *a)
 {
-    if (cid_idup_behind(a))
+    if (cid_idup_behind(e, a))
         return 0;
-    cid_init();
+    cid_init(e);
     int s = a->round == 0 ? a->slot : 0;
-    return !rmpi_eng.cid.owner[s] && (s != 0 || rmpi_eng.cid.queue == a);
+    return !e->cid.owner[s] && (s != 0 || e->cid.queue == a);
 }
 
 /* This member's entry of the next round: under rmpi_eng.cid.lock. */
-static void cid_propose(rmpi_cid_agree_t *a, cid_hdr_t *h)
+static void cid_propose(rmpi_engine_t *e, rmpi_cid_agree_t *a, cid_hdr_t *h)
 {
     h->ok = 0;
     h->next = 0;
-    if (!cid_can_own(a))
+    if (!cid_can_own(e, a))
         return;
     int s = a->round == 0 ? a->slot : 0;
-    rmpi_eng.cid.owner[s] = a;
+    e->cid.owner[s] = a;
     h->ok = 1;
-    h->next = rmpi_eng.cid.next[s];
+    h->next = e->cid.next[s];
 }
 
 /* Release what round a->round owned; commit cid if the round agreed. Under rmpi_eng.cid.lock. */
-static void cid_settle(rmpi_cid_agree_t *a, int agreed, uint32_t cid)
+static void cid_settle(rmpi_engine_t *e, rmpi_cid_agree_t *a, int agreed, uint32_t cid)
 {
     for (int s = 0; s <= RMPI_CID_SLOTS; s++)
-        if (rmpi_eng.cid.owner[s] == a) {
-            if (agreed && cid + CID_MOD > rmpi_eng.cid.next[s])
-                rmpi_eng.cid.next[s] = cid + CID_MOD;
-            rmpi_eng.cid.owner[s] = NULL;
+        if (e->cid.owner[s] == a) {
+            if (agreed && cid + CID_MOD > e->cid.next[s])
+                e->cid.next[s] = cid + CID_MOD;
+            e->cid.owner[s] = NULL;
         }
 }
 
@@ -198,16 +198,16 @@ static int cid_post(rmpi_cid_agree_t *a)
  * until the allocator came to it (threads/comm/idup_nb: 19 s). A member whose own
  * opening failed waits a little longer each time before the next (the others are
  * busy with an agreement queued before this one). */
-static int cid_send(rmpi_cid_agree_t *a)
+static int cid_send(rmpi_engine_t *e, rmpi_cid_agree_t *a)
 {
     int answer = a->round == 0 || a->error != RMP_SUCCESS;
     for (int i = 0; i < a->nrecv && !answer; i++)
         answer = rmpi_req_done(a->reqs[i]);
-    pthread_mutex_lock(&rmpi_eng.cid.lock);
-    int open = !answer && cid_can_own(a) && (a->backoff == 0 || rmpi_now() >= a->retry_at);
+    pthread_mutex_lock(&e->cid.lock);
+    int open = !answer && cid_can_own(e, a) && (a->backoff == 0 || rmpi_now() >= a->retry_at);
     if (answer || open)
-        cid_propose(a, cid_entry(a, a->me));
-    pthread_mutex_unlock(&rmpi_eng.cid.lock);
+        cid_propose(e, a, cid_entry(a, a->me));
+    pthread_mutex_unlock(&e->cid.lock);
     if (!answer && !open)
         return 0;
     if (open) {
@@ -250,7 +250,7 @@ static int cid_collect(rmpi_cid_agree_t *a)
 }
 
 /* Judge a completed round: 1 when the agreement finished (a->error set). */
-static int cid_judge(rmpi_cid_agree_t *a, int rc)
+static int cid_judge(rmpi_engine_t *e, rmpi_cid_agree_t *a, int rc)
 {
     int agreed = rc == RMP_SUCCESS;
     uint32_t cid = 0;
@@ -267,21 +267,21 @@ static int cid_judge(rmpi_cid_agree_t *a, int rc)
             cid = h->next;
         }
     }
-    pthread_mutex_lock(&rmpi_eng.cid.lock);
-    cid_settle(a, agreed, cid);
+    pthread_mutex_lock(&e->cid.lock);
+    cid_settle(e, a, agreed, cid);
     if (agreed || rc != RMP_SUCCESS) {
-        cid_unqueue(a);
-        cid_idup_done(a);
+        cid_unqueue(e, a);
+        cid_idup_done(e, a);
     } else if (a->round == 0) {
         /* every member has started: wait for the main allocator in key order */
-        rmpi_cid_agree_t **p = &rmpi_eng.cid.queue;
+        rmpi_cid_agree_t **p = &e->cid.queue;
         while (*p && (*p)->key <= a->key)
             p = &(*p)->next;
         a->next = *p;
         *p = a;
         a->waiting = 1;
     }
-    pthread_mutex_unlock(&rmpi_eng.cid.lock);
+    pthread_mutex_unlock(&e->cid.lock);
     if (rc != RMP_SUCCESS || agreed) {
         a->cid = cid;
         a->error = rc;
@@ -293,7 +293,7 @@ static int cid_judge(rmpi_cid_agree_t *a, int rc)
 }
 
 /* Advance a as far as it goes without waiting: 1 when it finished. Engine lock held. */
-static int cid_step(rmpi_cid_agree_t *a)
+static int cid_step(rmpi_engine_t *e, rmpi_cid_agree_t *a)
 {
     while (!a->finished) {
         if (!a->posted) {
@@ -303,7 +303,7 @@ static int cid_step(rmpi_cid_agree_t *a)
                 a->error = rc;
             }
         }
-        if (!a->sent && !cid_send(a))
+        if (!a->sent && !cid_send(e, a))
             return 0;
         for (int i = 0; i < a->nreqs; i++)
             if (!rmpi_req_done(a->reqs[i]))
@@ -311,7 +311,7 @@ static int cid_step(rmpi_cid_agree_t *a)
         int rc = cid_collect(a);
         if (a->error != RMP_SUCCESS)
             rc = a->error;
-        if (!cid_judge(a, rc)) {
+        if (!cid_judge(e, a, rc)) {
             if (a->n == 1)
                 return 0; /* no messages to wait for: let progress run before retrying */
             continue;
@@ -325,11 +325,12 @@ static int cid_step(rmpi_cid_agree_t *a)
 
 static int cid_poll(void *ctx, int *error)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     rmpi_cid_agree_t *a = ctx;
     if (a->busy) /* re-entered from one of its own sends */
         return 0;
     a->busy = 1;
-    int fin = cid_step(a);
+    int fin = cid_step(e, a);
     a->busy = 0;
     if (fin)
         *error = a->error;
@@ -338,20 +339,21 @@ static int cid_poll(void *ctx, int *error)
 
 static void cid_release(void *ctx)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     rmpi_cid_agree_t *a = ctx;
     if (a && a->free_with_req)
-        rmpi_cid_free(a);
+        rmpi_cid_free(e, a);
 }
 
-void rmpi_cid_free(rmpi_cid_agree_t *a)
+void rmpi_cid_free(rmpi_engine_t *e, rmpi_cid_agree_t *a)
 {
     if (!a)
         return;
-    pthread_mutex_lock(&rmpi_eng.cid.lock); /* nothing of it stays behind in the allocators */
-    cid_settle(a, 0, 0);
-    cid_unqueue(a);
-    cid_idup_done(a);
-    pthread_mutex_unlock(&rmpi_eng.cid.lock);
+    pthread_mutex_lock(&e->cid.lock); /* nothing of it stays behind in the allocators */
+    cid_settle(e, a, 0, 0);
+    cid_unqueue(e, a);
+    cid_idup_done(e, a);
+    pthread_mutex_unlock(&e->cid.lock);
     if (a->parent)
         rmpi_comm_release(a->parent);
     free(a->members);
@@ -360,7 +362,7 @@ void rmpi_cid_free(rmpi_cid_agree_t *a)
     free(a);
 }
 
-int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag,
+int rmpi_cid_start(rmpi_engine_t *e, rmp_comm_t parent, int n, const int *members, int me, int tag,
                    const void *mine, size_t bytes, int (*done)(rmpi_cid_agree_t *a),
                    void *arg, int free_with_req, rmp_request_t *req, rmpi_cid_agree_t **out)
 {
@@ -385,16 +387,16 @@ int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag
     if (members && (a->members = malloc((size_t)n * sizeof(int))))
         memcpy(a->members, members, (size_t)n * sizeof(int));
     if (!a->all || !a->reqs || (members && !a->members)) {
-        rmpi_cid_free(a);
+        rmpi_cid_free(e, a);
         return RMP_ERR_NOMEM;
     }
     if (bytes)
         memcpy(cid_entry(a, me) + 1, mine, bytes);
     if (a->idup) {
-        pthread_mutex_lock(&rmpi_eng.cid.lock);
-        a->anext = rmpi_eng.cid.idups;
-        rmpi_eng.cid.idups = a;
-        pthread_mutex_unlock(&rmpi_eng.cid.lock);
+        pthread_mutex_lock(&e->cid.lock);
+        a->anext = e->cid.idups;
+        e->cid.idups = a;
+        pthread_mutex_unlock(&e->cid.lock);
     }
     rmpi_mt_enter(); /* no progress may poll it before it is complete */
     int rc = rmpi_req_gen(cid_poll, a, cid_release, req);
@@ -402,7 +404,7 @@ int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag
         cid_poll(a, &(int){0}); /* round 0's messages leave now */
     rmpi_mt_leave();
     if (rc != RMP_SUCCESS) {
-        rmpi_cid_free(a);
+        rmpi_cid_free(e, a);
         return rc;
     }
     if (out)
@@ -413,9 +415,10 @@ int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag
 int rmpi_cid_agree(rmp_comm_t parent, int n, const int *members, int me, int tag,
                    const void *mine, size_t bytes, rmpi_cid_agree_t **out)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     rmp_request_t req;
     rmpi_cid_agree_t *a;
-    int rc = rmpi_cid_start(parent, n, members, me, tag, mine, bytes, NULL, NULL, 0, &req, &a);
+    int rc = rmpi_cid_start(e, parent, n, members, me, tag, mine, bytes, NULL, NULL, 0, &req, &a);
     if (rc != RMP_SUCCESS)
         return rc;
     rmp_status_t st;
@@ -430,7 +433,7 @@ int rmpi_cid_agree(rmp_comm_t parent, int n, const int *members, int me, int tag
     if (rc == RMP_SUCCESS)
         rc = a->error;
     if (rc != RMP_SUCCESS) {
-        rmpi_cid_free(a);
+        rmpi_cid_free(e, a);
         return rc;
     }
     *out = a;

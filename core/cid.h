@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "rmp.h"
 
 typedef struct rmpi_cid_agree rmpi_cid_agree_t;
@@ -30,7 +31,7 @@ typedef struct rmpi_cid_agree rmpi_cid_agree_t;
  * engine when the agreement completed without error (under the engine lock). The
  * request completes with the agreement's error; the agreement is freed by
  * rmpi_cid_free or, once the caller gave it up (free_with_req), with the request. */
-int rmpi_cid_start(rmp_comm_t parent, int n, const int *members, int me, int tag,
+int rmpi_cid_start(rmpi_engine_t *e, rmp_comm_t parent, int n, const int *members, int me, int tag,
                    const void *mine, size_t bytes, int (*done)(rmpi_cid_agree_t *a),
                    void *arg, int free_with_req, rmp_request_t *req, rmpi_cid_agree_t **out);
 /* The blocking form: start and wait; on success *out is the completed agreement. */
@@ -40,6 +41,6 @@ uint32_t rmpi_cid_value(const rmpi_cid_agree_t *a);
 const void *rmpi_cid_payload(const rmpi_cid_agree_t *a, int i);
 void *rmpi_cid_arg(const rmpi_cid_agree_t *a);
 rmp_comm_t rmpi_cid_parent(const rmpi_cid_agree_t *a);
-void rmpi_cid_free(rmpi_cid_agree_t *a);
+void rmpi_cid_free(rmpi_engine_t *e, rmpi_cid_agree_t *a);
 
 #endif

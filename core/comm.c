@@ -13,9 +13,9 @@
 
 
 
-int rmpi_comm_world_init(void)
+int rmpi_comm_world_init(rmpi_engine_t *e)
 {
-    return rmpi_comm_new(0, rmpi_eng.job.size, rmpi_eng.job.rank, 0, &rmpi_eng.world);
+    return rmpi_comm_new(e, 0, e->job.size, e->job.rank, 0, &e->world);
 }
 
 void rmpi_comm_retain(struct rmp_comm *c)
@@ -31,40 +31,44 @@ void rmpi_comm_release(struct rmp_comm *c)
 
 int rmpi_comm_node_of(const struct rmp_comm *c, int r)
 {
-    return rmpi_eng.job.node_of[rmpi_comm_world_rank(c, r)];
+    rmpi_engine_t *e = &rmpi_eng;
+    return e->job.node_of[rmpi_comm_world_rank(c, r)];
 }
 
 int rmpi_comm_check_slow(rmp_comm_t comm)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
     if (!comm)
         return RMP_ERR_ARG;
-    return rmpi_ulfm_revoked(comm) ? RMP_ERR_REVOKED : RMP_SUCCESS;
+    return rmpi_ulfm_revoked(e, comm) ? RMP_ERR_REVOKED : RMP_SUCCESS;
 }
 
 void rmpi_comm_destroy(struct rmp_comm *c)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     if (__atomic_fetch_sub(&c->holds, 1, __ATOMIC_ACQ_REL) > 0)
         return;
-    rmpi_ulfm_forget(c->cid);
+    rmpi_ulfm_forget(e, c->cid);
     if (c->coll_priv && c->coll_priv_free)
         c->coll_priv_free(c->coll_priv);
     free(c->world);
     free(c);
 }
 
-void rmpi_comm_world_fini(void)
+void rmpi_comm_world_fini(rmpi_engine_t *e)
 {
-    if (rmpi_eng.world)
-        rmpi_comm_destroy(rmpi_eng.world);
-    rmpi_eng.world = NULL;
+    if (e->world)
+        rmpi_comm_destroy(e->world);
+    e->world = NULL;
 }
 
 RMP_EXPORT rmp_comm_t rmp_comm_world(void)
 {
-    return rmpi_eng.thr.state == RMPI_STATE_INIT ? rmpi_eng.world : RMP_COMM_NULL;
+    rmpi_engine_t *e = &rmpi_eng;
+    return e->thr.state == RMPI_STATE_INIT ? e->world : RMP_COMM_NULL;
 }
 
 RMP_EXPORT int rmp_comm_rank(rmp_comm_t comm)
@@ -92,7 +96,7 @@ static int comm_entry_cmp(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-int rmpi_comm_new(uint32_t cid, int n, int rank, int with_world, struct rmp_comm **out)
+int rmpi_comm_new(rmpi_engine_t *e, uint32_t cid, int n, int rank, int with_world, struct rmp_comm **out)
 {
     struct rmp_comm *c = calloc(1, sizeof(*c));
     if (!c || (with_world && !(c->world = malloc((size_t)(n > 0 ? n : 1) * sizeof(int))))) {
@@ -102,13 +106,14 @@ int rmpi_comm_new(uint32_t cid, int n, int rank, int with_world, struct rmp_comm
     c->cid = cid;
     c->size = n;
     c->rank = rank;
-    c->peers_failed = &rmpi_eng.p2p.nfailed;
+    c->peers_failed = &e->p2p.nfailed;
     *out = c;
     return RMP_SUCCESS;
 }
 
 RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *newcomm)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_comm_check(comm);
     if (rc != RMP_SUCCESS)
         return rc;
@@ -143,7 +148,7 @@ RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *n
         if (all[r].color == color)
             all[m++] = all[r];
     qsort(all, (size_t)m, sizeof(*all), comm_entry_cmp);
-    rc = rmpi_comm_new(rmpi_cid_value(a), m, 0, 1, &c);
+    rc = rmpi_comm_new(e, rmpi_cid_value(a), m, 0, 1, &c);
     if (rc != RMP_SUCCESS)
         goto out_free;
     for (int i = 0; i < m; i++) {
@@ -153,7 +158,7 @@ RMP_EXPORT int rmp_comm_split(rmp_comm_t comm, int color, int key, rmp_comm_t *n
     }
     *newcomm = c;
 out_free:
-    rmpi_cid_free(a);
+    rmpi_cid_free(e, a);
     free(all);
     return rc;
 }
@@ -169,8 +174,9 @@ RMP_EXPORT int rmp_comm_dup(rmp_comm_t comm, rmp_comm_t *newcomm)
 /* rmp_comm_idup's completion, in the progress engine: the copy of the parent. */
 static int comm_idup_done(rmpi_cid_agree_t *a)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     rmp_comm_t p = rmpi_cid_parent(a), c = NULL;
-    int rc = rmpi_comm_new(rmpi_cid_value(a), p->size, p->rank, 1, &c);
+    int rc = rmpi_comm_new(e, rmpi_cid_value(a), p->size, p->rank, 1, &c);
     if (rc != RMP_SUCCESS)
         return rc;
     for (int i = 0; i < p->size; i++)
@@ -181,6 +187,7 @@ static int comm_idup_done(rmpi_cid_agree_t *a)
 
 RMP_EXPORT int rmp_comm_idup(rmp_comm_t comm, rmp_comm_t *newcomm, rmp_request_t *req)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_comm_check(comm);
     if (rc != RMP_SUCCESS)
         return rc;
@@ -189,16 +196,17 @@ RMP_EXPORT int rmp_comm_idup(rmp_comm_t comm, rmp_comm_t *newcomm, rmp_request_t
     *newcomm = RMP_COMM_NULL;
     /* a collective call on comm: its own number among the collectives there, so that
      * overlapping idups and other collectives never take each other's messages */
-    return rmpi_cid_start(comm, comm->size, NULL, comm->rank, rmpi_coll_next_tag(comm), NULL,
+    return rmpi_cid_start(e, comm, comm->size, NULL, comm->rank, rmpi_coll_next_tag(comm), NULL,
                           0, comm_idup_done, newcomm, 1, req, NULL);
 }
 
 RMP_EXPORT int rmp_comm_free(rmp_comm_t *comm)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
-    if (!comm || !*comm || *comm == rmpi_eng.world)
+    if (!comm || !*comm || *comm == e->world)
         return RMP_ERR_ARG;
     rmpi_comm_destroy(*comm);
     *comm = RMP_COMM_NULL;
@@ -231,17 +239,19 @@ RMP_EXPORT int rmp_comm_world_rank(rmp_comm_t comm, int rank)
 
 RMP_EXPORT int rmp_node_id(void)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
-    int id = rmpi_eng.job.node_of[rmpi_eng.job.rank];
+    int id = e->job.node_of[e->job.rank];
     /* bootstrap numbers a node it could not identify below zero */
-    return id >= 0 ? id : 2000000 + rmpi_eng.job.rank;
+    return id >= 0 ? id : 2000000 + e->job.rank;
 }
 
 RMP_EXPORT int rmp_comm_create_group(rmp_comm_t comm, int n, const int ranks[], int tag,
                                      rmp_comm_t *newcomm)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_comm_check(comm);
     if (rc != RMP_SUCCESS)
         return rc;
@@ -265,8 +275,8 @@ RMP_EXPORT int rmp_comm_create_group(rmp_comm_t comm, int n, const int ranks[], 
     if (rc != RMP_SUCCESS)
         return rc;
     struct rmp_comm *c = NULL;
-    rc = rmpi_comm_new(rmpi_cid_value(a), n, me, 1, &c);
-    rmpi_cid_free(a);
+    rc = rmpi_comm_new(e, rmpi_cid_value(a), n, me, 1, &c);
+    rmpi_cid_free(e, a);
     if (rc != RMP_SUCCESS)
         return rc;
     for (int i = 0; i < n; i++)

@@ -4,16 +4,17 @@
 #ifndef RMPI_COMM_H
 #define RMPI_COMM_H
 
+#include "engine.h"
 #include "comm_obj.h"
 #include "rmpi.h"
 
 /* A communicator of context cid, n members, this rank's rank; with_world: its world[]
  * array (n entries, to fill), else none (the world communicator). */
-int rmpi_comm_new(uint32_t cid, int n, int rank, int with_world, struct rmp_comm **out);
+int rmpi_comm_new(rmpi_engine_t *e, uint32_t cid, int n, int rank, int with_world, struct rmp_comm **out);
 /* The next free context id, and: contexts below cid are taken (rmp_comm_shrink). */
-uint32_t rmpi_comm_next_cid(void);
-void rmpi_comm_cid_taken(uint32_t cid);
-int rmpi_comm_world_init(void);
-void rmpi_comm_world_fini(void);
+uint32_t rmpi_comm_next_cid(rmpi_engine_t *e);
+void rmpi_comm_cid_taken(rmpi_engine_t *e, uint32_t cid);
+int rmpi_comm_world_init(rmpi_engine_t *e);
+void rmpi_comm_world_fini(rmpi_engine_t *e);
 
 #endif

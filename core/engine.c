@@ -74,7 +74,7 @@ int rmpi_p2p_drain(void)
 void rmpi_p2p_fini(void)
 {
     rmpi_recv_fini();
-    rmpi_ulfm_fini();
+    rmpi_ulfm_fini(&rmpi_eng);
     rmpi_layout_fini();
     rmpi_req_pool_fini();
 }

@@ -144,7 +144,7 @@ void rmpi_check_failures(void)
 {
     int ranks[16];
     int n;
-    while ((n = rmpi_boot_failed_ranks(ranks, 16)) > 0) {
+    while ((n = rmpi_boot_failed_ranks(&rmpi_eng, ranks, 16)) > 0) {
         rmpi_mt_enter();
         for (int i = 0; i < n; i++)
             failure_mark(ranks[i], "reported by the launcher", 0);

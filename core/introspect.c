@@ -12,10 +12,10 @@
 #include "rmpi.h"
 
 /* Parameter index -> its table entry and where its value lives. */
-static int introspect_find(int index, const rmpi_param_t **p, rmpi_param_set_t *set)
+static int introspect_find(rmpi_engine_t *e, int index, const rmpi_param_t **p, rmpi_param_set_t *set)
 {
     rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
-    int n = rmpi_config_sets(&rmpi_eng.cfg, sets);
+    int n = rmpi_config_sets(&e->cfg, sets);
     if (index < 0)
         return RMP_ERR_ARG;
     for (int s = 0; s < n; s++) {
@@ -33,8 +33,9 @@ static int introspect_find(int index, const rmpi_param_t **p, rmpi_param_set_t *
 
 RMP_EXPORT int rmp_param_count(void)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
-    int n = rmpi_config_sets(&rmpi_eng.cfg, sets), count = 0;
+    int n = rmpi_config_sets(&e->cfg, sets), count = 0;
     for (int s = 0; s < n; s++)
         for (const rmpi_param_t *q = sets[s].params; q->name; q++)
             count++;
@@ -53,9 +54,10 @@ static size_t introspect_size(const rmpi_param_t *p)
 
 RMP_EXPORT int rmp_param_get_info(int index, rmp_param_info_t *info)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     const rmpi_param_t *p;
     rmpi_param_set_t set;
-    if (!info || introspect_find(index, &p, &set) != RMP_SUCCESS)
+    if (!info || introspect_find(e, index, &p, &set) != RMP_SUCCESS)
         return RMP_ERR_ARG;
     static const int types[] = {
         [RMPI_PT_BOOL] = RMP_PARAM_BOOL,     [RMPI_PT_INT] = RMP_PARAM_INT,
@@ -85,11 +87,12 @@ static void introspect_copy(const void *values, const rmpi_param_t *p, void *buf
 
 RMP_EXPORT int rmp_param_read(int index, void *buf, size_t len)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     const rmpi_param_t *p;
     rmpi_param_set_t set;
-    if (!buf || introspect_find(index, &p, &set) != RMP_SUCCESS || len < introspect_size(p))
+    if (!buf || introspect_find(e, index, &p, &set) != RMP_SUCCESS || len < introspect_size(p))
         return RMP_ERR_ARG;
-    if (__atomic_load_n(&rmpi_eng.thr.state, __ATOMIC_ACQUIRE) != RMPI_STATE_NONE) {
+    if (__atomic_load_n(&e->thr.state, __ATOMIC_ACQUIRE) != RMPI_STATE_NONE) {
         introspect_copy(set.values, p, buf);
         return RMP_SUCCESS;
     }
@@ -108,10 +111,11 @@ RMP_EXPORT int rmp_param_read(int index, void *buf, size_t len)
 
 RMP_EXPORT int rmp_stats_get(rmp_stats_t *st)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     if (!st)
         return RMP_ERR_ARG;
     rmpi_mt_enter();
-    const rmpi_stats_t *s = &rmpi_eng.stats;
+    const rmpi_stats_t *s = &e->stats;
     *st = (rmp_stats_t){
         .msgs_sent = s->eager_sent + s->rndv_sent + s->frag_sent,
         .bytes_sent = s->eager_bytes + s->rndv_bytes + s->frag_bytes,
@@ -124,9 +128,9 @@ RMP_EXPORT int rmp_stats_get(rmp_stats_t *st)
         .msgs_recvd = s->recvd,
         .bytes_recvd = s->recvd_bytes,
         .unexpected = s->unexpected,
-        .unexpected_len = rmpi_eng.p2p.unexp.len,
-        .unexpected_high_water = rmpi_eng.p2p.unexp.high_water,
-        .posted_len = rmpi_eng.p2p.posted.len,
+        .unexpected_len = e->p2p.unexp.len,
+        .unexpected_high_water = e->p2p.unexp.high_water,
+        .posted_len = e->p2p.posted.len,
     };
     rmpi_mt_leave();
     return RMP_SUCCESS;

@@ -169,7 +169,7 @@ RMP_EXPORT int rmp_wait(rmp_request_t *req, rmp_status_t *st)
 static int p2p_test_stalled(rmp_request_t req)
 {
     rmpi_mt_enter();
-    int stalled = rmpi_ulfm_anysrc_stalled(req);
+    int stalled = rmpi_ulfm_anysrc_stalled(&rmpi_eng, req);
     rmpi_mt_leave();
     return stalled ? RMP_ERR_PEER_FAILED_PENDING : RMP_SUCCESS;
 }

@@ -74,6 +74,7 @@ static int port_parse(const char *name, struct sockaddr_in *sa, uint64_t *token)
 
 RMP_EXPORT int rmp_port_open(char *name, size_t len)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
@@ -82,15 +83,15 @@ RMP_EXPORT int rmp_port_open(char *name, size_t len)
     char addr[RMPI_TL_ADDR_MAX], ip[64];
     size_t alen = sizeof(addr);
     /* Listen where the dynamic-peer transport does: the other job reaches us there. */
-    if ((rc = rmpi_dyn_address(addr, &alen)) != RMP_SUCCESS)
+    if ((rc = rmpi_dyn_address(e, addr, &alen)) != RMP_SUCCESS)
         return rc;
     if (sscanf(addr, "%63[0-9.]", ip) != 1)
         return RMP_ERR_INTERNAL;
     int slot = -1;
-    for (int i = 0; i < rmpi_eng.port.n; i++)
-        if (rmpi_eng.port.tab[i].fd < 0)
+    for (int i = 0; i < e->port.n; i++)
+        if (e->port.tab[i].fd < 0)
             slot = i;
-    if (slot < 0 && rmpi_eng.port.n == RMPI_PORT_MAX)
+    if (slot < 0 && e->port.n == RMPI_PORT_MAX)
         return RMP_ERR_NOMEM;
     struct sockaddr_in sa = {.sin_family = AF_INET};
     socklen_t slen = sizeof(sa);
@@ -107,34 +108,35 @@ RMP_EXPORT int rmp_port_open(char *name, size_t len)
     if (getrandom(&token, sizeof(token), 0) != sizeof(token))
         token = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(rmpi_now() * 1e9);
     if (slot < 0)
-        slot = rmpi_eng.port.n++;
-    rmpi_eng.port.tab[slot].fd = fd;
-    rmpi_eng.port.tab[slot].token = token;
-    snprintf(rmpi_eng.port.tab[slot].name, sizeof(rmpi_eng.port.tab[slot].name),
+        slot = e->port.n++;
+    e->port.tab[slot].fd = fd;
+    e->port.tab[slot].token = token;
+    snprintf(e->port.tab[slot].name, sizeof(e->port.tab[slot].name),
              "rmp-port:%s:%u:%016llx", ip, (unsigned)ntohs(sa.sin_port), (unsigned long long)token);
-    snprintf(name, len, "%s", rmpi_eng.port.tab[slot].name);
+    snprintf(name, len, "%s", e->port.tab[slot].name);
     return RMP_SUCCESS;
 }
 
-static int port_find(const char *name)
+static int port_find(rmpi_engine_t *e, const char *name)
 {
-    for (int i = 0; name && i < rmpi_eng.port.n; i++)
-        if (rmpi_eng.port.tab[i].fd >= 0 && strcmp(rmpi_eng.port.tab[i].name, name) == 0)
+    for (int i = 0; name && i < e->port.n; i++)
+        if (e->port.tab[i].fd >= 0 && strcmp(e->port.tab[i].name, name) == 0)
             return i;
     return -1;
 }
 
 RMP_EXPORT int rmp_port_close(const char *name)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
-    int i = port_find(name);
+    int i = port_find(e, name);
     if (i < 0)
         return RMP_ERR_ARG;
-    close(rmpi_eng.port.tab[i].fd);
-    rmpi_eng.port.tab[i].fd = -1;
-    rmpi_eng.port.tab[i].name[0] = '\0';
+    close(e->port.tab[i].fd);
+    e->port.tab[i].fd = -1;
+    e->port.tab[i].name[0] = '\0';
     return RMP_SUCCESS;
 }
 
@@ -198,7 +200,7 @@ static int port_recv(int fd, port_hello_t *h, uint64_t token, port_entry_t **rem
 }
 
 /* The root's side of the meeting: mine (n entries) out, the other group's in. */
-static int port_root(const char *port, int accept, const port_entry_t *mine, uint32_t n,
+static int port_root(rmpi_engine_t *e, const char *port, int accept, const port_entry_t *mine, uint32_t n,
                      uint32_t cid, port_entry_t **remote, port_result_t *res)
 {
     struct sockaddr_in sa;
@@ -206,15 +208,15 @@ static int port_root(const char *port, int accept, const port_entry_t *mine, uin
     int fd = -1, rc;
     port_hello_t h = {PORT_MAGIC, n, 0, cid, RMP_SUCCESS}, rh;
     if (accept) {
-        int i = port_find(port);
+        int i = port_find(e, port);
         if (i < 0)
             return RMP_ERR_ARG;
-        token = rmpi_eng.port.tab[i].token;
+        token = e->port.tab[i].token;
         /* A connection without the port's token is not the peer root: drop it, wait on. */
         for (;;) {
-            if ((rc = port_wait(rmpi_eng.port.tab[i].fd, POLLIN)) != RMP_SUCCESS)
+            if ((rc = port_wait(e->port.tab[i].fd, POLLIN)) != RMP_SUCCESS)
                 return rc;
-            fd = accept4(rmpi_eng.port.tab[i].fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            fd = accept4(e->port.tab[i].fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
             if (fd < 0)
                 continue;
             rc = port_recv(fd, &rh, token, remote);
@@ -254,7 +256,7 @@ static int port_root(const char *port, int accept, const port_entry_t *mine, uin
 }
 
 /* accept (1) or connect (0): the collective part, see the top of the file. */
-static int port_meet(const char *port, int root, rmp_comm_t comm, int accept, rmp_comm_t *uni,
+static int port_meet(rmpi_engine_t *e, const char *port, int root, rmp_comm_t comm, int accept, rmp_comm_t *uni,
                      int *rsize)
 {
     int rc = rmpi_comm_check(comm);
@@ -270,11 +272,11 @@ static int port_meet(const char *port, int root, rmp_comm_t comm, int accept, rm
         return RMP_ERR_NOMEM;
     size_t alen = sizeof(all[me].addr);
     /* Every member has the same transports: all fail here alike, before communicating. */
-    if ((rc = rmpi_dyn_address(all[me].addr, &alen)) != RMP_SUCCESS)
+    if ((rc = rmpi_dyn_address(e, all[me].addr, &alen)) != RMP_SUCCESS)
         goto out;
     all[me].alen = (uint32_t)alen;
-    all[me].base = rmpi_eng.npeers;
-    all[me].next_cid = rmpi_comm_next_cid();
+    all[me].base = e->npeers;
+    all[me].next_cid = rmpi_comm_next_cid(e);
     if ((rc = rmp_allgather(&all[me], all, sizeof(*all), RMP_UINT8, comm)) != RMP_SUCCESS)
         goto out;
     if (me == root) {
@@ -282,7 +284,7 @@ static int port_meet(const char *port, int root, rmp_comm_t comm, int accept, rm
         for (int i = 0; i < n; i++)
             if (all[i].next_cid > cid)
                 cid = all[i].next_cid;
-        res.status = port_root(port, accept, all, (uint32_t)n, cid, &remote, &res);
+        res.status = port_root(e, port, accept, all, (uint32_t)n, cid, &remote, &res);
         if (accept) /* tests: the other group knows us first (tcp parks their HELLOs) */
             rmpi_fault_delay("accept-root");
     }
@@ -299,23 +301,23 @@ static int port_meet(const char *port, int root, rmp_comm_t comm, int accept, rm
         RMP_SUCCESS)
         goto out;
     int base = all[me].base;
-    if (base != rmpi_eng.npeers || base + rn > rmpi_eng.job.size + RMPI_DYN_MAX) {
+    if (base != e->npeers || base + rn > e->job.size + RMPI_DYN_MAX) {
         rmpi_error("accept/connect: no room for %d more dynamic peers", rn);
         rc = RMP_ERR_NOMEM;
         goto out;
     }
     for (int j = 0; j < rn && rc == RMP_SUCCESS; j++) {
-        port_entry_t *e = &remote[j];
-        if (e->alen == 0 || e->alen > sizeof(e->addr) || e->addr[e->alen - 1] != '\0' ||
-            e->base < 0 || e->base > INT32_MAX - n)
+        port_entry_t *pe = &remote[j];
+        if (pe->alen == 0 || pe->alen > sizeof(pe->addr) || pe->addr[pe->alen - 1] != '\0' ||
+            pe->base < 0 || pe->base > INT32_MAX - n)
             rc = RMP_ERR_TRANSPORT;
         else
-            rc = rmpi_dyn_add(base + j, e->base + me, e->addr, e->alen);
+            rc = rmpi_dyn_add(e, base + j, pe->base + me, pe->addr, pe->alen);
     }
     if (rc != RMP_SUCCESS)
         goto out;
-    rmpi_comm_cid_taken(res.cid + 2);
-    rc = rmpi_comm_new(res.cid, n + rn, -1, 1, &c);
+    rmpi_comm_cid_taken(e, res.cid + 2);
+    rc = rmpi_comm_new(e, res.cid, n + rn, -1, 1, &c);
     if (rc != RMP_SUCCESS)
         goto out;
     c->rank = accept ? me : rn + me;
@@ -338,11 +340,13 @@ out:
 RMP_EXPORT int rmp_comm_accept(const char *port, int root, rmp_comm_t comm, rmp_comm_t *uni,
                                int *remote_size)
 {
-    return port_meet(port, root, comm, 1, uni, remote_size);
+    rmpi_engine_t *e = &rmpi_eng;
+    return port_meet(e, port, root, comm, 1, uni, remote_size);
 }
 
 RMP_EXPORT int rmp_comm_connect(const char *port, int root, rmp_comm_t comm, rmp_comm_t *uni,
                                 int *remote_size)
 {
-    return port_meet(port, root, comm, 0, uni, remote_size);
+    rmpi_engine_t *e = &rmpi_eng;
+    return port_meet(e, port, root, comm, 0, uni, remote_size);
 }

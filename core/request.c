@@ -196,10 +196,10 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
         rmpi_mt_enter();
         rmpi_check_failures();
         if (RMPI_UNLIKELY(rmpi_eng.ulfm_nrevoked))
-            rmpi_ulfm_sweep();
+            rmpi_ulfm_sweep(&rmpi_eng);
         /* Once a peer has failed: a receive from any source it might have fed. */
         int stalled = w->req && RMPI_UNLIKELY(rmpi_eng.p2p.nfailed > 0) &&
-                      rmpi_ulfm_anysrc_stalled(w->req);
+                      rmpi_ulfm_anysrc_stalled(&rmpi_eng, w->req);
         rmpi_mt_leave();
         if (stalled)
             return RMP_ERR_PEER_FAILED_PENDING;

@@ -34,7 +34,7 @@ int rmpi_rma_check_win(rmp_win_t win)
         return RMP_ERR_ARG;
     /* Only a handle of a live window is followed: a forged or stale value is
      * refused without reading through it. */
-    if (!rmpi_win_is_live(win)) {
+    if (!rmpi_win_is_live(&rmpi_eng, win)) {
         rmpi_warn("one-sided call on a freed or invalid window (not a live window's handle)");
         return RMP_ERR_ACCESS;
     }

@@ -6,6 +6,6 @@
 /* Register the handler of RMPI_MSG_RMA (engine start). */
 void rmpi_rma_register(void);
 /* Free every window (rmp_finalize; nothing may access one any more). */
-void rmpi_rma_fini(void);
+void rmpi_rma_fini(rmpi_engine_t *e);
 
 #endif

@@ -97,7 +97,7 @@ static void rma_reply(int src, const rmpi_rma_t *m, int op, int status, uint64_t
 
 static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t plen)
 {
-    struct rmp_win *w = rmpi_win_lookup(m->win_id);
+    struct rmp_win *w = rmpi_win_lookup(&rmpi_eng, m->win_id);
     uint64_t len;
     const char *why;
     /* A dynamic window's offset is an address: checked against the region holding its
@@ -158,7 +158,7 @@ static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t
  * zero, or its window's next flush would return before its own puts landed. */
 static void rma_put_msg_acked(int src, const rmpi_rma_t *m)
 {
-    struct rmp_win *w = rmpi_win_lookup((uint32_t)m->compare);
+    struct rmp_win *w = rmpi_win_lookup(&rmpi_eng, (uint32_t)m->compare);
     if (!w || rmpi_rma_count(&w->outstanding) <= 0) {
         rmpi_debug("one-sided acknowledgement from rank %d for no put in flight dropped", src);
         return;
@@ -174,7 +174,7 @@ static void rma_put_msg_acked(int src, const rmpi_rma_t *m)
  * window is looked up by id: it may have been freed after a flush gave up on it). */
 static void rma_get_msg_done(rmpi_rma_op_t *op)
 {
-    struct rmp_win *w = rmpi_win_lookup(op->nbi_win - 1);
+    struct rmp_win *w = rmpi_win_lookup(&rmpi_eng, op->nbi_win - 1);
     if (w && rmpi_rma_count(&w->outstanding) > 0) {
         if (op->status != RMP_SUCCESS && w->nbi_error == RMP_SUCCESS)
             w->nbi_error = op->status;

@@ -26,52 +26,52 @@
  * them all (every call is refused from then on before the handle is read). */
 #define WIN_QUARANTINE 64
 
-struct rmp_win *rmpi_win_lookup(uint32_t id)
+struct rmp_win *rmpi_win_lookup(rmpi_engine_t *e, uint32_t id)
 {
-    struct rmp_win *w = id < rmpi_eng.rma.win_ntable ? rmpi_eng.rma.win_table[id] : NULL;
+    struct rmp_win *w = id < e->rma.win_ntable ? e->rma.win_table[id] : NULL;
     return w && w->live ? w : NULL;
 }
 
 /* A few windows at most: a scan. */
-int rmpi_win_is_live(rmp_win_t win)
+int rmpi_win_is_live(rmpi_engine_t *e, rmp_win_t win)
 {
-    for (uint32_t i = 0; i < rmpi_eng.rma.win_ntable; i++)
-        if (rmpi_eng.rma.win_table[i] == win)
+    for (uint32_t i = 0; i < e->rma.win_ntable; i++)
+        if (e->rma.win_table[i] == win)
             return 1;
     return 0;
 }
 
 /* ---- creation and destruction ---- */
 
-static int win_register_id(struct rmp_win *w)
+static int win_register_id(rmpi_engine_t *e, struct rmp_win *w)
 {
-    for (uint32_t i = 0; i < rmpi_eng.rma.win_ntable; i++) {
-        if (!rmpi_eng.rma.win_table[i]) {
+    for (uint32_t i = 0; i < e->rma.win_ntable; i++) {
+        if (!e->rma.win_table[i]) {
             w->id = i;
-            rmpi_eng.rma.win_table[i] = w;
-            __atomic_add_fetch(&rmpi_eng.p2p.windows, 1, __ATOMIC_RELAXED);
+            e->rma.win_table[i] = w;
+            __atomic_add_fetch(&e->p2p.windows, 1, __ATOMIC_RELAXED);
             return RMP_SUCCESS;
         }
     }
     struct rmp_win **t =
-        realloc(rmpi_eng.rma.win_table, (rmpi_eng.rma.win_ntable + 16) * sizeof(*t));
+        realloc(e->rma.win_table, (e->rma.win_ntable + 16) * sizeof(*t));
     if (!t)
         return RMP_ERR_NOMEM;
-    memset(t + rmpi_eng.rma.win_ntable, 0, 16 * sizeof(*t));
-    rmpi_eng.rma.win_table = t;
-    w->id = rmpi_eng.rma.win_ntable;
-    rmpi_eng.rma.win_table[rmpi_eng.rma.win_ntable] = w;
-    rmpi_eng.rma.win_ntable += 16;
-    __atomic_add_fetch(&rmpi_eng.p2p.windows, 1, __ATOMIC_RELAXED);
+    memset(t + e->rma.win_ntable, 0, 16 * sizeof(*t));
+    e->rma.win_table = t;
+    w->id = e->rma.win_ntable;
+    e->rma.win_table[e->rma.win_ntable] = w;
+    e->rma.win_ntable += 16;
+    __atomic_add_fetch(&e->p2p.windows, 1, __ATOMIC_RELAXED);
     return RMP_SUCCESS;
 }
 
-static void win_release(struct rmp_win *w)
+static void win_release(rmpi_engine_t *e, struct rmp_win *w)
 {
     rmpi_rma_forget(w);
-    for (int i = 0; i < rmpi_eng.tls.num; i++)
+    for (int i = 0; i < e->tls.num; i++)
         if (w->mr[i])
-            rmpi_eng.tls.v[i].iface->mem_dereg(rmpi_eng.tls.v[i].tl, w->mr[i]);
+            e->tls.v[i].iface->mem_dereg(e->tls.v[i].tl, w->mr[i]);
     if (w->mapped) {
         for (int r = 0; r < (w->comm ? w->comm->size : 0); r++)
             if (w->mapped[r] && r != w->comm->rank)
@@ -79,9 +79,9 @@ static void win_release(struct rmp_win *w)
     }
     if (w->allocated)
         rmpi_shmem_destroy(&w->mem);
-    if (w->id < rmpi_eng.rma.win_ntable && rmpi_eng.rma.win_table[w->id] == w) {
-        rmpi_eng.rma.win_table[w->id] = NULL;
-        __atomic_sub_fetch(&rmpi_eng.p2p.windows, 1, __ATOMIC_RELAXED);
+    if (w->id < e->rma.win_ntable && e->rma.win_table[w->id] == w) {
+        e->rma.win_table[w->id] = NULL;
+        __atomic_sub_fetch(&e->p2p.windows, 1, __ATOMIC_RELAXED);
     }
     free(w->peers);
     free(w->mapped);
@@ -92,22 +92,22 @@ static void win_release(struct rmp_win *w)
     w->nregions = w->capregions = 0;
     w->live = 0;
     w->next_dead = NULL;
-    if (rmpi_eng.rma.win_dead_new)
-        rmpi_eng.rma.win_dead_new->next_dead = w;
+    if (e->rma.win_dead_new)
+        e->rma.win_dead_new->next_dead = w;
     else
-        rmpi_eng.rma.win_dead_old = w;
-    rmpi_eng.rma.win_dead_new = w;
-    rmpi_eng.rma.win_ndead++;
+        e->rma.win_dead_old = w;
+    e->rma.win_dead_new = w;
+    e->rma.win_ndead++;
 }
 
 /* A zeroed window struct: the oldest released one past the quarantine, or new. */
-static struct rmp_win *win_new_struct(void)
+static struct rmp_win *win_new_struct(rmpi_engine_t *e)
 {
-    if (rmpi_eng.rma.win_ndead <= WIN_QUARANTINE)
+    if (e->rma.win_ndead <= WIN_QUARANTINE)
         return calloc(1, sizeof(struct rmp_win));
-    struct rmp_win *w = rmpi_eng.rma.win_dead_old;
-    rmpi_eng.rma.win_dead_old = w->next_dead;
-    rmpi_eng.rma.win_ndead--;
+    struct rmp_win *w = e->rma.win_dead_old;
+    e->rma.win_dead_old = w->next_dead;
+    e->rma.win_ndead--;
     memset(w, 0, sizeof(*w));
     return w;
 }
@@ -115,21 +115,21 @@ static struct rmp_win *win_new_struct(void)
 /* At rmp_finalize, after the closing fence (nobody accesses a window any
  * more) and before the transports go: windows the program did not free are
  * released, then every window struct is freed. */
-void rmpi_rma_fini(void)
+void rmpi_rma_fini(rmpi_engine_t *e)
 {
-    for (uint32_t i = 0; i < rmpi_eng.rma.win_ntable; i++)
-        if (rmpi_eng.rma.win_table[i] && rmpi_eng.rma.win_table[i]->live)
-            win_release(rmpi_eng.rma.win_table[i]);
-    while (rmpi_eng.rma.win_dead_old) {
-        struct rmp_win *w = rmpi_eng.rma.win_dead_old;
-        rmpi_eng.rma.win_dead_old = w->next_dead;
+    for (uint32_t i = 0; i < e->rma.win_ntable; i++)
+        if (e->rma.win_table[i] && e->rma.win_table[i]->live)
+            win_release(e, e->rma.win_table[i]);
+    while (e->rma.win_dead_old) {
+        struct rmp_win *w = e->rma.win_dead_old;
+        e->rma.win_dead_old = w->next_dead;
         free(w);
     }
-    rmpi_eng.rma.win_dead_new = NULL;
-    rmpi_eng.rma.win_ndead = 0;
-    free(rmpi_eng.rma.win_table);
-    rmpi_eng.rma.win_table = NULL;
-    rmpi_eng.rma.win_ntable = 0;
+    e->rma.win_dead_new = NULL;
+    e->rma.win_ndead = 0;
+    free(e->rma.win_table);
+    e->rma.win_table = NULL;
+    e->rma.win_ntable = 0;
 }
 
 static size_t win_pagesize(size_t n)
@@ -151,23 +151,23 @@ static int win_alloc_segment(struct rmp_win *w, size_t bytes)
     return rc;
 }
 
-static int win_map_peers(struct rmp_win *w)
+static int win_map_peers(rmpi_engine_t *e, struct rmp_win *w)
 {
     int n = w->comm->size;
     w->mapped = calloc((size_t)n, sizeof(void *));
     if (!w->mapped)
         return RMP_ERR_NOMEM;
-    int mynode = rmpi_eng.job.node_of[rmpi_eng.job.rank];
+    int mynode = e->job.node_of[e->job.rank];
     for (int r = 0; r < n; r++) {
-        rmpi_win_entry_t *e = &w->peers[r];
-        if (r == w->comm->rank || !e->allocated ||
-            rmpi_eng.job.node_of[rmpi_comm_world_rank(w->comm, r)] != mynode)
+        rmpi_win_entry_t *pe = &w->peers[r];
+        if (r == w->comm->rank || !pe->allocated ||
+            e->job.node_of[rmpi_comm_world_rank(w->comm, r)] != mynode)
             continue;
         /* The entry comes from the peer: a name without its NUL or a size
          * that rounds past 2^64 is not mapped (the transport path checks). */
         void *p = NULL;
-        if (memchr(e->seg, '\0', sizeof(e->seg)) && e->bytes <= SIZE_MAX / 2 &&
-            rmpi_shmem_attach(e->seg, win_pagesize(e->bytes), 0, &p) == RMP_SUCCESS)
+        if (memchr(pe->seg, '\0', sizeof(pe->seg)) && pe->bytes <= SIZE_MAX / 2 &&
+            rmpi_shmem_attach(pe->seg, win_pagesize(pe->bytes), 0, &p) == RMP_SUCCESS)
             w->mapped[r] = p; /* otherwise it goes through the transport */
     }
     return RMP_SUCCESS;
@@ -176,6 +176,7 @@ static int win_map_peers(struct rmp_win *w)
 static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, int dynamic,
                       void **out_base, rmp_win_t *out)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     /* A failed creation leaves RMP_WIN_NULL, never the caller's old value: a program that
      * goes on with the variable (a survivor after a member died, say) gets RMP_ERR_ARG for
      * a NULL window, not "freed window" for whatever its previous window was. */
@@ -186,7 +187,7 @@ static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, i
         return rc;
     if (!out || (!allocate && base == NULL && bytes > 0) || (allocate && !out_base))
         return RMP_ERR_ARG;
-    struct rmp_win *w = win_new_struct();
+    struct rmp_win *w = win_new_struct(e);
     if (!w)
         return RMP_ERR_NOMEM;
     w->magic = RMPI_WIN_MAGIC;
@@ -196,7 +197,7 @@ static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, i
     w->allocated = allocate;
     w->dynamic = dynamic;
     w->mem.fd = -1;
-    rc = win_register_id(w);
+    rc = win_register_id(e, w);
     if (rc == RMP_SUCCESS && allocate)
         rc = win_alloc_segment(w, bytes);
     rmpi_win_entry_t me;
@@ -207,10 +208,10 @@ static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, i
     me.allocated = (uint32_t)allocate;
     me.dynamic = (uint32_t)dynamic;
     snprintf(me.seg, sizeof(me.seg), "%s", w->allocated ? w->mem.name : "");
-    for (int i = 0; rc == RMP_SUCCESS && i < rmpi_eng.tls.num && i < RMPI_TL_MAX; i++) {
-        const rmpi_tl_iface_t *t = rmpi_eng.tls.v[i].iface;
+    for (int i = 0; rc == RMP_SUCCESS && i < e->tls.num && i < RMPI_TL_MAX; i++) {
+        const rmpi_tl_iface_t *t = e->tls.v[i].iface;
         if (t->mem_reg && bytes > 0)
-            rc = t->mem_reg(rmpi_eng.tls.v[i].tl, w->base, bytes, &w->mr[i], &me.keys[i]);
+            rc = t->mem_reg(e->tls.v[i].tl, w->base, bytes, &w->mr[i], &me.keys[i]);
     }
     /* Live from here on: a faster peer may reach it as soon as it has our
      * entry, before this rank returns from the collective. */
@@ -219,7 +220,7 @@ static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, i
      * that the collective ends on every rank with the same outcome. */
     w->peers = calloc((size_t)comm->size, sizeof(rmpi_win_entry_t));
     if (!w->peers) {
-        win_release(w);
+        win_release(e, w);
         return RMP_ERR_NOMEM;
     }
     me.status = rc;
@@ -229,7 +230,7 @@ static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, i
         if (w->peers[r].status != RMP_SUCCESS)
             rc = w->peers[r].status < 0 ? w->peers[r].status : RMP_ERR_TRANSPORT;
     if (rc == RMP_SUCCESS && allocate)
-        rc = win_map_peers(w);
+        rc = win_map_peers(e, w);
     /* Once every same-node rank has mapped it, the descriptor can go. */
     if (rc == RMP_SUCCESS && allocate)
         rc = rmpi_xchg_barrier(comm);
@@ -237,7 +238,7 @@ static int win_create(void *base, size_t bytes, rmp_comm_t comm, int allocate, i
         rmpi_shmem_seal(&w->mem);
     if (rc != RMP_SUCCESS) {
         rmpi_error("window creation failed: %s", rmp_strerror(rc));
-        win_release(w);
+        win_release(e, w);
         return rc;
     }
     if (allocate)
@@ -340,6 +341,7 @@ RMPI_MT_ENTRY(RMP_EXPORT, rmp_win_detach, win_detach_locked,
 
 RMP_EXPORT int rmp_win_free(rmp_win_t *win)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     if (!win)
         return RMP_ERR_ARG;
     int rc = rmpi_rma_check_win(*win);
@@ -351,7 +353,7 @@ RMP_EXPORT int rmp_win_free(rmp_win_t *win)
     rc = w->flush_gave_up ? RMP_ERR_TIMEOUT : rmp_win_flush_all(w);
     /* Nobody may still be accessing our memory when it goes. */
     int brc = rmpi_xchg_barrier(w->comm);
-    win_release(w);
+    win_release(e, w);
     *win = RMP_WIN_NULL;
     return rc != RMP_SUCCESS ? rc : brc;
 }

@@ -52,9 +52,9 @@ struct rmp_win {
 };
 
 /* The live window of id id, for the target side of emulated operations; NULL if none. */
-struct rmp_win *rmpi_win_lookup(uint32_t id);
+struct rmp_win *rmpi_win_lookup(rmpi_engine_t *e, uint32_t id);
 /* Is win the address of a live window (a handle is checked before it is read)? */
-int rmpi_win_is_live(rmp_win_t win);
+int rmpi_win_is_live(rmpi_engine_t *e, rmp_win_t win);
 /* Dynamic window: the attached memory holding addr, as one region (attached regions
  * that touch count as one) in *out; 1 if it holds [addr, addr + bytes) too. */
 int rmpi_win_region(const struct rmp_win *w, uint64_t addr, uint64_t bytes,

@@ -41,18 +41,18 @@ const char *rmpi_tl_names(void)
     return names + 2 + strlen(rmpi_tl_registry[0].name) + 2; /* without self */
 }
 
-void rmpi_tl_args_fill(const rmpi_tl_iface_t *t, rmpi_tl_args_t *args)
+void rmpi_tl_args_fill(rmpi_engine_t *e, const rmpi_tl_iface_t *t, rmpi_tl_args_t *args)
 {
     static const int zero = 0;
     memset(args, 0, sizeof(*args));
-    if (rmpi_eng.job.size > 0) {
-        args->rank = rmpi_eng.job.rank;
-        args->size = rmpi_eng.job.size;
-        args->local_rank = rmpi_eng.job.local_rank;
-        args->local_size = rmpi_eng.job.local_size;
-        args->local_ranks = rmpi_eng.job.local_ranks;
-        args->node_of = rmpi_eng.job.node_of;
-        args->num_nodes = rmpi_eng.job.num_nodes;
+    if (e->job.size > 0) {
+        args->rank = e->job.rank;
+        args->size = e->job.size;
+        args->local_rank = e->job.local_rank;
+        args->local_size = e->job.local_size;
+        args->local_ranks = e->job.local_ranks;
+        args->node_of = e->job.node_of;
+        args->num_nodes = e->job.num_nodes;
     } else {
         args->size = args->local_size = args->num_nodes = 1;
         args->local_ranks = args->node_of = &zero;
@@ -60,17 +60,17 @@ void rmpi_tl_args_fill(const rmpi_tl_iface_t *t, rmpi_tl_args_t *args)
     args->am = rmpi_am_handler;
     args->peer_failed = rmpi_peer_failed;
     args->params = t->param_values;
-    args->rcache_max_bytes = rmpi_eng.cfg.rcache_max_bytes;
-    args->failure_timeout = rmpi_eng.cfg.failure_timeout;
-    args->stats = rmpi_eng.cfg.stats;
+    args->rcache_max_bytes = e->cfg.rcache_max_bytes;
+    args->failure_timeout = e->cfg.failure_timeout;
+    args->stats = e->cfg.stats;
 }
 
-int rmpi_tl_publish(void)
+int rmpi_tl_publish(rmpi_engine_t *e)
 {
     unsigned char blob[RMPI_TL_MAX * (3 + 255 + RMPI_TL_ADDR_MAX)];
     size_t off = 0;
-    for (int i = 0; i < rmpi_eng.tls.num; i++) {
-        const rmpi_tl_iface_t *t = rmpi_eng.tls.v[i].iface;
+    for (int i = 0; i < e->tls.num; i++) {
+        const rmpi_tl_iface_t *t = e->tls.v[i].iface;
         size_t nlen = strlen(t->name), alen = RMPI_TL_ADDR_MAX;
         if (t == rmpi_tl_registry[0].iface) /* self reaches only this rank */
             continue;
@@ -80,7 +80,7 @@ int rmpi_tl_publish(void)
         if (!t->get_address)
             alen = 0;
         else {
-            int rc = t->get_address(rmpi_eng.tls.v[i].tl, a, &alen);
+            int rc = t->get_address(e->tls.v[i].tl, a, &alen);
             if (rc != RMP_SUCCESS)
                 return rc;
             if (alen > RMPI_TL_ADDR_MAX)

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "engine.h"
 #include "transport.h"
 
 /* Each transport's interface (rmpi_tl_<name>), for the registry and tests. */
@@ -33,11 +34,11 @@ const char *rmpi_tl_names(void);
 
 /* The arguments for t: the job's shape from the engine (a one-rank job on this node
  * before rmp_init, as rmp_info sees it), the upcalls, t's parsed parameters. */
-void rmpi_tl_args_fill(const rmpi_tl_iface_t *t, rmpi_tl_args_t *args);
+void rmpi_tl_args_fill(rmpi_engine_t *e, const rmpi_tl_iface_t *t, rmpi_tl_args_t *args);
 
 /* Pack the address of every open transport (rmpi_eng.tls.v) into one blob and put it
  * (before the fence). */
-int rmpi_tl_publish(void);
+int rmpi_tl_publish(rmpi_engine_t *e);
 /* Peer's blob (after the fence), malloc'd; the caller frees it. */
 int rmpi_tl_fetch(int peer, void **blob, size_t *len);
 /* The piece of blob (len bytes, from a peer: untrusted) that transport name

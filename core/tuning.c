@@ -203,64 +203,64 @@ int rmpi_tuning_parse(const char *path, rmpi_tuning_t *t, char *err, size_t errl
     return rc;
 }
 
-int rmpi_tuning_load(void)
+int rmpi_tuning_load(rmpi_engine_t *e)
 {
     char err[512];
     int rc = RMP_SUCCESS;
-    memset(&rmpi_eng.tuning, 0, sizeof(rmpi_eng.tuning));
-    if (rmpi_eng.cfg.tuning_file[0])
-        rc = rmpi_tuning_parse(rmpi_eng.cfg.tuning_file, &rmpi_eng.tuning, err, sizeof(err));
+    memset(&e->tuning, 0, sizeof(e->tuning));
+    if (e->cfg.tuning_file[0])
+        rc = rmpi_tuning_parse(e->cfg.tuning_file, &e->tuning, err, sizeof(err));
     if (rc != RMP_SUCCESS) {
         rmpi_error("RMP_TUNING_FILE: %s", err);
-        memset(&rmpi_eng.tuning, 0, sizeof(rmpi_eng.tuning));
+        memset(&e->tuning, 0, sizeof(e->tuning));
         tuning_begin();
         goto out;
     }
-    if (!rmpi_eng.cfg.tuning_file[0])
+    if (!e->cfg.tuning_file[0])
         tuning_begin();
     for (int i = 0; i < tuning_nsections && rc == RMP_SUCCESS; i++) {
         rc = tuning_sections[i]->install(err, sizeof(err));
         if (rc != RMP_SUCCESS)
-            rmpi_error("%s%s%s", rmpi_eng.tuning.path, rmpi_eng.tuning.path[0] ? ": " : "", err);
+            rmpi_error("%s%s%s", e->tuning.path, e->tuning.path[0] ? ": " : "", err);
     }
     if (rc != RMP_SUCCESS)
         goto out;
-    for (size_t i = 0; i < rmpi_eng.tuning.nsets; i++) {
-        const rmpi_tune_set_t *set = &rmpi_eng.tuning.sets[i];
+    for (size_t i = 0; i < e->tuning.nsets; i++) {
+        const rmpi_tune_set_t *set = &e->tuning.sets[i];
         const rmpi_tl_iface_t *tl = rmpi_tl_registry[set->tl].iface;
-        if (!rmpi_config_from_env(&rmpi_eng.cfg, set->param->name))
+        if (!rmpi_config_from_env(&e->cfg, set->param->name))
             (void)rmpi_config_set(tl->param_values, set->param, set->value);
     }
-    if (rmpi_eng.tuning.path[0])
-        rmpi_debug("tuning file %s in force", rmpi_eng.tuning.path);
+    if (e->tuning.path[0])
+        rmpi_debug("tuning file %s in force", e->tuning.path);
 out:
     return rc;
 }
 
-size_t rmpi_tuning_rndv(const char *tl, size_t dflt, rmpi_from_t *from)
+size_t rmpi_tuning_rndv(rmpi_engine_t *e, const char *tl, size_t dflt, rmpi_from_t *from)
 {
     rmpi_from_t f = RMPI_FROM_DEFAULT;
     size_t v = dflt;
-    const rmpi_tl_entry_t *e = tuning_tl(tl);
-    int i = e ? (int)(e - rmpi_tl_registry) : -1;
-    if (rmpi_eng.cfg.rndv_threshold > 0) {
+    const rmpi_tl_entry_t *te = tuning_tl(tl);
+    int i = te ? (int)(te - rmpi_tl_registry) : -1;
+    if (e->cfg.rndv_threshold > 0) {
         f = RMPI_FROM_ENV;
-        v = rmpi_eng.cfg.rndv_threshold;
-    } else if (i >= 0 && rmpi_eng.tuning.rndv[i] > 0) {
+        v = e->cfg.rndv_threshold;
+    } else if (i >= 0 && e->tuning.rndv[i] > 0) {
         f = RMPI_FROM_FILE;
-        v = rmpi_eng.tuning.rndv[i];
+        v = e->tuning.rndv[i];
     }
     if (from)
         *from = f;
     return v;
 }
 
-rmpi_from_t rmpi_tuning_param_from(const char *name)
+rmpi_from_t rmpi_tuning_param_from(rmpi_engine_t *e, const char *name)
 {
-    if (rmpi_config_from_env(&rmpi_eng.cfg, name))
+    if (rmpi_config_from_env(&e->cfg, name))
         return RMPI_FROM_ENV;
-    for (size_t i = 0; i < rmpi_eng.tuning.nsets; i++)
-        if (strcmp(rmpi_eng.tuning.sets[i].param->name, name) == 0)
+    for (size_t i = 0; i < e->tuning.nsets; i++)
+        if (strcmp(e->tuning.sets[i].param->name, name) == 0)
             return RMPI_FROM_FILE;
     return RMPI_FROM_DEFAULT;
 }
@@ -289,11 +289,11 @@ int rmpi_tuning_publish(void)
     return rmpi_boot_put("rmp.tune", &h, sizeof(h));
 }
 
-int rmpi_tuning_check(void)
+int rmpi_tuning_check(rmpi_engine_t *e)
 {
     void *data = NULL;
     size_t len = 0;
-    if (rmpi_eng.job.rank == 0)
+    if (e->job.rank == 0)
         return RMP_SUCCESS;
     int rc = rmpi_boot_get(0, "rmp.tune", &data, &len);
     if (rc != RMP_SUCCESS)
@@ -304,7 +304,7 @@ int rmpi_tuning_check(void)
     if (len != sizeof(theirs) || theirs != mine) {
         rmpi_error("the collective table differs from rank 0's (RMP_TUNING_FILE=%s here): every "
                    "rank must read the same tuning file, or collectives would hang",
-                   rmpi_eng.tuning.path[0] ? rmpi_eng.tuning.path : "unset");
+                   e->tuning.path[0] ? e->tuning.path : "unset");
         rc = RMP_ERR_ARG;
     }
 out:

@@ -12,6 +12,8 @@
 #include "transport.h"
 #include "tune_section.h"
 
+typedef struct rmpi_engine rmpi_engine_t; /* core/engine.h, which includes this header */
+
 typedef enum { RMPI_FROM_DEFAULT, RMPI_FROM_FILE, RMPI_FROM_ENV } rmpi_from_t;
 
 #define RMPI_TUNE_MAX_SETS 16
@@ -40,18 +42,18 @@ int rmpi_tuning_parse(const char *path, rmpi_tuning_t *t, char *err, size_t errl
  * into the transports' parameters unless
  * the environment set them.
  * Call after rmpi_config_load; logs and returns the error. */
-int rmpi_tuning_load(void);
+int rmpi_tuning_load(rmpi_engine_t *e);
 /* The rendezvous threshold for transport tl whose own default is dflt, and where it
  * comes from (from may be NULL). */
-size_t rmpi_tuning_rndv(const char *tl, size_t dflt, rmpi_from_t *from);
+size_t rmpi_tuning_rndv(rmpi_engine_t *e, const char *tl, size_t dflt, rmpi_from_t *from);
 const char *rmpi_tuning_from_name(rmpi_from_t from);
 /* Where the value of transport parameter name comes from. */
-rmpi_from_t rmpi_tuning_param_from(const char *name);
+rmpi_from_t rmpi_tuning_param_from(rmpi_engine_t *e, const char *name);
 /* The file the built-in defaults were generated from (tools/tuning/default.tune). */
 extern const char rmpi_tuning_default_file[];
 /* Every rank must run the same collective table: publish this rank's (before the
  * first fence of rmp_init), then compare with rank 0's (after it). */
 int rmpi_tuning_publish(void);
-int rmpi_tuning_check(void);
+int rmpi_tuning_check(rmpi_engine_t *e);
 
 #endif

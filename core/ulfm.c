@@ -17,9 +17,9 @@
 #include "ulfm.h"
 
 
-rmpi_ulfm_st_t *rmpi_ulfm_get(uint32_t cid, int size)
+rmpi_ulfm_st_t *rmpi_ulfm_get(rmpi_engine_t *e, uint32_t cid, int size)
 {
-    for (rmpi_ulfm_st_t *s = rmpi_eng.ulfm_list; s; s = s->next)
+    for (rmpi_ulfm_st_t *s = e->ulfm_list; s; s = s->next)
         if (s->cid == cid)
             return s->size == size ? s : NULL;
     rmpi_ulfm_st_t *s = calloc(1, sizeof(*s));
@@ -31,14 +31,14 @@ rmpi_ulfm_st_t *rmpi_ulfm_get(uint32_t cid, int size)
     s->size = size;
     s->sent_to = -1;
     s->query_from = -1;
-    s->next = rmpi_eng.ulfm_list;
-    rmpi_eng.ulfm_list = s;
+    s->next = e->ulfm_list;
+    e->ulfm_list = s;
     return s;
 }
 
-static rmpi_ulfm_st_t *ulfm_find(uint32_t cid)
+static rmpi_ulfm_st_t *ulfm_find(rmpi_engine_t *e, uint32_t cid)
 {
-    for (rmpi_ulfm_st_t *s = rmpi_eng.ulfm_list; s; s = s->next)
+    for (rmpi_ulfm_st_t *s = e->ulfm_list; s; s = s->next)
         if (s->cid == cid)
             return s;
     return NULL;
@@ -62,9 +62,9 @@ static void ulfm_st_free(rmpi_ulfm_st_t *s)
     free(s);
 }
 
-void rmpi_ulfm_forget(uint32_t cid)
+void rmpi_ulfm_forget(rmpi_engine_t *e, uint32_t cid)
 {
-    for (rmpi_ulfm_st_t **p = &rmpi_eng.ulfm_list; *p; p = &(*p)->next)
+    for (rmpi_ulfm_st_t **p = &e->ulfm_list; *p; p = &(*p)->next)
         if ((*p)->cid == cid) {
             rmpi_ulfm_st_t *s = *p;
             *p = s->next;
@@ -73,14 +73,14 @@ void rmpi_ulfm_forget(uint32_t cid)
         }
 }
 
-void rmpi_ulfm_fini(void)
+void rmpi_ulfm_fini(rmpi_engine_t *e)
 {
-    while (rmpi_eng.ulfm_list) {
-        rmpi_ulfm_st_t *s = rmpi_eng.ulfm_list;
-        rmpi_eng.ulfm_list = s->next;
+    while (e->ulfm_list) {
+        rmpi_ulfm_st_t *s = e->ulfm_list;
+        e->ulfm_list = s->next;
         ulfm_st_free(s);
     }
-    rmpi_eng.ulfm_nrevoked = 0;
+    e->ulfm_nrevoked = 0;
 }
 
 void rmpi_ulfm_send(rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg, const uint8_t *bitmap)
@@ -131,14 +131,14 @@ static void ulfm_fail_req(rmp_request_t req, void *arg)
 }
 
 /* Mark cid revoked here (once) and end what waits on it. */
-static void ulfm_revoke_local(rmpi_ulfm_st_t *s, rmp_comm_t comm)
+static void ulfm_revoke_local(rmpi_engine_t *e, rmpi_ulfm_st_t *s, rmp_comm_t comm)
 {
     if (!s->revoked) {
         s->revoked = 1;
-        rmpi_eng.ulfm_nrevoked++;
+        e->ulfm_nrevoked++;
         /* From now on every call naming a communicator asks (rmpi_comm_check_slow). */
-        if (rmpi_eng.thr.main_tls)
-            __atomic_store_n(rmpi_eng.thr.main_tls, 0, __ATOMIC_RELAXED);
+        if (e->thr.main_tls)
+            __atomic_store_n(e->thr.main_tls, 0, __ATOMIC_RELAXED);
         ulfm_scan_t sc = {s->cid, comm};
         rmpi_req_foreach(ulfm_fail_req, &sc);
         comm = sc.comm;
@@ -147,9 +147,9 @@ static void ulfm_revoke_local(rmpi_ulfm_st_t *s, rmp_comm_t comm)
         ulfm_flood(comm, s);
 }
 
-void rmpi_ulfm_sweep(void)
+void rmpi_ulfm_sweep(rmpi_engine_t *e)
 {
-    for (rmpi_ulfm_st_t *s = rmpi_eng.ulfm_list; s; s = s->next)
+    for (rmpi_ulfm_st_t *s = e->ulfm_list; s; s = s->next)
         if (s->revoked) {
             ulfm_scan_t sc = {s->cid, NULL};
             rmpi_req_foreach(ulfm_fail_req, &sc);
@@ -158,11 +158,11 @@ void rmpi_ulfm_sweep(void)
         }
 }
 
-int rmpi_ulfm_revoked(rmp_comm_t comm)
+int rmpi_ulfm_revoked(rmpi_engine_t *e, rmp_comm_t comm)
 {
-    if (!rmpi_eng.ulfm_nrevoked)
+    if (!e->ulfm_nrevoked)
         return 0;
-    rmpi_ulfm_st_t *s = ulfm_find(comm->cid);
+    rmpi_ulfm_st_t *s = ulfm_find(e, comm->cid);
     if (!s || !s->revoked)
         return 0;
     ulfm_flood(comm, s); /* a revoke received before this communicator was seen */
@@ -172,22 +172,23 @@ int rmpi_ulfm_revoked(rmp_comm_t comm)
 static void ulfm_on_msg(int src, const void *hdr, size_t hlen, const void *payload,
                         size_t plen)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen;
     (void)plen;
     const rmpi_ftmsg_t *m = hdr;
-    if (src < 0 || src >= rmpi_eng.job.size || rmpi_eng.peers[src].failed)
+    if (src < 0 || src >= e->job.size || e->peers[src].failed)
         return; /* late words of a rank declared failed are not heard */
     if (m->op != RMPI_FT_REVOKE) {
-        rmpi_ulfm_agree_on_msg(src, m, payload);
+        rmpi_ulfm_agree_on_msg(e, src, m, payload);
         return;
     }
-    rmpi_ulfm_st_t *s = rmpi_ulfm_get(m->cid, (int)m->size);
+    rmpi_ulfm_st_t *s = rmpi_ulfm_get(e, m->cid, (int)m->size);
     if (!s) {
         rmpi_error("revoke of context %u from rank %d: no memory, or a size (%u) that "
                    "differs from this rank's", m->cid, src, m->size);
         return;
     }
-    ulfm_revoke_local(s, NULL);
+    ulfm_revoke_local(e, s, NULL);
 }
 
 void rmpi_ulfm_register(void)
@@ -197,37 +198,40 @@ void rmpi_ulfm_register(void)
 
 RMP_EXPORT int rmp_comm_revoke(rmp_comm_t comm)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_comm_check_local(comm);
     if (rc != RMP_SUCCESS)
         return rc;
     rmpi_mt_enter();
-    rmpi_ulfm_st_t *s = rmpi_ulfm_get(comm->cid, comm->size);
+    rmpi_ulfm_st_t *s = rmpi_ulfm_get(e, comm->cid, comm->size);
     if (s)
-        ulfm_revoke_local(s, comm);
+        ulfm_revoke_local(e, s, comm);
     rmpi_mt_leave();
     return s ? RMP_SUCCESS : RMP_ERR_NOMEM;
 }
 
 RMP_EXPORT int rmp_comm_is_revoked(rmp_comm_t comm, int *flag)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_comm_check_local(comm);
     if (rc != RMP_SUCCESS)
         return rc;
     if (!flag)
         return RMP_ERR_ARG;
     rmpi_mt_enter();
-    *flag = rmpi_ulfm_revoked(comm);
+    *flag = rmpi_ulfm_revoked(e, comm);
     rmpi_mt_leave();
     return RMP_SUCCESS;
 }
 
 RMP_EXPORT int rmp_comm_failure_ack(rmp_comm_t comm)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_comm_check_local(comm);
     if (rc != RMP_SUCCESS)
         return rc;
     rmpi_mt_enter();
-    rmpi_ulfm_st_t *s = rmpi_ulfm_get(comm->cid, comm->size);
+    rmpi_ulfm_st_t *s = rmpi_ulfm_get(e, comm->cid, comm->size);
     for (int r = 0; s && r < comm->size; r++)
         if (rmpi_peer_lost(rmpi_comm_world_rank(comm, r)))
             s->acked[r] = 1;
@@ -235,13 +239,13 @@ RMP_EXPORT int rmp_comm_failure_ack(rmp_comm_t comm)
     return s ? RMP_SUCCESS : RMP_ERR_NOMEM;
 }
 
-int rmpi_ulfm_anysrc_stalled(rmp_request_t req)
+int rmpi_ulfm_anysrc_stalled(rmpi_engine_t *e, rmp_request_t req)
 {
     rmp_comm_t comm = req->comm;
     if (req->kind != RMPI_REQ_RECV || req->done || req->mq.src != RMP_ANY_SOURCE || !comm ||
         req->mq.cid != comm->cid || !rmpi_recv_is_posted(&req->mq))
         return 0;
-    rmpi_ulfm_st_t *s = ulfm_find(comm->cid);
+    rmpi_ulfm_st_t *s = ulfm_find(e, comm->cid);
     for (int r = 0; r < comm->size; r++)
         if (rmpi_peer_lost(rmpi_comm_world_rank(comm, r)) && !(s && s->acked[r]))
             return 1;
@@ -250,13 +254,14 @@ int rmpi_ulfm_anysrc_stalled(rmp_request_t req)
 
 RMP_EXPORT int rmp_comm_failure_get_acked(rmp_comm_t comm, int *ranks, int max, int *n)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_comm_check_local(comm);
     if (rc != RMP_SUCCESS)
         return rc;
     if (!n || max < 0 || (max > 0 && !ranks))
         return RMP_ERR_ARG;
     rmpi_mt_enter();
-    rmpi_ulfm_st_t *s = ulfm_find(comm->cid);
+    rmpi_ulfm_st_t *s = ulfm_find(e, comm->cid);
     int k = 0;
     for (int r = 0; s && r < comm->size; r++)
         if (s->acked[r]) {

@@ -120,9 +120,9 @@ static rmpi_ulfm_coll_t *agree_coll(rmpi_ulfm_st_t *s, uint32_t seq)
     return c;
 }
 
-void rmpi_ulfm_agree_on_msg(int src, const rmpi_ftmsg_t *m, const uint8_t *bitmap)
+void rmpi_ulfm_agree_on_msg(rmpi_engine_t *e, int src, const rmpi_ftmsg_t *m, const uint8_t *bitmap)
 {
-    rmpi_ulfm_st_t *s = rmpi_ulfm_get(m->cid, (int)m->size);
+    rmpi_ulfm_st_t *s = rmpi_ulfm_get(e, m->cid, (int)m->size);
     if (!s || m->seq == 0) {
         rmpi_error("agreement message from rank %d for context %u: no memory, or a size "
                    "(%u) that differs from this rank's", src, m->cid, m->size);
@@ -186,12 +186,12 @@ static int agree_lowest_live(rmp_comm_t comm)
 }
 
 /* This rank's part: its flag, the members it knows failed, whether it acknowledged them. */
-static int agree_mine(rmp_comm_t comm, rmpi_ulfm_st_t *s, int flag)
+static int agree_mine(rmpi_engine_t *e, rmp_comm_t comm, rmpi_ulfm_st_t *s, int flag)
 {
     if (agree_val_init(&s->mine, s->size) != RMP_SUCCESS)
         return RMP_ERR_NOMEM;
     s->mine.flag = flag;
-    s->mine.next_cid = rmpi_comm_next_cid();
+    s->mine.next_cid = rmpi_comm_next_cid(e);
     for (int r = 0; r < comm->size; r++)
         if (r != comm->rank && rmpi_peer_lost(rmpi_comm_world_rank(comm, r))) {
             s->mine.failed[r / 8] |= (uint8_t)(1u << (r % 8));
@@ -243,12 +243,12 @@ static int agree_coordinate(rmp_comm_t comm, rmpi_ulfm_st_t *s, uint32_t seq)
 }
 
 /* Run agreement number ++s->seq with this rank's flag; *out: the decision (owned by s). */
-static int agree_run(rmp_comm_t comm, int flag, const rmpi_ulfm_val_t **out)
+static int agree_run(rmpi_engine_t *e, rmp_comm_t comm, int flag, const rmpi_ulfm_val_t **out)
 {
     int rc = RMP_ERR_NOMEM;
     rmpi_mt_enter();
-    rmpi_ulfm_st_t *s = rmpi_ulfm_get(comm->cid, comm->size);
-    if (!s || agree_mine(comm, s, flag) != RMP_SUCCESS) {
+    rmpi_ulfm_st_t *s = rmpi_ulfm_get(e, comm->cid, comm->size);
+    if (!s || agree_mine(e, comm, s, flag) != RMP_SUCCESS) {
         rmpi_mt_leave();
         return rc;
     }
@@ -308,13 +308,14 @@ static int agree_run(rmp_comm_t comm, int flag, const rmpi_ulfm_val_t **out)
 
 RMP_EXPORT int rmp_comm_agree(rmp_comm_t comm, int *flag)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_comm_check_local(comm);
     if (rc != RMP_SUCCESS)
         return rc;
     if (!flag)
         return RMP_ERR_ARG;
     const rmpi_ulfm_val_t *d;
-    rc = agree_run(comm, *flag, &d);
+    rc = agree_run(e, comm, *flag, &d);
     if (rc != RMP_SUCCESS)
         return rc;
     *flag = d->flag;
@@ -323,18 +324,19 @@ RMP_EXPORT int rmp_comm_agree(rmp_comm_t comm, int *flag)
 
 RMP_EXPORT int rmp_comm_shrink(rmp_comm_t comm, rmp_comm_t *newcomm)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_comm_check_local(comm);
     if (rc != RMP_SUCCESS)
         return rc;
     if (!newcomm)
         return RMP_ERR_ARG;
     const rmpi_ulfm_val_t *d;
-    rc = agree_run(comm, ~0, &d);
+    rc = agree_run(e, comm, ~0, &d);
     if (rc != RMP_SUCCESS)
         return rc;
     /* Every survivor proposed its next context id: the largest is free on all of them. */
     struct rmp_comm *c;
-    rc = rmpi_comm_new((d->next_cid + 1u) & ~1u, comm->size, -1, 1, &c);
+    rc = rmpi_comm_new(e, (d->next_cid + 1u) & ~1u, comm->size, -1, 1, &c);
     if (rc != RMP_SUCCESS)
         return rc;
     c->size = 0; /* the survivors, counted below */
@@ -350,7 +352,7 @@ RMP_EXPORT int rmp_comm_shrink(rmp_comm_t comm, rmp_comm_t *newcomm)
         rmpi_comm_destroy(c);
         return RMP_ERR_PEER_FAILED;
     }
-    rmpi_comm_cid_taken(c->cid + 2);
+    rmpi_comm_cid_taken(e, c->cid + 2);
     *newcomm = c;
     return RMP_SUCCESS;
 }

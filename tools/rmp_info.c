@@ -36,7 +36,7 @@ static void info_transports(void)
             continue;
         }
         rmpi_tl_args_t args;
-        rmpi_tl_args_fill(t, &args);
+        rmpi_tl_args_fill(&rmpi_eng, t, &args);
         if (t->query(&args, why, sizeof(why)) == RMP_SUCCESS)
             printf("  %-6s built, usable here\n", e->name);
         else
@@ -90,10 +90,10 @@ static void info_explain(int n)
         const char *order = rmpi_eng.cfg.transports;
         rmpi_tl_args_t args;
         if (shm)
-            rmpi_tl_args_fill(shm, &args);
+            rmpi_tl_args_fill(&rmpi_eng, shm, &args);
         info_param("RMP_SHM_CMA", cma, sizeof(cma));
         if (strstr(order, "shm") && shm && shm->query(&args, why, sizeof(why)) == RMP_SUCCESS) {
-            size_t thr = rmpi_tuning_rndv("shm", shm->default_rndv, NULL);
+            size_t thr = rmpi_tuning_rndv(&rmpi_eng, "shm", shm->default_rndv, NULL);
             char t[32];
             info_size(thr, t, sizeof(t));
             printf("  to the other %d rank(s): shm\n", n - 1);
@@ -176,8 +176,8 @@ static void info_thresholds(void)
         char thr[32], eager[32];
         if (!t)
             continue;
-        rmpi_tl_args_fill(t, &args);
-        size_t v = rmpi_tuning_rndv(t->name, t->default_rndv, &from);
+        rmpi_tl_args_fill(&rmpi_eng, t, &args);
+        size_t v = rmpi_tuning_rndv(&rmpi_eng, t->name, t->default_rndv, &from);
         info_size(v, thr, sizeof(thr));
         if (t->max_am_hint)
             info_size(t->max_am_hint(&args) - sizeof(rmpi_hdr_t), eager, sizeof(eager));
@@ -192,7 +192,7 @@ static void info_thresholds(void)
         for (const rmpi_tl_tune_key_t *k = t->tune_keys; k && k->key; k++) {
             char cur[64];
             info_param(k->param, cur, sizeof(cur));
-            from = rmpi_tuning_param_from(k->param);
+            from = rmpi_tuning_param_from(&rmpi_eng, k->param);
             printf("  %-6s %s %s (%s)\n", t->name, k->key, cur,
                    from == RMPI_FROM_ENV    ? "environment"
                    : from == RMPI_FROM_FILE ? "tuning file"
@@ -228,7 +228,7 @@ static void info_parsable(void)
         printf("transport:%s:built:%s\n", e->name, e->iface ? "yes" : "no");
         if (!e->iface)
             continue;
-        rmpi_tl_args_fill(e->iface, &args);
+        rmpi_tl_args_fill(&rmpi_eng, e->iface, &args);
         printf("transport:%s:usable:%s\n", e->name,
                e->iface->query(&args, why, sizeof(why)) == RMP_SUCCESS ? "yes" : "no");
     }
@@ -339,7 +339,7 @@ int main(int argc, char **argv)
     int rc = rmpi_config_check_env(environ, &rmpi_eng.cfg, info_report, NULL) ? RMP_ERR_ARG
                                                                          : RMP_SUCCESS;
     if (rc == RMP_SUCCESS)
-        rc = rmpi_tuning_load(); /* a bad RMP_TUNING_FILE: the error, then exit status 1 */
+        rc = rmpi_tuning_load(&rmpi_eng); /* a bad RMP_TUNING_FILE: the error, then exit status 1 */
     if (algorithms) {
         info_algorithms();
         return 0;

@@ -233,12 +233,12 @@ static void test_threshold_precedence(void **state)
     rmpi_from_t from;
     const char *path = write_file("thr.tune", "shm rndv_threshold 8k\n");
     assert_int_equal(rmpi_tuning_parse(path, &rmpi_eng.tuning, err, sizeof(err)), RMP_SUCCESS);
-    assert_int_equal(rmpi_tuning_rndv("shm", 65536, &from), 8192);
+    assert_int_equal(rmpi_tuning_rndv(&rmpi_eng, "shm", 65536, &from), 8192);
     assert_int_equal(from, RMPI_FROM_FILE);
-    assert_int_equal(rmpi_tuning_rndv("tcp", 32768, &from), 32768);
+    assert_int_equal(rmpi_tuning_rndv(&rmpi_eng, "tcp", 32768, &from), 32768);
     assert_int_equal(from, RMPI_FROM_DEFAULT);
     rmpi_eng.cfg.rndv_threshold = 4096;
-    assert_int_equal(rmpi_tuning_rndv("shm", 65536, &from), 4096);
+    assert_int_equal(rmpi_tuning_rndv(&rmpi_eng, "shm", 65536, &from), 4096);
     assert_int_equal(from, RMPI_FROM_ENV);
     rmpi_eng.cfg.rndv_threshold = 0;
     memset(&rmpi_eng.tuning, 0, sizeof(rmpi_eng.tuning));
