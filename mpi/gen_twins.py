@@ -21,8 +21,9 @@ it (mpii_widen; NULL when p is NULL, so the callee's NULL checks hold), made bef
 expression is evaluated and freed after it. Should a copy not be allocated, MPI_Name
 evaluates nothing else and returns err(MPI_ERR_NO_MEM, FN), err being the file's error
 helper (it reports the error); the WIDENs of one expression name the same err. Arrays
-the two forms treat in other ways (kept by reference, read as they are) go to a static
-function that takes both kinds: TWIN(nv_int, nv_big)(counts, displs) in nbc_v.c. For
+the two forms treat in other ways go to a static function that takes both kinds:
+TWIN(nv_int, nv_big)(counts, displs) in nbc_v.c (both read as they are), TWIN(pc_int,
+pc_big)(...) in coll_persist.c (a request keeps them, the _c form's as int copies). For
 every such line of SRC.c this script writes into SRC.twins.h
 
     int PMPI_Ireduce(<mpi.h's parameters>) { return <expression with FN = "MPI_Ireduce">; }
