@@ -3,7 +3,9 @@
  * and each MPI_Start runs the nonblocking collective (MPI_I<coll>) behind it; the
  * persistent request completes when that one does. MPI requires the arguments, arrays
  * included, to stay valid and unchanged until the request is freed, so they are kept by
- * reference. The info argument carries no hint rmp uses. */
+ * reference. The large-count forms (_c) keep to int counts (MPI_ERR_COUNT past one): their
+ * count arrays become int copies the request owns. The info argument carries no hint rmp
+ * uses. */
 #include <limits.h>
 
 #include "mpii_base.h"
@@ -35,6 +37,7 @@ typedef struct pc_args {
     int (*launch)(void *ctx, MPI_Request *q);
     void (*ctx_free)(void *ctx);
     void *ctx;
+    int *own; /* the int copies of a _c form's count arrays (pc_make_v), freed with it */
 } pc_args_t;
 
 static int pc_launch(pc_args_t *a, MPI_Request *q)
@@ -109,6 +112,7 @@ static void pc_release(mpii_req_t *r)
         a->ctx_free(a->ctx);
     if (a->priv)
         mpii_comm_destroy(a->priv);
+    free(a->own);
     free(a);
     r->ctx = NULL;
 }
@@ -183,6 +187,15 @@ static int pc_fit2(MPI_Comm comm, MPI_Count sendcount, MPI_Count recvcount, cons
     return rc != MPI_SUCCESS ? rc : pc_fit(comm, recvcount, "recvcount", fn);
 }
 
+int mpii_pcoll_fit_counts(MPI_Comm comm, const MPI_Count *cnt, const char *fn)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; cnt && c && i < c->size && rc == MPI_SUCCESS; i++)
+        rc = pc_fit(comm, cnt[i], "a count or displacement", fn);
+    return rc;
+}
+
 /* MPI_Name_init and MPI_Name_init_c, fit the latter's count check (info: no hint applies). */
 static int pc_make(int fit, pc_args_t a, MPI_Info info, MPI_Request *request, const char *fn)
 {
@@ -190,16 +203,108 @@ static int pc_make(int fit, pc_args_t a, MPI_Info info, MPI_Request *request, co
     return fit != MPI_SUCCESS ? fit : pc_init(&a, request, fn);
 }
 
-#define PC_INIT(name, ...)                                                                 \
-    do {                                                                                   \
-        (void)info;                                                                        \
-        pc_args_t a_ = {__VA_ARGS__};                                                      \
-        return pc_init(&a_, request, "MPI_" #name "_init");                                \
-    } while (0)
+/* The count and displacement arrays of a v collective, [0] the send side's and [1] the
+ * receive side's: the int form's, kept by reference, or the _c form's (large), which
+ * pc_make_v narrows to int copies the request owns (the launch runs the int I-call). */
+typedef struct {
+    const int *icnt[2], *idsp[2];
+    const MPI_Count *cnt[2];
+    const MPI_Aint *dsp[2];
+    int large;
+} pc_v_t;
+
+static pc_v_t pc_int(const int *scnt, const int *sdsp, const int *rcnt, const int *rdsp)
+{
+    return (pc_v_t){{scnt, rcnt}, {sdsp, rdsp}, {NULL, NULL}, {NULL, NULL}, 0};
+}
+
+static pc_v_t pc_big(const MPI_Count *scnt, const MPI_Aint *sdsp, const MPI_Count *rcnt,
+                     const MPI_Aint *rdsp)
+{
+    return (pc_v_t){{NULL, NULL}, {NULL, NULL}, {scnt, rcnt}, {sdsp, rdsp}, 1};
+}
+
+/* Ranks a count array has: the remote group's on an intercommunicator. */
+static int pc_nranks(MPI_Comm comm)
+{
+    int inter = 0, n = 0;
+    mpii_comm_t *c = mpii_comm(comm);
+    if (!c)
+        return 0;
+    if (PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter &&
+        PMPI_Comm_remote_size(comm, &n) == MPI_SUCCESS)
+        return n;
+    return c->size;
+}
+
+/* Are the root-side arrays significant at this process? */
+static int pc_is_root(MPI_Comm comm, int root)
+{
+    mpii_comm_t *c = mpii_comm(comm);
+    int inter = 0;
+    if (!c)
+        return 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    return inter ? root == MPI_ROOT : root == c->rank;
+}
+
+/* v's large arrays (n values each; NULL stays NULL) as int copies in one block (*blk).
+ * MPI_SUCCESS, MPI_ERR_COUNT for a value past an int or MPI_ERR_NO_MEM (both reported). */
+static int pc_narrow(MPI_Comm comm, int n, pc_v_t *v, int **blk, const char *fn)
+{
+    const char *what = "a count or displacement";
+    int rc = MPI_SUCCESS, *p = *blk = malloc((size_t)(n > 0 ? n : 1) * 4 * sizeof(int));
+    if (!p)
+        return mpii_err_comm(mpii_comm(comm), MPI_ERR_NO_MEM, fn, "out of memory");
+    for (int k = 0; k < 2; k++, p += 2 * n) {
+        for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+            MPI_Count ci = v->cnt[k] ? v->cnt[k][i] : 0, di = v->dsp[k] ? v->dsp[k][i] : 0;
+            if ((rc = pc_fit(comm, ci, what, fn)) == MPI_SUCCESS &&
+                (rc = pc_fit(comm, di, what, fn)) == MPI_SUCCESS) {
+                p[i] = (int)ci;
+                p[n + i] = (int)di;
+            }
+        }
+        v->icnt[k] = v->cnt[k] ? p : NULL;
+        v->idsp[k] = v->dsp[k] ? p + n : NULL;
+    }
+    if (rc != MPI_SUCCESS) {
+        free(*blk);
+        *blk = NULL;
+    }
+    return rc;
+}
+
+/* pc_make for the v collectives. The _c form's arrays are narrowed where they are
+ * significant: the root side's at the root (gatherv, scatterv), the send side's unless in
+ * place (alltoallv, alltoallw). */
+static int pc_make_v(int fit, pc_args_t a, pc_v_t v, MPI_Info info, MPI_Request *request,
+                     const char *fn)
+{
+    int rc = fit, root_side = a.kind == PC_GATHERV ? 1 : a.kind == PC_SCATTERV ? 0 : -1;
+    mpii_comm_t *c = mpii_comm(a.comm);
+    if (rc == MPI_SUCCESS && v.large) {
+        if (root_side >= 0 && !pc_is_root(a.comm, a.root))
+            v.cnt[root_side] = NULL, v.dsp[root_side] = NULL;
+        if ((a.kind == PC_ALLTOALLV || a.kind == PC_ALLTOALLW) && a.sbuf == MPI_IN_PLACE)
+            v.cnt[0] = NULL, v.dsp[0] = NULL;
+        int n = a.kind == PC_REDUCE_SCATTER ? (c ? c->size : 0) : pc_nranks(a.comm);
+        rc = pc_narrow(a.comm, n, &v, &a.own, fn);
+    }
+    a.scounts = v.icnt[0];
+    a.sdispls = v.idsp[0];
+    a.rcounts = v.icnt[1];
+    a.rdispls = v.idsp[1];
+    rc = pc_make(rc, a, info, request, fn);
+    if (rc != MPI_SUCCESS)
+        free(a.own); /* NULL unless pc_init failed after narrowing */
+    return rc;
+}
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PC_INIT(Barrier, .kind = PC_BARRIER, .comm = comm);
+    return pc_make(MPI_SUCCESS, (pc_args_t){.kind = PC_BARRIER, .comm = comm}, info, request,
+                   "MPI_Barrier_init");
 }
 MPII_WEAK(Barrier_init)
 
@@ -212,70 +317,44 @@ MPII_TWINS(Gather_init, pc_make(TWIN(MPI_SUCCESS, pc_fit2(comm, sendcount, recvc
            .stype = sendtype, .rbuf = recvbuf, .rcount = (int)recvcount, .rtype = recvtype,
            .root = root, .comm = comm}, info, request, FN))
 
-int PMPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                      const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Gatherv, .kind = PC_GATHERV, .sbuf = sbuf, .scount = scount, .stype = stype,
-            .rbuf = rbuf, .rcounts = rcounts, .rdispls = displs, .rtype = rtype, .root = root,
-            .comm = comm);
-}
-MPII_WEAK(Gatherv_init)
+MPII_TWINS(Gatherv_init, pc_make_v(TWIN(MPI_SUCCESS, pc_fit(comm, sendcount, "sendcount", FN)),
+           (pc_args_t){.kind = PC_GATHERV, .sbuf = sendbuf, .scount = (int)sendcount,
+           .stype = sendtype, .rbuf = recvbuf, .rtype = recvtype, .root = root, .comm = comm},
+           TWIN(pc_int, pc_big)(NULL, NULL, recvcounts, displs), info, request, FN))
 
 MPII_TWINS(Scatter_init, pc_make(TWIN(MPI_SUCCESS, pc_fit2(comm, sendcount, recvcount, FN)),
            (pc_args_t){.kind = PC_SCATTER, .sbuf = sendbuf, .scount = (int)sendcount,
            .stype = sendtype, .rbuf = recvbuf, .rcount = (int)recvcount, .rtype = recvtype,
            .root = root, .comm = comm}, info, request, FN))
 
-int PMPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[],
-                       MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Scatterv, .kind = PC_SCATTERV, .sbuf = sbuf, .scounts = scounts,
-            .sdispls = displs, .stype = stype, .rbuf = rbuf, .rcount = rcount, .rtype = rtype,
-            .root = root, .comm = comm);
-}
-MPII_WEAK(Scatterv_init)
+MPII_TWINS(Scatterv_init, pc_make_v(TWIN(MPI_SUCCESS, pc_fit(comm, recvcount, "recvcount", FN)),
+           (pc_args_t){.kind = PC_SCATTERV, .sbuf = sendbuf, .stype = sendtype, .rbuf = recvbuf,
+           .rcount = (int)recvcount, .rtype = recvtype, .root = root, .comm = comm},
+           TWIN(pc_int, pc_big)(sendcounts, displs, NULL, NULL), info, request, FN))
 
 MPII_TWINS(Allgather_init, pc_make(TWIN(MPI_SUCCESS, pc_fit2(comm, sendcount, recvcount, FN)),
            (pc_args_t){.kind = PC_ALLGATHER, .sbuf = sendbuf, .scount = (int)sendcount,
            .stype = sendtype, .rbuf = recvbuf, .rcount = (int)recvcount, .rtype = recvtype,
            .comm = comm}, info, request, FN))
 
-int PMPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                         const int rcounts[], const int displs[], MPI_Datatype rtype,
-                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Allgatherv, .kind = PC_ALLGATHERV, .sbuf = sbuf, .scount = scount, .stype = stype,
-            .rbuf = rbuf, .rcounts = rcounts, .rdispls = displs, .rtype = rtype, .comm = comm);
-}
-MPII_WEAK(Allgatherv_init)
+MPII_TWINS(Allgatherv_init, pc_make_v(TWIN(MPI_SUCCESS, pc_fit(comm, sendcount, "sendcount",
+           FN)), (pc_args_t){.kind = PC_ALLGATHERV, .sbuf = sendbuf, .scount = (int)sendcount,
+           .stype = sendtype, .rbuf = recvbuf, .rtype = recvtype, .comm = comm},
+           TWIN(pc_int, pc_big)(NULL, NULL, recvcounts, displs), info, request, FN))
 
 MPII_TWINS(Alltoall_init, pc_make(TWIN(MPI_SUCCESS, pc_fit2(comm, sendcount, recvcount, FN)),
            (pc_args_t){.kind = PC_ALLTOALL, .sbuf = sendbuf, .scount = (int)sendcount,
            .stype = sendtype, .rbuf = recvbuf, .rcount = (int)recvcount, .rtype = recvtype,
            .comm = comm}, info, request, FN))
 
-int PMPI_Alltoallv_init(const void *sbuf, const int scounts[], const int sdispls[],
-                        MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-                        MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Alltoallv, .kind = PC_ALLTOALLV, .sbuf = sbuf, .scounts = scounts,
-            .sdispls = sdispls, .stype = stype, .rbuf = rbuf, .rcounts = rcounts,
-            .rdispls = rdispls, .rtype = rtype, .comm = comm);
-}
-MPII_WEAK(Alltoallv_init)
+MPII_TWINS(Alltoallv_init, pc_make_v(MPI_SUCCESS, (pc_args_t){.kind = PC_ALLTOALLV,
+           .sbuf = sendbuf, .stype = sendtype, .rbuf = recvbuf, .rtype = recvtype, .comm = comm},
+           TWIN(pc_int, pc_big)(sendcounts, sdispls, recvcounts, rdispls), info, request, FN))
 
-int PMPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdispls[],
-                        const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-                        const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-                        MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Alltoallw, .kind = PC_ALLTOALLW, .sbuf = sbuf, .scounts = scounts,
-            .sdispls = sdispls, .stypes = stypes, .rbuf = rbuf, .rcounts = rcounts,
-            .rdispls = rdispls, .rtypes = rtypes, .comm = comm);
-}
-MPII_WEAK(Alltoallw_init)
+MPII_TWINS(Alltoallw_init, pc_make_v(MPI_SUCCESS, (pc_args_t){.kind = PC_ALLTOALLW,
+           .sbuf = sendbuf, .stypes = sendtypes, .rbuf = recvbuf, .rtypes = recvtypes,
+           .comm = comm}, TWIN(pc_int, pc_big)(sendcounts, sdispls, recvcounts, rdispls), info,
+           request, FN))
 
 MPII_TWINS(Allreduce_init, pc_make(TWIN(MPI_SUCCESS, pc_fit(comm, count, "count", FN)),
            (pc_args_t){.kind = PC_ALLREDUCE, .sbuf = sendbuf, .rbuf = recvbuf,
@@ -298,13 +377,9 @@ MPII_TWINS(Reduce_init, pc_make(TWIN(MPI_SUCCESS, pc_fit(comm, count, "count", F
            (pc_args_t){.kind = PC_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = (int)count,
            .rtype = datatype, .op = op, .root = root, .comm = comm}, info, request, FN))
 
-int PMPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    PC_INIT(Reduce_scatter, .kind = PC_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf,
-            .rcounts = rcounts, .rtype = dt, .op = op, .comm = comm);
-}
-MPII_WEAK(Reduce_scatter_init)
+MPII_TWINS(Reduce_scatter_init, pc_make_v(MPI_SUCCESS, (pc_args_t){.kind = PC_REDUCE_SCATTER,
+           .sbuf = sendbuf, .rbuf = recvbuf, .rtype = datatype, .op = op, .comm = comm},
+           TWIN(pc_int, pc_big)(NULL, NULL, recvcounts, NULL), info, request, FN))
 
 int mpii_pcoll_custom(mpii_comm_t *c, int (*launch)(void *ctx, MPI_Request *q), void *ctx,
                       void (*ctx_free)(void *ctx), MPI_Request *request, const char *fn)

@@ -400,16 +400,7 @@ out:
     return rc;
 }
 
-/* int arrays of the classic bindings, widened. */
-static MPI_Count *dc_widen(int count, const int *a)
-{
-    MPI_Count *w = malloc((size_t)(count > 0 ? count : 1) * sizeof(*w));
-    if (w && a)
-        for (int i = 0; i < count; i++)
-            w[i] = a[i];
-    return w;
-}
-
+/* The int arrays of the classic bindings, widened. */
 static int dc_index_int(int count, const int *bl, int bl1, const int *idisp,
                         const MPI_Aint *adisp, MPI_Datatype oldtype,
                         const MPI_Datatype *types, int combiner, MPI_Datatype *newtype,
@@ -419,10 +410,9 @@ static int dc_index_int(int count, const int *bl, int bl1, const int *idisp,
         return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL array argument");
     if (count > 0 && bl == NULL && bl1 < 0)
         return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "negative blocklength");
-    MPI_Count *wb = bl ? dc_widen(count, bl) : NULL;
-    MPI_Count *wd = idisp ? dc_widen(count, idisp) : NULL;
+    MPI_Count *wb = NULL, *wd = NULL;
     int rc;
-    if ((bl && !wb) || (idisp && !wd))
+    if (!mpii_widen(bl, count, &wb) || !mpii_widen(idisp, count, &wd))
         rc = dc_err(MPI_ERR_NO_MEM, fn);
     else
         rc = dc_index_gen(count, wb, bl1, idisp ? (const MPI_Aint *)wd : adisp, idisp != NULL,
@@ -461,32 +451,21 @@ MPII_TWINS(Type_create_hindexed_block, TWIN(dc_index_int, dc_index_gen)(count, N
  * to dc_index_gen (NULL would mean one oldtype, checked as MPI_DATATYPE_NULL). */
 static const MPI_Datatype dc_no_types[1] = {MPI_DATATYPE_NULL};
 
-int PMPI_Type_create_struct(int count, const int bl[], const MPI_Aint disp[],
-                            const MPI_Datatype types[], MPI_Datatype *newtype)
+/* count > 0 with NULL blocklengths or types: the int form says which (the _c form never
+ * has). */
+static int dc_struct_null(const MPI_Datatype *types, int large, const char *fn)
 {
-    if (count > 0 && !types)
-        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Type_create_struct", "types is NULL");
-    if (count > 0 && !bl)
-        return dc_no_blocklengths("MPI_Type_create_struct");
-    if (count == 0)
-        types = dc_no_types;
-    return dc_index_int(count, bl, 0, NULL, disp, MPI_DATATYPE_NULL, types,
-                        MPI_COMBINER_STRUCT, newtype, "MPI_Type_create_struct");
+    if (large)
+        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL array argument");
+    return types ? dc_no_blocklengths(fn) : mpii_err_comm(NULL, MPI_ERR_ARG, fn, "types is NULL");
 }
-MPII_WEAK(Type_create_struct)
 
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count bl[], const MPI_Count disp[],
-                              const MPI_Datatype types[], MPI_Datatype *newtype)
-{
-    if (count > 0 && (!types || !bl))
-        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Type_create_struct_c",
-                             "NULL array argument");
-    if (count == 0)
-        types = dc_no_types;
-    return dc_index_gen(count, bl, 0, (const MPI_Aint *)disp, 0, MPI_DATATYPE_NULL, types,
-                        MPI_COMBINER_STRUCT, newtype, "MPI_Type_create_struct_c");
-}
-MPII_WEAK(Type_create_struct_c)
+MPII_TWINS(Type_create_struct, count > 0 && (!array_of_blocklengths || !array_of_types)
+           ? dc_struct_null(array_of_types, TWIN(0, 1), FN)
+           : TWIN(dc_index_int, dc_index_gen)(count, array_of_blocklengths, 0,
+           TWIN(NULL, (const MPI_Aint *)array_of_displacements), TWIN(array_of_displacements, 0),
+           MPI_DATATYPE_NULL, count == 0 ? dc_no_types : array_of_types, MPI_COMBINER_STRUCT,
+           newtype, FN))
 
 static int dc_resize(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype,
                      const char *fn)
@@ -525,6 +504,11 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 }
 MPII_WEAK(Type_dup)
 
+static int dc_bad_dims(int ndims, const char *fn)
+{
+    return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "invalid ndims %d or NULL array", ndims);
+}
+
 /* A subarray is nested vectors of the old type, placed at the start corner and
  * resized to the whole array. */
 static int dc_subarray(int ndims, const MPI_Count *sizes, const MPI_Count *subsizes,
@@ -536,7 +520,7 @@ static int dc_subarray(int ndims, const MPI_Count *sizes, const MPI_Count *subsi
     if (rc != MPI_SUCCESS)
         return rc;
     if (ndims <= 0 || !sizes || !subsizes || !starts)
-        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "invalid ndims %d or NULL array", ndims);
+        return dc_bad_dims(ndims, fn);
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "invalid order %d", order);
     for (int i = 0; i < ndims; i++)
@@ -574,33 +558,13 @@ static int dc_subarray(int ndims, const MPI_Count *sizes, const MPI_Count *subsi
     return dc_out(rc, u, newtype, fn);
 }
 
-int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
-                              const int starts[], int order, MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
-{
-    if (ndims <= 0 || !sizes || !subsizes || !starts)
-        return mpii_err_comm(NULL, MPI_ERR_ARG, "MPI_Type_create_subarray",
-                             "invalid ndims %d or NULL array", ndims);
-    MPI_Count *a = dc_widen(ndims, sizes), *b = dc_widen(ndims, subsizes),
-              *c = dc_widen(ndims, starts);
-    int rc = a && b && c ? dc_subarray(ndims, a, b, c, order, oldtype, newtype,
-                                       "MPI_Type_create_subarray")
-                         : dc_err(MPI_ERR_NO_MEM, "MPI_Type_create_subarray");
-    free(a);
-    free(b);
-    free(c);
-    return rc;
-}
-MPII_WEAK(Type_create_subarray)
-
-int PMPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[], const MPI_Count subsizes[],
-                                const MPI_Count starts[], int order, MPI_Datatype oldtype,
-                                MPI_Datatype *newtype)
-{
-    return dc_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype,
-                       "MPI_Type_create_subarray_c");
-}
-MPII_WEAK(Type_create_subarray_c)
+/* The int form checks ndims and the arrays before the types and newtype (the _c form
+ * after them, in dc_subarray). */
+MPII_TWINS(Type_create_subarray, TWIN(ndims <= 0 || !array_of_sizes || !array_of_subsizes ||
+           !array_of_starts, 0) ? dc_bad_dims(ndims, FN)
+           : dc_subarray(ndims, WIDEN(array_of_sizes, ndims, dc_err),
+           WIDEN(array_of_subsizes, ndims, dc_err), WIDEN(array_of_starts, ndims, dc_err), order,
+           oldtype, newtype, FN))
 
 /* the MPII_TWINS above, written out by mpi/gen_twins.py */
 #include "dtype_create.twins.h"

@@ -92,6 +92,12 @@ static int da_check(int size, int rank, int ndims, const MPI_Count *gsizes, cons
     return MPI_SUCCESS;
 }
 
+/* An allocation failure (rc MPI_ERR_NO_MEM) of fn, reported (also WIDEN's helper). */
+static int da_err(int rc, const char *fn)
+{
+    return mpii_err_comm(NULL, rc, fn, "out of memory");
+}
+
 static int da_create(int size, int rank, int ndims, const MPI_Count *gsizes,
                      const int *distribs, const int *dargs, const int *psizes, int order,
                      MPI_Datatype oldtype, MPI_Datatype *newtype, const char *fn)
@@ -108,7 +114,7 @@ static int da_create(int size, int rank, int ndims, const MPI_Count *gsizes,
         return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
     int *coords = malloc((size_t)ndims * sizeof(int));
     if (!coords)
-        return mpii_err_comm(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+        return da_err(MPI_ERR_NO_MEM, fn);
     /* Grid coordinates, row-major whatever the array order. */
     for (int i = 0, r = rank, procs = size; i < ndims; i++) {
         procs /= psizes[i];
@@ -149,32 +155,8 @@ static int da_create(int size, int rank, int ndims, const MPI_Count *gsizes,
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
-                              const int array_of_distribs[], const int array_of_dargs[],
-                              const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
-{
-    return da_create(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
-                     array_of_psizes, order, oldtype, newtype, "MPI_Type_create_darray_c");
-}
-MPII_WEAK(Type_create_darray_c)
+MPII_TWINS(Type_create_darray, da_create(size, rank, ndims, WIDEN(array_of_gsizes, ndims, da_err),
+           array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, FN))
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                            const int array_of_distribs[], const int array_of_dargs[],
-                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
-{
-    const char *fn = "MPI_Type_create_darray";
-    if (ndims <= 0 || !array_of_gsizes)
-        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "invalid ndims %d or NULL array", ndims);
-    MPI_Count *g = malloc((size_t)ndims * sizeof(*g));
-    if (!g)
-        return mpii_err_comm(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    for (int i = 0; i < ndims; i++)
-        g[i] = array_of_gsizes[i];
-    int rc = da_create(size, rank, ndims, g, array_of_distribs, array_of_dargs, array_of_psizes,
-                       order, oldtype, newtype, fn);
-    free(g);
-    return rc;
-}
-MPII_WEAK(Type_create_darray)
+/* the MPII_TWINS above, written out by mpi/gen_twins.py */
+#include "dtype_darray.twins.h"

@@ -192,52 +192,34 @@ static int env_large_ints(const mpii_dtype_t *d, const mpii_dtype_env_t *e)
     return n;
 }
 
-int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *ni, MPI_Count *na,
-                             MPI_Count *nc, MPI_Count *nd, int *combiner)
+/* The counts of the record (nc NULL: the int form, which refuses a large-count record). */
+static int env_envelope(MPI_Datatype datatype, MPI_Count *ni, MPI_Count *na, MPI_Count *nc,
+                        MPI_Count *nd, int *combiner, int large_form, const char *fn)
 {
-    const char *fn = "MPI_Type_get_envelope_c";
     const mpii_dtype_t *d;
     int err;
     const mpii_dtype_env_t *e = env_of(datatype, &d, fn, &err);
     if (err != MPI_SUCCESS)
         return err;
-    if (!ni || !na || !nc || !nd || !combiner)
+    if (!ni || !na || (large_form && !nc) || !nd || !combiner)
         return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL output argument");
-    if (!e) { /* a named type */
-        *ni = *na = *nc = *nd = 0;
-        *combiner = MPI_COMBINER_NAMED;
-        return MPI_SUCCESS;
-    }
-    int keep = e->large ? env_large_ints(d, e) : e->ni;
-    *ni = keep;
-    *na = e->large ? 0 : e->na;
-    *nc = e->large ? (e->ni - keep) + e->na : 0;
-    *nd = e->nt;
-    *combiner = d->combiner;
-    return MPI_SUCCESS;
-}
-MPII_WEAK(Type_get_envelope_c)
-
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int *ni, int *na, int *nd, int *combiner)
-{
-    const char *fn = "MPI_Type_get_envelope";
-    const mpii_dtype_t *d;
-    int err;
-    const mpii_dtype_env_t *e = env_of(datatype, &d, fn, &err);
-    if (err != MPI_SUCCESS)
-        return err;
-    if (!ni || !na || !nd || !combiner)
-        return mpii_err_comm(NULL, MPI_ERR_ARG, fn, "NULL output argument");
-    if (e && e->large)
+    if (e && e->large && !large_form)
         return mpii_err_comm(NULL, MPI_ERR_TYPE, fn,
                              "the type was built with large counts: MPI_Type_get_envelope_c");
-    *ni = e ? e->ni : 0;
-    *na = e ? e->na : 0;
+    int keep = !e ? 0 : e->large ? env_large_ints(d, e) : e->ni;
+    *ni = keep;
+    *na = e && !e->large ? e->na : 0;
+    if (nc)
+        *nc = e && e->large ? (e->ni - keep) + e->na : 0;
     *nd = e ? e->nt : 0;
-    *combiner = e ? d->combiner : MPI_COMBINER_NAMED;
+    *combiner = e ? d->combiner : MPI_COMBINER_NAMED; /* e NULL: a named type */
     return MPI_SUCCESS;
 }
-MPII_WEAK(Type_get_envelope)
+
+/* The counts fit an int: env_new refuses a record of more. */
+MPII_TWINS(Type_get_envelope, env_envelope(datatype, NARROW(num_integers, (int)),
+           NARROW(num_addresses, (int)), TWIN(NULL, num_large_counts),
+           NARROW(num_datatypes, (int)), combiner, TWIN(0, 1), FN))
 
 /* Copy the record out: integers (as int), large counts, addresses, datatypes. */
 static int env_contents(MPI_Datatype datatype, MPI_Count max_i, MPI_Count max_a,

@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* The MPI_ and PMPI_ functions are the library's interface: exported whatever
  * -fvisibility says. */
@@ -38,10 +39,25 @@
         __attribute__((weak, alias("PMPI_" #name), visibility("default")));
 
 /* MPII_TWINS(Name, expression): MPI_Name and its large-count twin MPI_Name_c, both
- * returning the expression (mpi.h's parameter names, FN for the name string, TWIN and
- * NARROW for what differs: mpi/gen_twins.py), written by mpi/gen_twins.py into
+ * returning the expression (mpi.h's parameter names, FN for the name string, TWIN,
+ * NARROW and WIDEN for what differs: mpi/gen_twins.py), written by mpi/gen_twins.py into
  * FILE.twins.h, which FILE.c includes. Nothing in C. */
 #define MPII_TWINS(name, expression)
+
+/* WIDEN's copy (gen_twins.py): in *w a malloc'd MPI_Count copy of the n ints at a (room
+ * for one when n < 1, so that NULL means out of memory) or NULL when a is NULL (the
+ * callee's NULL check sees it). 0: out of memory. */
+static inline int mpii_widen(const int *a, MPI_Count n, MPI_Count **w)
+{
+    *w = NULL;
+    if (!a)
+        return 1;
+    if (!(*w = malloc((size_t)(n > 0 ? n : 1) * sizeof(**w))))
+        return 0;
+    for (MPI_Count i = 0; i < n; i++)
+        (*w)[i] = a[i];
+    return 1;
+}
 
 /* An output count as an int: MPI_UNDEFINED when it does not fit (MPI_Get_count, ...). */
 static inline int mpii_int_or_undefined(MPI_Count n)

@@ -147,6 +147,10 @@ mpii_req_t *mpii_req_new_poll(mpii_comm_t *c, int (*poll)(mpii_req_t *r),
 void mpii_req_free(mpii_req_t *r);
 /* MPI_Start of a persistent collective: runs its nonblocking collective (coll_persist.c). */
 int mpii_pcoll_start(mpii_req_t *r, const char *fn);
+/* MPI_ERR_COUNT (reported) when one of the counts of comm's ranks at cnt (NULL: none) is
+ * past an int, the limit of the _c persistent collectives, which MPI_Ireduce_scatter_c
+ * keeps too. */
+int mpii_pcoll_fit_counts(MPI_Comm comm, const MPI_Count *cnt, const char *fn);
 /* A persistent collective of another module: each MPI_Start calls launch(ctx) for the
  * nonblocking request of one round; ctx_free(ctx) when the request is freed (also here
  * when this fails). */

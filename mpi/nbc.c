@@ -230,27 +230,30 @@ MPII_TWINS(Iexscan, nr_run(NR_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, 
 MPII_TWINS(Ireduce_scatter_block, nr_run(NR_RS_BLOCK, sendbuf, recvbuf, recvcount, datatype, op,
            0, comm, request, FN))
 
-int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-                         MPI_Op op, MPI_Comm comm, MPI_Request *req)
+/* Reduce_scatter with counts: icnt (MPI_Ireduce_scatter) or cnt (MPI_Ireduce_scatter_c).
+ * fit: the _c form's MPI_ERR_COUNT for a count past an int, the limit of the persistent
+ * MPI_Reduce_scatter_init_c, which it keeps (tests/mpi_abi/coll_persist_c.c). */
+static int nr_scatter(int fit, const void *sbuf, void *rbuf, const int *icnt,
+                      const MPI_Count *cnt, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                      MPI_Request *req, const char *fn)
 {
-    const char *fn = "MPI_Ireduce_scatter";
     mpii_comm_t *c;
     mpii_dtype_t *d;
     mpii_red_t r;
     rmp_request_t rr = RMP_REQUEST_NULL;
-    int rc;
-    if ((rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
+    int rc = fit;
+    if (rc != MPI_SUCCESS || (rc = mpii_coll_comm(comm, fn, &c)) != MPI_SUCCESS ||
         (rc = nbc_reqarg(c, req, fn)) != MPI_SUCCESS)
         return rc;
     if (MPII_UNLIKELY(c->inter != NULL)) {
-        mpii_ic_side_t rs = {rbuf, 0, NULL, rcounts, NULL, NULL, dt, NULL};
+        mpii_ic_side_t rs = {rbuf, 0, cnt, icnt, NULL, NULL, dt, NULL};
         return mpii_ic_coll(MPII_IC_RS, c, MPII_IC_ONE(sbuf, 0, dt), &rs, op, 0, req, fn);
     }
     if ((rc = mpii_coll_type(c, dt, 0, fn, &d)) != MPI_SUCCESS)
         return rc;
-    if (!rcounts)
+    if (!icnt && !cnt)
         return mpii_err_comm(c, MPI_ERR_ARG, fn, "recvcounts is NULL");
-    if (MPII_COLL_ALIASED(sbuf, rbuf) && rcounts[c->rank] > 0)
+    if (MPII_COLL_ALIASED(sbuf, rbuf) && mpii_coll_my_count(cnt, icnt, c->rank) > 0)
         return mpii_coll_alias(c, fn);
     if ((rc = mpii_red_resolve(mpii_op(op), d, dt, 1, &r)) != MPI_SUCCESS)
         return mpii_err_comm(c, rc, fn, "invalid op, or op not defined on the datatype");
@@ -264,17 +267,21 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_
     }
     x->op = mpii_op(op);
     for (int i = 0; i < c->size; i++) {
-        if (rcounts[i] < 0) {
+        MPI_Count k = cnt ? cnt[i] : icnt[i];
+        if (k < 0) {
             nbc_finish(c, RMP_ERR_ARG, rr, x, req, fn);
             return MPI_ERR_COUNT;
         }
-        x->arr[i] = (size_t)rcounts[i] * r.count;
+        x->arr[i] = (size_t)k * r.count;
     }
     rc = rmp_ireduce_scatter_v(sbuf == MPI_IN_PLACE ? RMP_IN_PLACE : mpii_coll_at(sbuf, r.shift),
                                mpii_coll_at(rbuf, r.shift), x->arr, r.dt, r.op, c->rc, &rr);
     return nbc_finish(c, rc, rr, x, req, fn);
 }
-MPII_WEAK(Ireduce_scatter)
+
+MPII_TWINS(Ireduce_scatter, nr_scatter(TWIN(MPI_SUCCESS, mpii_pcoll_fit_counts(comm, recvcounts,
+           FN)), sendbuf, recvbuf, TWIN(recvcounts, NULL), TWIN(NULL, recvcounts), datatype, op,
+           comm, request, FN))
 
 /* ---- Data movement ---- */
 typedef enum { NM_GATHER, NM_SCATTER, NM_ALLGATHER, NM_ALLTOALL } nm_kind_t;
