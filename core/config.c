@@ -382,8 +382,8 @@ static int config_check_transports(const char *list, char *why, size_t len)
 {
     for (const char *s = list; *s; s += strcspn(s, ","), s += *s == ',') {
         size_t n = strcspn(s, ",");
-        const rmpi_tl_entry_t *e = n ? rmpi_tl_lookup(s, n) : NULL;
-        if (n && (!e || e == &rmpi_tl_registry[0])) {
+        const rmpi_tl_entry_t *te = n ? rmpi_tl_lookup(s, n) : NULL;
+        if (n && (!te || te == &rmpi_tl_registry[0])) {
             snprintf(why, len, "RMP_TRANSPORTS=%.64s names an unknown transport '%.*s': "
                      "a comma-separated list of %s", list, (int)(n < 32 ? n : 32), s,
                      rmpi_tl_names());
@@ -412,18 +412,18 @@ int rmpi_config_check_env(char *const *envp, rmpi_config_t *cfg, rmpi_config_rep
             }
         }
     }
-    for (char *const *e = envp; e && *e; e++) {
-        if (strncmp(*e, "RMP_", 4) != 0)
+    for (char *const *te = envp; te && *te; te++) {
+        if (strncmp(*te, "RMP_", 4) != 0)
             continue;
-        const char *eq = strchr(*e, '=');
+        const char *eq = strchr(*te, '=');
         if (!eq)
             continue;
-        size_t nlen = (size_t)(eq - *e);
+        size_t nlen = (size_t)(eq - *te);
         const rmpi_param_t *found = NULL;
         int fs = 0;
         for (int s = 0; s < nsets && !found; s++) {
             for (const rmpi_param_t *p = sets[s].params; p->name; p++) {
-                if (strlen(p->name) == nlen && strncmp(p->name, *e, nlen) == 0) {
+                if (strlen(p->name) == nlen && strncmp(p->name, *te, nlen) == 0) {
                     found = p;
                     fs = s;
                     break;
@@ -432,7 +432,7 @@ int rmpi_config_check_env(char *const *envp, rmpi_config_t *cfg, rmpi_config_rep
         }
         if (!found) {
             char name[128];
-            snprintf(name, sizeof(name), "%.*s", (int)nlen, *e);
+            snprintf(name, sizeof(name), "%.*s", (int)nlen, *te);
             if (config_foreign(name))
                 continue;
             const char *tl = config_unbuilt_tl(name), *sugg = rmpi_config_suggest(name);

@@ -29,7 +29,7 @@ static void eager_on_msg(int src, const void *hdr, size_t hlen, const void *payl
 {
     (void)hlen;
     const rmpi_hdr_t *h = hdr;
-    RMPI_STATS_RECVD(plen);
+    RMPI_STATS_RECVD(&rmpi_eng, plen);
     rmp_request_t req = rmpi_recv_match(h);
     if (RMPI_LIKELY(req != NULL)) {
         req->peer = src;

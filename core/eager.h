@@ -21,7 +21,7 @@ static inline int rmpi_eager_start(rmpi_peer_t *p, rmp_request_t req)
     req->hlen = sizeof(rmpi_hdr_t);
     req->payload = req->buf;
     req->plen = req->bytes;
-    RMPI_STATS_SENT(p, eager, req->bytes);
+    RMPI_STATS_SENT(&rmpi_eng, p, eager, req->bytes);
     return RMP_SUCCESS;
 }
 
@@ -33,7 +33,7 @@ static inline int rmpi_eager_send_now(rmpi_peer_t *p, const void *buf, size_t by
     rmpi_hdr_t h = {RMPI_MSG_EAGER, 0, 0, cid, src, tag};
     int rc = p->iface->send(p->ep, &h, sizeof(h), buf, bytes);
     if (RMPI_LIKELY(rc == RMP_SUCCESS))
-        RMPI_STATS_SENT(p, eager, bytes);
+        RMPI_STATS_SENT(&rmpi_eng, p, eager, bytes);
     return rc;
 }
 

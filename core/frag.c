@@ -15,7 +15,7 @@ int rmpi_frag_start(rmpi_peer_t *p, rmp_request_t req)
     req->payload = req->buf;
     req->total = req->bytes;
     req->frag_off = 0;
-    RMPI_STATS_SENT(p, frag, req->bytes);
+    RMPI_STATS_SENT(&rmpi_eng, p, frag, req->bytes);
     return RMP_SUCCESS;
 }
 
@@ -101,7 +101,7 @@ static void frag_on_first(int src, const void *hdr, size_t hlen, const void *pay
 {
     (void)hlen;
     const rmpi_rts_t *r = hdr;
-    RMPI_STATS_RECVD(r->size);
+    RMPI_STATS_RECVD(&rmpi_eng, r->size);
     rmp_request_t req = rmpi_recv_match(&r->h);
     if (req) {
         req->peer = src;

@@ -48,18 +48,18 @@ static inline void rmpi_peer_attach(rmpi_peer_t *p, int slot, const rmpi_tl_caps
 }
 
 /* Count a message of bytes sent to p (RMP_STATS=1 prints the counters). */
-#define RMPI_STATS_SENT(p, kind, nbytes)                  \
+#define RMPI_STATS_SENT(E, p, kind, nbytes)                  \
     do {                                                  \
-        rmpi_eng.stats.kind##_sent++;                         \
-        rmpi_eng.stats.kind##_bytes += (nbytes);              \
-        rmpi_eng.stats.tl_msgs[(p)->slot]++;                  \
-        rmpi_eng.stats.tl_bytes[(p)->slot] += (nbytes);       \
+        (E)->stats.kind##_sent++;                         \
+        (E)->stats.kind##_bytes += (nbytes);              \
+        (E)->stats.tl_msgs[(p)->slot]++;                  \
+        (E)->stats.tl_bytes[(p)->slot] += (nbytes);       \
     } while (0)
 /* Count a message of nbytes that arrived (rmp_stats_get, MPI_T). */
-#define RMPI_STATS_RECVD(nbytes)                          \
+#define RMPI_STATS_RECVD(E, nbytes)                          \
     do {                                                  \
-        rmpi_eng.stats.recvd++;                               \
-        rmpi_eng.stats.recvd_bytes += (nbytes);               \
+        (E)->stats.recvd++;                               \
+        (E)->stats.recvd_bytes += (nbytes);               \
     } while (0)
 
 #endif

@@ -97,9 +97,9 @@ RMPI_MT_BODY int irecv_cid_locked(void *buf, const rmp_layout_t *lay, size_t byt
     req->peer = source == RMP_ANY_SOURCE ? -1 : rmpi_comm_world_rank(comm, source);
     req->comm = comm;
     req->status.comm = comm;
-    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_eng.p2p.unexp, cid, source, tag, 1);
-    if (e) {
-        recv_take_unexpected(req, rmpi_container_of(e, rmpi_ux_t, mq));
+    rmpi_mq_elem_t *el = rmpi_mq_match_unexp(&rmpi_eng.p2p.unexp, cid, source, tag, 1);
+    if (el) {
+        recv_take_unexpected(req, rmpi_container_of(el, rmpi_ux_t, mq));
     } else if (RMPI_UNLIKELY(rmpi_eng.p2p.nfailed > 0 &&
                              rmpi_failure_dooms_recv(req->peer, cid, comm))) {
         rmpi_req_free(req);
@@ -153,10 +153,10 @@ int rmpi_recv_cancel_unexp(int src, const rmpi_cancel_t *m, const void *payload,
 {
     /* From the newest back: the message came before m, and of several identical
      * eager copies the receiver cannot tell one from another. */
-    for (rmpi_mq_elem_t *e = rmpi_eng.p2p.unexp.head.prev; e != &rmpi_eng.p2p.unexp.head;
-         e = e->prev) {
-        rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
-        if (u->peer != src || e->cid != m->cid || e->src != m->src || e->tag != m->tag ||
+    for (rmpi_mq_elem_t *el = rmpi_eng.p2p.unexp.head.prev; el != &rmpi_eng.p2p.unexp.head;
+         el = el->prev) {
+        rmpi_ux_t *u = rmpi_container_of(el, rmpi_ux_t, mq);
+        if (u->peer != src || el->cid != m->cid || el->src != m->src || el->tag != m->tag ||
             u->size != m->size)
             continue;
         int same = u->type == RMPI_MSG_EAGER
@@ -164,7 +164,7 @@ int rmpi_recv_cancel_unexp(int src, const rmpi_cancel_t *m, const void *payload,
                        : u->sreq == m->sreq && (u->type == RMPI_MSG_RTS || u->have == u->size);
         if (!same)
             continue;
-        rmpi_mq_remove(&rmpi_eng.p2p.unexp, e);
+        rmpi_mq_remove(&rmpi_eng.p2p.unexp, el);
         ux_free(u);
         return 1;
     }
@@ -174,10 +174,10 @@ int rmpi_recv_cancel_unexp(int src, const rmpi_cancel_t *m, const void *payload,
 rmpi_ux_t *rmpi_recv_mprobe(uint32_t cid, int source, int tag, rmp_status_t *st)
 {
     rmpi_mt_enter();
-    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_eng.p2p.unexp, cid, source, tag, 1);
-    rmpi_ux_t *u = e ? rmpi_container_of(e, rmpi_ux_t, mq) : NULL;
+    rmpi_mq_elem_t *el = rmpi_mq_match_unexp(&rmpi_eng.p2p.unexp, cid, source, tag, 1);
+    rmpi_ux_t *u = el ? rmpi_container_of(el, rmpi_ux_t, mq) : NULL;
     if (u && st)
-        *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS, RMP_COMM_NULL};
+        *st = (rmp_status_t){el->src, el->tag, u->size, RMP_SUCCESS, RMP_COMM_NULL};
     rmpi_mt_leave();
     return u;
 }
@@ -238,12 +238,12 @@ int rmpi_recv_cid(void *buf, size_t bytes, int source, int tag, rmp_comm_t comm,
 
 RMPI_MT_BODY int recv_probe_locked(uint32_t cid, int source, int tag, rmp_status_t *st)
 {
-    rmpi_mq_elem_t *e = rmpi_mq_match_unexp(&rmpi_eng.p2p.unexp, cid, source, tag, 0);
-    if (e && st) {
-        rmpi_ux_t *u = rmpi_container_of(e, rmpi_ux_t, mq);
-        *st = (rmp_status_t){e->src, e->tag, u->size, RMP_SUCCESS, RMP_COMM_NULL};
+    rmpi_mq_elem_t *el = rmpi_mq_match_unexp(&rmpi_eng.p2p.unexp, cid, source, tag, 0);
+    if (el && st) {
+        rmpi_ux_t *u = rmpi_container_of(el, rmpi_ux_t, mq);
+        *st = (rmp_status_t){el->src, el->tag, u->size, RMP_SUCCESS, RMP_COMM_NULL};
     }
-    return e != NULL;
+    return el != NULL;
 }
 
 RMPI_MT_ENTRY(, rmpi_recv_probe, recv_probe_locked,
@@ -253,9 +253,9 @@ RMPI_MT_ENTRY(, rmpi_recv_probe, recv_probe_locked,
 void rmpi_recv_fini(void)
 {
     while (!rmpi_mq_empty(&rmpi_eng.p2p.unexp)) {
-        rmpi_mq_elem_t *e = rmpi_eng.p2p.unexp.head.next;
-        rmpi_mq_remove(&rmpi_eng.p2p.unexp, e);
-        ux_free(rmpi_container_of(e, rmpi_ux_t, mq));
+        rmpi_mq_elem_t *el = rmpi_eng.p2p.unexp.head.next;
+        rmpi_mq_remove(&rmpi_eng.p2p.unexp, el);
+        ux_free(rmpi_container_of(el, rmpi_ux_t, mq));
     }
     while (rmpi_eng.p2p.ux_free) {
         rmpi_ux_t *u = rmpi_eng.p2p.ux_free;

@@ -34,8 +34,8 @@ typedef struct rmpi_ux {
 /* The posted receive that message h matches, taken off the queue; NULL if none. */
 static inline rmp_request_t rmpi_recv_match(const rmpi_hdr_t *h)
 {
-    rmpi_mq_elem_t *e = rmpi_mq_match_posted(&rmpi_eng.p2p.posted, h->cid, h->src, h->tag);
-    return e ? rmpi_container_of(e, struct rmp_request, mq) : NULL;
+    rmpi_mq_elem_t *el = rmpi_mq_match_posted(&rmpi_eng.p2p.posted, h->cid, h->src, h->tag);
+    return el ? rmpi_container_of(el, struct rmp_request, mq) : NULL;
 }
 /* Keep message h from world rank src as unexpected: room for cap bytes, of
  * which the plen of payload are here; size is the whole message. NULL when

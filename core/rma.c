@@ -55,13 +55,13 @@ static int rma_check(rmp_win_t win, int target, size_t offset, size_t bytes, con
         return RMP_ERR_ARG;
     if (rmpi_peer_lost(rmpi_comm_world_rank(win->comm, target)))
         return RMP_ERR_PEER_FAILED;
-    const rmpi_win_entry_t *e = &win->peers[target];
+    const rmpi_win_entry_t *pe = &win->peers[target];
     if (win->dynamic)
         return RMP_SUCCESS; /* the target checks the address against its regions */
-    if (offset > e->bytes || bytes > e->bytes - offset) {
+    if (offset > pe->bytes || bytes > pe->bytes - offset) {
         rmpi_warn("one-sided access of %zu bytes at offset %zu is outside rank %d's window of "
                   "%llu bytes",
-                  bytes, offset, target, (unsigned long long)e->bytes);
+                  bytes, offset, target, (unsigned long long)pe->bytes);
         return RMP_ERR_ACCESS;
     }
     return RMP_SUCCESS;

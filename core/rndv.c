@@ -24,7 +24,7 @@ int rmpi_rndv_start(rmpi_peer_t *p, rmp_request_t req)
     req->flags |= RMPI_REQF_WAIT_FIN;
     req->payload = NULL;
     req->plen = 0;
-    RMPI_STATS_SENT(p, rndv, req->bytes);
+    RMPI_STATS_SENT(&rmpi_eng, p, rndv, req->bytes);
     return RMP_SUCCESS;
 }
 
@@ -124,7 +124,7 @@ static void rndv_on_rts(int src, const void *hdr, size_t hlen, const void *paylo
 {
     (void)hlen;
     const rmpi_rts_t *r = hdr;
-    RMPI_STATS_RECVD(r->size);
+    RMPI_STATS_RECVD(&rmpi_eng, r->size);
     rmp_request_t req = rmpi_recv_match(&r->h);
     if (req) {
         req->peer = src;

@@ -113,10 +113,10 @@ void rmpi_send_drop_orphans(void)
 {
     for (int w = 0; w < rmpi_eng.npeers && rmpi_eng.p2p.npending > 0; w++) {
         rmpi_peer_t *p = &rmpi_eng.peers[w];
-        rmpi_mq_elem_t *e = p->pending.head.next;
-        while (e != &p->pending.head) {
-            rmp_request_t req = rmpi_container_of(e, struct rmp_request, mq);
-            e = e->next;
+        rmpi_mq_elem_t *el = p->pending.head.next;
+        while (el != &p->pending.head) {
+            rmp_request_t req = rmpi_container_of(el, struct rmp_request, mq);
+            el = el->next;
             if (!(req->flags & RMPI_REQF_ORPHAN))
                 continue;
             rmpi_mq_remove(&p->pending, &req->mq);
