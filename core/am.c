@@ -17,20 +17,21 @@ static void am_unclaimed(int src, const void *hdr, size_t hlen, const void *payl
 }
 
 
-void rmpi_am_register(unsigned id, rmpi_am_cb_t cb)
+void rmpi_am_register(rmpi_engine_t *e, unsigned id, rmpi_am_cb_t cb)
 {
     if (id < RMPI_MSG_MAX)
-        rmpi_eng.am[id] = cb;
+        e->am[id] = cb;
 }
 
-void rmpi_am_reset(void)
+void rmpi_am_reset(rmpi_engine_t *e)
 {
     for (unsigned i = 0; i < RMPI_MSG_MAX; i++)
-        rmpi_eng.am[i] = am_unclaimed;
+        e->am[i] = am_unclaimed;
 }
 
 void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     const char *why;
     if (RMPI_UNLIKELY(rmpi_proto_check(hdr, hlen, plen, &why) != RMP_SUCCESS)) {
         /* Nothing more from this peer can be trusted: fail it rather than
@@ -40,5 +41,5 @@ void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload,
         return;
     }
     /* rmpi_proto_check accepted the type, so it is below RMPI_MSG_MAX. */
-    rmpi_eng.am[*(const uint8_t *)hdr](src, hdr, hlen, payload, plen);
+    e->am[*(const uint8_t *)hdr](src, hdr, hlen, payload, plen);
 }

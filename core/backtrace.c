@@ -47,10 +47,11 @@ static void bt_put(char *b, size_t *o, size_t cap, const char *s)
 
 static void bt_on_signal(int sig)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     char b[256];
     size_t o = 0;
     bt_put(b, &o, sizeof(b), "[rmp ");
-    o += bt_itoa(rmpi_eng.job.rank, b + o);
+    o += bt_itoa(e->job.rank, b + o);
     bt_put(b, &o, sizeof(b), "] fatal: signal ");
     o += bt_itoa(sig, b + o);
     bt_put(b, &o, sizeof(b), " (");
@@ -70,7 +71,8 @@ static void bt_on_signal(int sig)
 
 void rmpi_backtrace_install(void)
 {
-    if (!rmpi_eng.cfg.backtrace)
+    rmpi_engine_t *e = &rmpi_eng;
+    if (!e->cfg.backtrace)
         return;
     /* backtrace() loads libgcc on its first call, which allocates: not in a handler. */
     void *warm[2];

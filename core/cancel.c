@@ -18,17 +18,17 @@
 #include "request.h"
 #include "send.h"
 
-static void cancel_release_mr(rmp_request_t req)
+static void cancel_release_mr(rmpi_engine_t *e, rmp_request_t req)
 {
     if (req->mr) {
-        rmpi_eng.peers[req->peer].iface->mem_dereg(rmpi_eng.peers[req->peer].tl, req->mr);
+        e->peers[req->peer].iface->mem_dereg(e->peers[req->peer].tl, req->mr);
         req->mr = NULL;
     }
 }
 
-static void cancel_complete(rmp_request_t req)
+static void cancel_complete(rmpi_engine_t *e, rmp_request_t req)
 {
-    cancel_release_mr(req);
+    cancel_release_mr(e, req);
     req->status.source = RMP_ANY_SOURCE;
     req->status.tag = RMP_ANY_TAG;
     req->status.bytes = 0;
@@ -37,7 +37,7 @@ static void cancel_complete(rmp_request_t req)
 }
 
 /* Nothing of req has reached the transport: it is still whole in its FIFO. */
-static int cancel_untouched(rmpi_peer_t *p, rmp_request_t req)
+static int cancel_untouched(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req)
 {
     if (req->mq.next == &req->mq || (req->flags & RMPI_REQF_NEED_PUT))
         return 0;
@@ -46,18 +46,19 @@ static int cancel_untouched(rmpi_peer_t *p, rmp_request_t req)
         return 0;
     rmpi_mq_remove(&p->pending, &req->mq);
     if (rmpi_mq_empty(&p->pending))
-        rmpi_eng.p2p.npending--;
+        e->p2p.npending--;
     return 1;
 }
 
 RMPI_MT_BODY int send_cancel_locked(rmp_request_t req)
 {
-    rmpi_peer_t *p = &rmpi_eng.peers[req->peer];
+    rmpi_engine_t *e = &rmpi_eng;
+    rmpi_peer_t *p = &e->peers[req->peer];
     if (req->kind != RMPI_REQ_SEND || p->failed)
         return 0;
     int done = req->done;
-    if (!done && cancel_untouched(p, req)) {
-        cancel_complete(req);
+    if (!done && cancel_untouched(e, p, req)) {
+        cancel_complete(e, req);
         return 1;
     }
     int frag = (req->flags & RMPI_REQF_FRAG) != 0;
@@ -104,24 +105,25 @@ RMPI_MT_ENTRY(, rmpi_send_cancel, send_cancel_locked, (rmp_request_t req), (req)
 static void cancel_on_msg(int src, const void *hdr, size_t hlen, const void *payload,
                           size_t plen)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen;
     const rmpi_cancel_t *m = hdr;
     if (m->op == RMPI_CANCEL_REQ) {
         rmpi_cancel_t r = *m;
         r.op = RMPI_CANCEL_REP;
-        r.cancelled = (uint8_t)rmpi_recv_cancel_unexp(src, m, payload, plen);
+        r.cancelled = (uint8_t)rmpi_recv_cancel_unexp(e, src, m, payload, plen);
         rmpi_send_ctrl(src, &r, sizeof(r), NULL, 0);
         return;
     }
     rmp_request_t req = (rmp_request_t)(uintptr_t)m->sreq;
     if (m->cancelled)
-        cancel_complete(req);
+        cancel_complete(e, req);
     else if (m->waiting)
         rmpi_req_complete(req); /* it had completed before the cancel: as it was */
     /* else a FIN completes it (or has) */
 }
 
-void rmpi_cancel_register(void)
+void rmpi_cancel_register(rmpi_engine_t *e)
 {
-    rmpi_am_register(RMPI_MSG_CANCEL, cancel_on_msg);
+    rmpi_am_register(e, RMPI_MSG_CANCEL, cancel_on_msg);
 }

@@ -398,11 +398,11 @@ int rmpi_cid_start(rmpi_engine_t *e, rmp_comm_t parent, int n, const int *member
         e->cid.idups = a;
         pthread_mutex_unlock(&e->cid.lock);
     }
-    rmpi_mt_enter(); /* no progress may poll it before it is complete */
+    rmpi_mt_enter(e); /* no progress may poll it before it is complete */
     int rc = rmpi_req_gen(cid_poll, a, cid_release, req);
     if (rc == RMP_SUCCESS)
         cid_poll(a, &(int){0}); /* round 0's messages leave now */
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     if (rc != RMP_SUCCESS) {
         rmpi_cid_free(e, a);
         return rc;
@@ -424,9 +424,9 @@ int rmpi_cid_agree(rmp_comm_t parent, int n, const int *members, int me, int tag
     rmp_status_t st;
     rc = rmp_wait(&req, &st);
     if (req != RMP_REQUEST_NULL) { /* the wait gave up (RMP_TIMEOUT): let it finish alone */
-        rmpi_mt_enter();
+        rmpi_mt_enter(e);
         a->free_with_req = 1;
-        rmpi_mt_leave();
+        rmpi_mt_leave(e);
         rmp_request_free(&req);
         return rc != RMP_SUCCESS ? rc : RMP_ERR_INTERNAL;
     }

@@ -525,16 +525,16 @@ static void config_log(bool is_error, const char *sentence, void *arg)
         rmpi_warn("%s", sentence);
 }
 
-int rmpi_config_load(void)
+int rmpi_config_load(rmpi_engine_t *e)
 {
     /* RMP_LOG first, so that warnings about the rest obey it. */
     const char *lv = getenv("RMP_LOG");
     int level;
     if (lv && rmpi_parse_enum(lv, rmpi_params[0].choices, &level) == RMP_SUCCESS)
         rmpi_log_level = level;
-    if (rmpi_config_check_env(environ, &rmpi_eng.cfg, config_log, NULL) != 0)
+    if (rmpi_config_check_env(environ, &e->cfg, config_log, NULL) != 0)
         return RMP_ERR_ARG;
-    rmpi_log_level = rmpi_eng.cfg.log_level;
+    rmpi_log_level = e->cfg.log_level;
     return RMP_SUCCESS;
 }
 

@@ -12,6 +12,8 @@
 #include "param.h"
 #include "transport.h"
 
+typedef struct rmpi_engine rmpi_engine_t; /* core/engine.h, which includes this header */
+
 #define RMPI_CONFIG_MAX_MODULES 4
 
 typedef struct rmpi_config {
@@ -63,7 +65,7 @@ int rmpi_config_load_from(char *const *envp, rmpi_config_t *cfg, char *err, size
                           void (*warn)(const char *sentence));
 /* Parse the process environment into rmpi_eng.cfg (logs errors and warnings: under a
  * launcher only rank 0 prints them). */
-int rmpi_config_load(void);
+int rmpi_config_load(rmpi_engine_t *e);
 
 /* Parse val into p's place in values (its owner's struct). RMP_SUCCESS or RMP_ERR_ARG. */
 int rmpi_config_set(void *values, const rmpi_param_t *p, const char *val);

@@ -51,11 +51,12 @@ static size_t diag_int(char *b, size_t o, size_t cap, long v)
 
 static void diag_on_usr1(int sig)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     (void)sig;
     char b[320];
     size_t o = 0, cap = sizeof(b);
     o = diag_put(b, o, cap, "[rmp ");
-    o = diag_int(b, o, cap, rmpi_eng.job.rank);
+    o = diag_int(b, o, cap, e->job.rank);
     o = diag_put(b, o, cap, "] blocked: ");
     rmp_request_t r = rmpi_blocked_req;
     rmpi_diag_t other = rmpi_diag_other;

@@ -67,7 +67,7 @@ int rmpi_dyn_add(rmpi_engine_t *e, int idx, int me_there, const char *addr, size
         rmpi_error("cannot reach dynamic peer %d with %s: %s", idx, t->name, rmp_strerror(rc));
         return rc;
     }
-    rmpi_peer_attach(p, slot, &caps);
+    rmpi_peer_attach(e, p, slot, &caps);
     e->job.node_of[idx] = -1000000 - idx; /* unknown: see the top of the file */
     if (idx >= e->npeers)
         e->npeers = idx + 1;

@@ -27,19 +27,20 @@ void rmpi_eager_deliver(rmp_request_t req, const rmpi_hdr_t *h, const void *data
 static void eager_on_msg(int src, const void *hdr, size_t hlen, const void *payload,
                          size_t plen)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen;
     const rmpi_hdr_t *h = hdr;
-    RMPI_STATS_RECVD(&rmpi_eng, plen);
-    rmp_request_t req = rmpi_recv_match(h);
+    RMPI_STATS_RECVD(e, plen);
+    rmp_request_t req = rmpi_recv_match(e, h);
     if (RMPI_LIKELY(req != NULL)) {
         req->peer = src;
         eager_deliver(req, h, payload, plen);
     } else {
-        rmpi_recv_buffer(src, h, plen, plen, payload, plen);
+        rmpi_recv_buffer(e, src, h, plen, plen, payload, plen);
     }
 }
 
-void rmpi_eager_register(void)
+void rmpi_eager_register(rmpi_engine_t *e)
 {
-    rmpi_am_register(RMPI_MSG_EAGER, eager_on_msg);
+    rmpi_am_register(e, RMPI_MSG_EAGER, eager_on_msg);
 }

@@ -15,31 +15,31 @@ static inline int rmpi_eager_fits(const rmpi_peer_t *p, size_t bytes)
 }
 
 /* req's matching header is filled: complete its wire for an eager send. */
-static inline int rmpi_eager_start(rmpi_peer_t *p, rmp_request_t req)
+static inline int rmpi_eager_start(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req)
 {
     req->wire.h.type = RMPI_MSG_EAGER;
     req->hlen = sizeof(rmpi_hdr_t);
     req->payload = req->buf;
     req->plen = req->bytes;
-    RMPI_STATS_SENT(&rmpi_eng, p, eager, req->bytes);
+    RMPI_STATS_SENT(e, p, eager, req->bytes);
     return RMP_SUCCESS;
 }
 
 /* Without a request: RMP_SUCCESS when the transport took it, RMPI_AGAIN when
  * it had no room, or an error. */
-static inline int rmpi_eager_send_now(rmpi_peer_t *p, const void *buf, size_t bytes,
+static inline int rmpi_eager_send_now(rmpi_engine_t *e, rmpi_peer_t *p, const void *buf, size_t bytes,
                                       uint32_t cid, int src, int tag)
 {
     rmpi_hdr_t h = {RMPI_MSG_EAGER, 0, 0, cid, src, tag};
     int rc = p->iface->send(p->ep, &h, sizeof(h), buf, bytes);
     if (RMPI_LIKELY(rc == RMP_SUCCESS))
-        RMPI_STATS_SENT(&rmpi_eng, p, eager, bytes);
+        RMPI_STATS_SENT(e, p, eager, bytes);
     return rc;
 }
 
 /* A receive matched an eager message of size bytes (data: its payload). */
 void rmpi_eager_deliver(rmp_request_t req, const rmpi_hdr_t *h, const void *data, size_t size);
 /* Register the handler of RMPI_MSG_EAGER (engine start). */
-void rmpi_eager_register(void);
+void rmpi_eager_register(rmpi_engine_t *e);
 
 #endif

@@ -25,56 +25,56 @@ rmpi_engine_t rmpi_eng = {
     .rma.inflight_tail = &rmpi_eng.rma.inflight,
 };
 
-int rmpi_p2p_init(void)
+int rmpi_p2p_init(rmpi_engine_t *e)
 {
-    memset(&rmpi_eng.p2p, 0, sizeof(rmpi_eng.p2p));
-    rmpi_mq_init(&rmpi_eng.p2p.posted);
-    rmpi_mq_init(&rmpi_eng.p2p.unexp);
-    rmpi_mq_init(&rmpi_eng.p2p.need_put);
-    memset(&rmpi_eng.stats, 0, sizeof(rmpi_eng.stats));
+    memset(&e->p2p, 0, sizeof(e->p2p));
+    rmpi_mq_init(&e->p2p.posted);
+    rmpi_mq_init(&e->p2p.unexp);
+    rmpi_mq_init(&e->p2p.need_put);
+    memset(&e->stats, 0, sizeof(e->stats));
     /* The one list of protocol modules: each registers its own message ids. */
-    rmpi_am_reset();
-    rmpi_eager_register();
-    rmpi_rndv_register();
-    rmpi_frag_register();
-    rmpi_rma_register();
-    rmpi_failure_register();
-    rmpi_ulfm_register();
-    rmpi_cancel_register();
+    rmpi_am_reset(e);
+    rmpi_eager_register(e);
+    rmpi_rndv_register(e);
+    rmpi_frag_register(e);
+    rmpi_rma_register(e);
+    rmpi_failure_register(e);
+    rmpi_ulfm_register(e);
+    rmpi_cancel_register(e);
     return RMP_SUCCESS;
 }
 
-static int engine_tls_flushed(void)
+static int engine_tls_flushed(rmpi_engine_t *e)
 {
-    for (int i = 0; i < rmpi_eng.tls.num; i++)
-        if (rmpi_eng.tls.v[i].iface->flushed &&
-            rmpi_eng.tls.v[i].iface->flushed(rmpi_eng.tls.v[i].tl) != RMP_SUCCESS)
+    for (int i = 0; i < e->tls.num; i++)
+        if (e->tls.v[i].iface->flushed &&
+            e->tls.v[i].iface->flushed(e->tls.v[i].tl) != RMP_SUCCESS)
             return 0;
     return 1;
 }
 
-int rmpi_p2p_drain(void)
+int rmpi_p2p_drain(rmpi_engine_t *e)
 {
     double deadline = rmpi_now() + 10.0;
     rmpi_waiter_t wt;
     rmpi_waiter_init(&wt);
     wt.deadline = 0; /* its own deadline below, not RMP_TIMEOUT */
-    rmpi_send_drop_orphans();
-    while (rmpi_eng.p2p.npending > 0 || !engine_tls_flushed()) {
+    rmpi_send_drop_orphans(e);
+    while (e->p2p.npending > 0 || !engine_tls_flushed(e)) {
         rmpi_progress();
         rmpi_waiter_poll(&wt);
         if (rmpi_now() > deadline) {
-            rmpi_warn("finalize: %d peers still have unsent messages", rmpi_eng.p2p.npending);
+            rmpi_warn("finalize: %d peers still have unsent messages", e->p2p.npending);
             return RMP_ERR_TIMEOUT;
         }
     }
     return RMP_SUCCESS;
 }
 
-void rmpi_p2p_fini(void)
+void rmpi_p2p_fini(rmpi_engine_t *e)
 {
-    rmpi_recv_fini();
-    rmpi_ulfm_fini(&rmpi_eng);
-    rmpi_layout_fini();
-    rmpi_req_pool_fini();
+    rmpi_recv_fini(e);
+    rmpi_ulfm_fini(e);
+    rmpi_layout_fini(e);
+    rmpi_req_pool_fini(e);
 }

@@ -185,9 +185,9 @@ extern rmpi_engine_t rmpi_eng;
 enum { RMPI_STATE_NONE = 0, RMPI_STATE_INIT = 1, RMPI_STATE_FINALIZED = 2 };
 
 /* Runtime hooks (core/runtime.c). */
-int rmpi_p2p_init(void);
+int rmpi_p2p_init(rmpi_engine_t *e);
 /* Push out everything queued (control messages included) before teardown. */
-int rmpi_p2p_drain(void);
-void rmpi_p2p_fini(void);
+int rmpi_p2p_drain(rmpi_engine_t *e);
+void rmpi_p2p_fini(rmpi_engine_t *e);
 
 #endif

@@ -16,11 +16,11 @@
 void rmpi_peer_failed(int peer, const char *why);
 /* Is a receive from world rank peer (-1: any) on context cid of comm bound to
  * fail? (Only asked once some peer has failed.) */
-int rmpi_failure_dooms_recv(int peer, uint32_t cid, rmp_comm_t comm);
+int rmpi_failure_dooms_recv(rmpi_engine_t *e, int peer, uint32_t cid, rmp_comm_t comm);
 /* Register the handler of RMPI_MSG_FAILED (engine start). */
-void rmpi_failure_register(void);
+void rmpi_failure_register(rmpi_engine_t *e);
 /* Poll the launcher's failure notices and the transports' liveness checks; send the
  * notices of failures this rank saw itself. */
-void rmpi_check_failures(void);
+void rmpi_check_failures(rmpi_engine_t *e);
 
 #endif

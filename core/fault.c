@@ -11,7 +11,7 @@
 #include "rmpi.h"
 
 /* Does the variable name this point and this world rank (POINT:RANK)? */
-static int fault_armed(const char *var, const char *where)
+static int fault_armed(rmpi_engine_t *e, const char *var, const char *where)
 {
     const char *v = getenv(var);
     if (!v)
@@ -21,18 +21,18 @@ static int fault_armed(const char *var, const char *where)
         return 0;
     char *end;
     long r = strtol(v + n + 1, &end, 10);
-    return end != v + n + 1 && *end == '\0' && r == rmpi_eng.job.rank;
+    return end != v + n + 1 && *end == '\0' && r == e->job.rank;
 }
 
-void rmpi_fault_point(const char *where)
+void rmpi_fault_point(rmpi_engine_t *e, const char *where)
 {
-    if (fault_armed("RMPI_FAULT", where))
+    if (fault_armed(e, "RMPI_FAULT", where))
         raise(SIGKILL);
 }
 
-void rmpi_fault_delay(const char *where)
+void rmpi_fault_delay(rmpi_engine_t *e, const char *where)
 {
-    if (fault_armed("RMPI_FAULT_DELAY", where)) {
+    if (fault_armed(e, "RMPI_FAULT_DELAY", where)) {
         struct timespec ts = {1, 0};
         nanosleep(&ts, NULL);
     }

@@ -7,9 +7,9 @@
 #define RMPI_FAULT_H
 
 /* Die by SIGKILL if RMPI_FAULT names this point and this world rank. */
-void rmpi_fault_point(const char *where);
+void rmpi_fault_point(rmpi_engine_t *e, const char *where);
 /* Sleep 1 s if RMPI_FAULT_DELAY names this point and this world rank (a race's
  * losing side made late on purpose). */
-void rmpi_fault_delay(const char *where);
+void rmpi_fault_delay(rmpi_engine_t *e, const char *where);
 
 #endif

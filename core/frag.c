@@ -8,18 +8,18 @@
 #include "log.h"
 #include "send.h"
 
-int rmpi_frag_start(rmpi_peer_t *p, rmp_request_t req)
+int rmpi_frag_start(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req)
 {
     req->wire.h.type = RMPI_MSG_FRAG_FIRST;
     req->flags |= RMPI_REQF_FRAG;
     req->payload = req->buf;
     req->total = req->bytes;
     req->frag_off = 0;
-    RMPI_STATS_SENT(&rmpi_eng, p, frag, req->bytes);
+    RMPI_STATS_SENT(e, p, frag, req->bytes);
     return RMP_SUCCESS;
 }
 
-int rmpi_frag_send(rmpi_peer_t *p, rmp_request_t req)
+int rmpi_frag_send(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req)
 {
     size_t room = p->max_am - sizeof(rmpi_rts_t);
     if (req->lay && room > RMPI_LAYOUT_PIECE)
@@ -30,7 +30,7 @@ int rmpi_frag_send(rmpi_peer_t *p, rmp_request_t req)
             chunk = room;
         const void *data = (const char *)req->payload + req->frag_off;
         if (req->lay) { /* packed into the engine's bounce buffer as it leaves */
-            data = rmpi_layout_piece_out(req, req->frag_off, chunk);
+            data = rmpi_layout_piece_out(e, req, req->frag_off, chunk);
             if (!data)
                 return RMP_ERR_NOMEM;
         }
@@ -84,10 +84,10 @@ static void frag_begin(rmp_request_t req, const rmpi_hdr_t *h, size_t size, uint
     frag_copy(req, data, len);
 }
 
-void rmpi_frag_take(rmp_request_t req, const rmpi_hdr_t *h, rmpi_ux_t *u)
+void rmpi_frag_take(rmpi_engine_t *e, rmp_request_t req, const rmpi_hdr_t *h, rmpi_ux_t *u)
 {
     frag_begin(req, h, u->size, u->sreq, u->data, u->have);
-    rmpi_peer_t *p = &rmpi_eng.peers[u->peer];
+    rmpi_peer_t *p = &e->peers[u->peer];
     if (p->frag_ux == u) {
         p->frag_ux = NULL;
         p->frag_rx = req;
@@ -99,34 +99,36 @@ void rmpi_frag_take(rmp_request_t req, const rmpi_hdr_t *h, rmpi_ux_t *u)
 static void frag_on_first(int src, const void *hdr, size_t hlen, const void *payload,
                           size_t plen)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen;
     const rmpi_rts_t *r = hdr;
-    RMPI_STATS_RECVD(&rmpi_eng, r->size);
-    rmp_request_t req = rmpi_recv_match(&r->h);
+    RMPI_STATS_RECVD(e, r->size);
+    rmp_request_t req = rmpi_recv_match(e, &r->h);
     if (req) {
         req->peer = src;
         frag_begin(req, &r->h, r->size, r->sreq, payload, plen);
         if (req->frag_off >= req->total)
             frag_done(req);
         else
-            rmpi_eng.peers[src].frag_rx = req;
+            e->peers[src].frag_rx = req;
         return;
     }
-    rmpi_ux_t *u = rmpi_recv_buffer(src, &r->h, r->size, r->size, payload, plen);
+    rmpi_ux_t *u = rmpi_recv_buffer(e, src, &r->h, r->size, r->size, payload, plen);
     if (!u)
         return;
     u->sreq = r->sreq;
     u->addr = r->addr;
     u->key = r->key;
     if (u->have < u->size)
-        rmpi_eng.peers[src].frag_ux = u;
+        e->peers[src].frag_ux = u;
 }
 
 static void frag_on_next(int src, const void *hdr, size_t hlen, const void *payload,
                          size_t plen)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     (void)hdr, (void)hlen;
-    rmpi_peer_t *p = &rmpi_eng.peers[src];
+    rmpi_peer_t *p = &e->peers[src];
     if (p->frag_rx) {
         rmp_request_t req = p->frag_rx;
         frag_copy(req, payload, plen);
@@ -146,8 +148,8 @@ static void frag_on_next(int src, const void *hdr, size_t hlen, const void *payl
     }
 }
 
-void rmpi_frag_register(void)
+void rmpi_frag_register(rmpi_engine_t *e)
 {
-    rmpi_am_register(RMPI_MSG_FRAG_FIRST, frag_on_first);
-    rmpi_am_register(RMPI_MSG_FRAG, frag_on_next);
+    rmpi_am_register(e, RMPI_MSG_FRAG_FIRST, frag_on_first);
+    rmpi_am_register(e, RMPI_MSG_FRAG, frag_on_next);
 }

@@ -114,7 +114,7 @@ RMP_EXPORT int rmp_stats_get(rmp_stats_t *st)
     rmpi_engine_t *e = &rmpi_eng;
     if (!st)
         return RMP_ERR_ARG;
-    rmpi_mt_enter();
+    rmpi_mt_enter(e);
     const rmpi_stats_t *s = &e->stats;
     *st = (rmp_stats_t){
         .msgs_sent = s->eager_sent + s->rndv_sent + s->frag_sent,
@@ -132,6 +132,6 @@ RMP_EXPORT int rmp_stats_get(rmp_stats_t *st)
         .unexpected_high_water = e->p2p.unexp.high_water,
         .posted_len = e->p2p.posted.len,
     };
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     return RMP_SUCCESS;
 }

@@ -12,22 +12,23 @@
 
 static void layout_send_release(rmp_request_t req)
 {
-    if (rmpi_eng.layout.req == req)
-        rmpi_eng.layout.req = NULL;
+    rmpi_engine_t *e = &rmpi_eng;
+    if (e->layout.req == req)
+        e->layout.req = NULL;
 }
 
-const unsigned char *rmpi_layout_piece_out(rmp_request_t req, size_t off, size_t len)
+const unsigned char *rmpi_layout_piece_out(rmpi_engine_t *e, rmp_request_t req, size_t off, size_t len)
 {
-    if (!rmpi_eng.layout.buf && !(rmpi_eng.layout.buf = malloc(RMPI_LAYOUT_PIECE)))
+    if (!e->layout.buf && !(e->layout.buf = malloc(RMPI_LAYOUT_PIECE)))
         return NULL;
-    if (rmpi_eng.layout.req != req || rmpi_eng.layout.off != off || rmpi_eng.layout.len != len) {
-        req->lay->pack(req->lay->ctx, off, rmpi_eng.layout.buf, len);
-        rmpi_eng.layout.req = req;
-        rmpi_eng.layout.off = off;
-        rmpi_eng.layout.len = len;
+    if (e->layout.req != req || e->layout.off != off || e->layout.len != len) {
+        req->lay->pack(req->lay->ctx, off, e->layout.buf, len);
+        e->layout.req = req;
+        e->layout.off = off;
+        e->layout.len = len;
         req->release = layout_send_release; /* a later request at this address packs anew */
     }
-    return rmpi_eng.layout.buf;
+    return e->layout.buf;
 }
 
 static void layout_zeros(void *ctx, size_t off, void *dst, size_t len)
@@ -43,18 +44,19 @@ static void layout_drop(void *ctx, size_t off, const void *src, size_t len)
 
 const rmp_layout_t rmpi_layout_discard = {layout_zeros, layout_drop, NULL};
 
-void rmpi_layout_fini(void)
+void rmpi_layout_fini(rmpi_engine_t *e)
 {
-    free(rmpi_eng.layout.buf);
-    rmpi_eng.layout.buf = NULL;
-    rmpi_eng.layout.req = NULL;
+    free(e->layout.buf);
+    e->layout.buf = NULL;
+    e->layout.req = NULL;
 }
 
 /* The receive's bounce buffer (req->ctx) and its registration go with the request. */
 static void layout_release(rmp_request_t req)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     if (req->mr) {
-        rmpi_eng.peers[req->peer].iface->mem_dereg(rmpi_eng.peers[req->peer].tl, req->mr);
+        e->peers[req->peer].iface->mem_dereg(e->peers[req->peer].tl, req->mr);
         req->mr = NULL;
     }
     free(req->ctx);
@@ -105,7 +107,8 @@ static void layout_get_done(void *arg, int status)
 /* A loop, not recursion: a transport may complete a get before it returns. */
 static void layout_get_more(rmp_request_t req)
 {
-    rmpi_peer_t *p = &rmpi_eng.peers[req->peer];
+    rmpi_engine_t *e = &rmpi_eng;
+    rmpi_peer_t *p = &e->peers[req->peer];
     while (!layout_failed(req) && req->frag_off < req->status.bytes) {
         req->plen = layout_piece(req);
         req->flags |= RMPI_REQF_IN_CALL;

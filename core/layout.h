@@ -16,7 +16,7 @@
 /* Bytes [off, off + len) (len <= RMPI_LAYOUT_PIECE) of req's message, packed into
  * the engine's bounce buffer; not packed again when the transport had no room
  * for them last time. NULL when out of memory. */
-const unsigned char *rmpi_layout_piece_out(rmp_request_t req, size_t off, size_t len);
+const unsigned char *rmpi_layout_piece_out(rmpi_engine_t *e, rmp_request_t req, size_t off, size_t len);
 /* A layout receive (req->lay) matched an RTS of r->size bytes: move
  * req->status.bytes (> 0) of it in pieces, then FIN the sender (RNDV_GET) or
  * ask piece by piece with CTS (RNDV_PUT). */
@@ -26,7 +26,7 @@ void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r, in
 void *rmpi_layout_send_bounce(rmp_request_t req);
 /* RNDV_PUT: the FIN after a piece the sender wrote into req's bounce buffer. */
 void rmpi_layout_on_fin(rmp_request_t req, int status);
-void rmpi_layout_fini(void);
+void rmpi_layout_fini(rmpi_engine_t *e);
 /* What a layout request moves once nobody waits for it (rmp_request_free, a
  * timed-out wait): the caller's layout may be gone, so a send's remaining pieces
  * go out as zeros and a receive's data is dropped. */

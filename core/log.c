@@ -16,14 +16,15 @@ static const char *const log_names[] = {"error", "warn", "info", "debug", "trace
 
 void rmpi_log_at(int level, const char *fmt, ...)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     if (level > rmpi_log_level)
         return;
     char line[1024];
     int n;
-    if (rmpi_eng.thr.state == RMPI_STATE_NONE && rmpi_eng.job.size == 0)
+    if (e->thr.state == RMPI_STATE_NONE && e->job.size == 0)
         n = snprintf(line, sizeof(line), "[rmp] %s: ", log_names[level]);
     else
-        n = snprintf(line, sizeof(line), "[rmp %d] %s: ", rmpi_eng.job.rank, log_names[level]);
+        n = snprintf(line, sizeof(line), "[rmp %d] %s: ", e->job.rank, log_names[level]);
     va_list ap;
     va_start(ap, fmt);
     int m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);

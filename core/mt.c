@@ -10,9 +10,9 @@ __thread char rmpi_mt_self __attribute__((tls_model("initial-exec")));
 /* Spin briefly (the holder is usually running and done within a microsecond), then
  * yield, then sleep: with threads far above the cores, yielding alone keeps every
  * waiter runnable and starves the holder. */
-void rmpi_mt_lock_slow(void)
+void rmpi_mt_lock_slow(rmpi_engine_t *e)
 {
-    for (unsigned spins = 0; !rmpi_mt_trylock(); spins++) {
+    for (unsigned spins = 0; !rmpi_mt_trylock(e); spins++) {
         if (spins < 64) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
@@ -30,23 +30,25 @@ void rmpi_mt_lock_slow(void)
  * need no engine global. */
 void rmpi_engine_enter(void)
 {
-    rmpi_mt_enter();
+    rmpi_engine_t *e = &rmpi_eng;
+    rmpi_mt_enter(e);
 }
 
 void rmpi_engine_leave(void)
 {
-    rmpi_mt_leave();
+    rmpi_engine_t *e = &rmpi_eng;
+    rmpi_mt_leave(e);
 }
 
-int rmpi_mt_start(void)
+int rmpi_mt_start(rmpi_engine_t *e)
 {
-    rmpi_eng.thr.lock.owner = NULL;
-    rmpi_eng.thr.lock.depth = 0;
-    rmpi_eng.thr.multiple = true;
+    e->thr.lock.owner = NULL;
+    e->thr.lock.depth = 0;
+    e->thr.multiple = true;
     return RMP_SUCCESS;
 }
 
-void rmpi_mt_stop(void)
+void rmpi_mt_stop(rmpi_engine_t *e)
 {
-    rmpi_eng.thr.multiple = false;
+    e->thr.multiple = false;
 }

@@ -24,44 +24,44 @@
 extern __thread char rmpi_mt_self __attribute__((tls_model("initial-exec")));
 
 /* Take the lock if free or already ours: 1 on success, 0 when another thread has it. */
-static inline int rmpi_mt_trylock(void)
+static inline int rmpi_mt_trylock(rmpi_engine_t *e)
 {
     void *me = &rmpi_mt_self, *free_ = NULL;
-    if (__atomic_load_n(&rmpi_eng.thr.lock.owner, __ATOMIC_RELAXED) == me) {
-        rmpi_eng.thr.lock.depth++;
+    if (__atomic_load_n(&e->thr.lock.owner, __ATOMIC_RELAXED) == me) {
+        e->thr.lock.depth++;
         return 1;
     }
-    if (!__atomic_compare_exchange_n(&rmpi_eng.thr.lock.owner, &free_, me, 0, __ATOMIC_ACQUIRE,
+    if (!__atomic_compare_exchange_n(&e->thr.lock.owner, &free_, me, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return 0;
-    rmpi_eng.thr.lock.depth = 1;
+    e->thr.lock.depth = 1;
     return 1;
 }
 
-void rmpi_mt_lock_slow(void);
+void rmpi_mt_lock_slow(rmpi_engine_t *e);
 
-static inline void rmpi_mt_lock_take(void)
+static inline void rmpi_mt_lock_take(rmpi_engine_t *e)
 {
-    if (RMPI_UNLIKELY(!rmpi_mt_trylock()))
-        rmpi_mt_lock_slow();
+    if (RMPI_UNLIKELY(!rmpi_mt_trylock(e)))
+        rmpi_mt_lock_slow(e);
 }
 
-static inline void rmpi_mt_unlock(void)
+static inline void rmpi_mt_unlock(rmpi_engine_t *e)
 {
-    if (--rmpi_eng.thr.lock.depth == 0)
-        __atomic_store_n(&rmpi_eng.thr.lock.owner, NULL, __ATOMIC_RELEASE);
+    if (--e->thr.lock.depth == 0)
+        __atomic_store_n(&e->thr.lock.owner, NULL, __ATOMIC_RELEASE);
 }
 
-static inline void rmpi_mt_enter(void)
+static inline void rmpi_mt_enter(rmpi_engine_t *e)
 {
-    if (RMPI_UNLIKELY(rmpi_eng.thr.multiple))
-        rmpi_mt_lock_take();
+    if (RMPI_UNLIKELY(e->thr.multiple))
+        rmpi_mt_lock_take(e);
 }
 
-static inline void rmpi_mt_leave(void)
+static inline void rmpi_mt_leave(rmpi_engine_t *e)
 {
-    if (RMPI_UNLIKELY(rmpi_eng.thr.multiple))
-        rmpi_mt_unlock();
+    if (RMPI_UNLIKELY(e->thr.multiple))
+        rmpi_mt_unlock(e);
 }
 
 /* The body of an engine step: inlined into both its unlocked and locked callers. */
@@ -70,13 +70,13 @@ static inline void rmpi_mt_leave(void)
 /* Define the entry point PUB(PARAMS) of an engine step whose body is the
  * always-inlined BODY(ARGS): below MULTIPLE it runs BODY directly (one test of
  * rmpi_eng.thr.multiple), under MULTIPLE an out-of-line copy runs it under the engine lock.
- * QUAL is `static` or empty. */
+ * QUAL is `static` or empty. PUB is an entry point: it works on the process's engine. */
 #define RMPI_MT_ENTRY(QUAL, PUB, BODY, PARAMS, ARGS)                                               \
     static __attribute__((noinline)) int BODY##_mt PARAMS                                          \
     {                                                                                              \
-        rmpi_mt_lock_take();                                                                       \
+        rmpi_mt_lock_take(&rmpi_eng);                                                              \
         int r_ = BODY ARGS;                                                                        \
-        rmpi_mt_unlock();                                                                          \
+        rmpi_mt_unlock(&rmpi_eng);                                                                 \
         return r_;                                                                                 \
     }                                                                                              \
     QUAL int PUB PARAMS                                                                            \
@@ -86,9 +86,9 @@ static inline void rmpi_mt_leave(void)
 #define RMPI_MT_ENTRY_VOID(QUAL, PUB, BODY, PARAMS, ARGS)                                          \
     static __attribute__((noinline)) void BODY##_mt PARAMS                                         \
     {                                                                                              \
-        rmpi_mt_lock_take();                                                                       \
+        rmpi_mt_lock_take(&rmpi_eng);                                                              \
         BODY ARGS;                                                                                 \
-        rmpi_mt_unlock();                                                                          \
+        rmpi_mt_unlock(&rmpi_eng);                                                                 \
     }                                                                                              \
     QUAL void PUB PARAMS                                                                           \
     {                                                                                              \
@@ -99,7 +99,7 @@ static inline void rmpi_mt_leave(void)
     }
 
 /* Start MULTIPLE mode (rmp_init_thread) and end it (finalize, after the threads joined). */
-int rmpi_mt_start(void);
-void rmpi_mt_stop(void);
+int rmpi_mt_start(rmpi_engine_t *e);
+void rmpi_mt_stop(rmpi_engine_t *e);
 
 #endif

@@ -166,16 +166,17 @@ RMP_EXPORT int rmp_wait(rmp_request_t *req, rmp_status_t *st)
 
 /* A test that found req pending after a failure: RMP_ERR_PEER_FAILED_PENDING for a
  * receive from any source the failure holds up (rmp_wait's, core/ulfm.c). */
-static int p2p_test_stalled(rmp_request_t req)
+static int p2p_test_stalled(rmpi_engine_t *e, rmp_request_t req)
 {
-    rmpi_mt_enter();
-    int stalled = rmpi_ulfm_anysrc_stalled(&rmpi_eng, req);
-    rmpi_mt_leave();
+    rmpi_mt_enter(e);
+    int stalled = rmpi_ulfm_anysrc_stalled(e, req);
+    rmpi_mt_leave(e);
     return stalled ? RMP_ERR_PEER_FAILED_PENDING : RMP_SUCCESS;
 }
 
 RMP_EXPORT int rmp_test(rmp_request_t *req, int *done, rmp_status_t *st)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
@@ -191,7 +192,7 @@ RMP_EXPORT int rmp_test(rmp_request_t *req, int *done, rmp_status_t *st)
         rmpi_progress();
     *done = rmpi_req_done(*req);
     if (!*done)
-        return RMPI_UNLIKELY(rmpi_eng.p2p.nfailed > 0) ? p2p_test_stalled(*req) : RMP_SUCCESS;
+        return RMPI_UNLIKELY(e->p2p.nfailed > 0) ? p2p_test_stalled(e, *req) : RMP_SUCCESS;
     return p2p_finish(req, st);
 }
 
@@ -251,6 +252,7 @@ RMP_EXPORT int rmp_iprobe(int source, int tag, rmp_comm_t comm, int *flag, rmp_s
 
 RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = p2p_check_recv(NULL, 0, source, tag, comm);
     if (rc != RMP_SUCCESS)
         return rc;
@@ -264,7 +266,7 @@ RMP_EXPORT int rmp_probe(int source, int tag, rmp_comm_t comm, rmp_status_t *st)
         if (rmpi_recv_probe(comm->cid, source, tag, st))
             break;
         /* A dead sender's message never comes (what it sent before is found above). */
-        if (peer >= 0 && rmpi_peer_lost(peer)) {
+        if (peer >= 0 && rmpi_peer_lost(e, peer)) {
             rc = RMP_ERR_PEER_FAILED;
             break;
         }
@@ -357,15 +359,16 @@ RMP_EXPORT int rmp_request_get_status(rmp_request_t req, int *done, rmp_status_t
 RMP_EXPORT int rmp_improbe(int source, int tag, rmp_comm_t comm, int *flag, rmp_message_t *msg,
                            rmp_status_t *st)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = p2p_check_recv(NULL, 0, source, tag, comm);
     if (rc != RMP_SUCCESS)
         return rc;
     if (!flag || !msg)
         return RMP_ERR_ARG;
-    rmpi_ux_t *u = rmpi_recv_mprobe(comm->cid, source, tag, st);
+    rmpi_ux_t *u = rmpi_recv_mprobe(e, comm->cid, source, tag, st);
     if (!u) {
         rmpi_progress();
-        u = rmpi_recv_mprobe(comm->cid, source, tag, st);
+        u = rmpi_recv_mprobe(e, comm->cid, source, tag, st);
     }
     *flag = u != NULL;
     if (u)
@@ -376,6 +379,7 @@ RMP_EXPORT int rmp_improbe(int source, int tag, rmp_comm_t comm, int *flag, rmp_
 RMP_EXPORT int rmp_mprobe(int source, int tag, rmp_comm_t comm, rmp_message_t *msg,
                           rmp_status_t *st)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = p2p_check_recv(NULL, 0, source, tag, comm);
     if (rc != RMP_SUCCESS)
         return rc;
@@ -387,12 +391,12 @@ RMP_EXPORT int rmp_mprobe(int source, int tag, rmp_comm_t comm, rmp_message_t *m
     rmpi_diag_t outer = rmpi_diag_save();
     rmpi_diag_wait("rmp_mprobe", peer, tag, (long)comm->cid);
     for (;;) {
-        rmpi_ux_t *u = rmpi_recv_mprobe(comm->cid, source, tag, st);
+        rmpi_ux_t *u = rmpi_recv_mprobe(e, comm->cid, source, tag, st);
         if (u) {
             *msg = (rmp_message_t)u;
             break;
         }
-        if (peer >= 0 && rmpi_peer_lost(peer)) {
+        if (peer >= 0 && rmpi_peer_lost(e, peer)) {
             rc = RMP_ERR_PEER_FAILED;
             break;
         }
@@ -405,7 +409,7 @@ RMP_EXPORT int rmp_mprobe(int source, int tag, rmp_comm_t comm, rmp_message_t *m
     return rc;
 }
 
-static int p2p_imrecv(void *buf, const rmp_layout_t *lay, size_t bytes, rmp_message_t *msg,
+static int p2p_imrecv(rmpi_engine_t *e, void *buf, const rmp_layout_t *lay, size_t bytes, rmp_message_t *msg,
                       rmp_request_t *out)
 {
     int rc = rmpi_check_state();
@@ -413,9 +417,9 @@ static int p2p_imrecv(void *buf, const rmp_layout_t *lay, size_t bytes, rmp_mess
         return rc;
     if (!msg || *msg == RMP_MESSAGE_NULL || !out || (buf == NULL && lay == NULL && bytes > 0))
         return RMP_ERR_ARG;
-    rmpi_mt_enter();
-    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_RECV);
-    rmpi_mt_leave();
+    rmpi_mt_enter(e);
+    rmp_request_t req = rmpi_req_alloc(e, RMPI_REQ_RECV);
+    rmpi_mt_leave(e);
     if (RMPI_UNLIKELY(!req))
         return RMP_ERR_NOMEM;
     req->buf = buf;
@@ -430,14 +434,16 @@ static int p2p_imrecv(void *buf, const rmp_layout_t *lay, size_t bytes, rmp_mess
 
 RMP_EXPORT int rmp_imrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_request_t *out)
 {
-    return p2p_imrecv(buf, NULL, bytes, msg, out);
+    rmpi_engine_t *e = &rmpi_eng;
+    return p2p_imrecv(e, buf, NULL, bytes, msg, out);
 }
 
 RMP_EXPORT int rmp_imrecv_layout(const rmp_layout_t *lay, size_t bytes, rmp_message_t *msg,
                                  rmp_request_t *out)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int rc = p2p_check_layout(lay, 0);
-    return rc != RMP_SUCCESS ? rc : p2p_imrecv(NULL, lay, bytes, msg, out);
+    return rc != RMP_SUCCESS ? rc : p2p_imrecv(e, NULL, lay, bytes, msg, out);
 }
 
 RMP_EXPORT int rmp_mrecv(void *buf, size_t bytes, rmp_message_t *msg, rmp_status_t *st)

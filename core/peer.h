@@ -28,17 +28,17 @@ typedef struct rmpi_peer {
 
 /* Has world rank w failed? Readable without the engine lock (the wait loops
  * of MULTIPLE); failure.c sets the flag under it. */
-static inline int rmpi_peer_lost(int w)
+static inline int rmpi_peer_lost(rmpi_engine_t *e, int w)
 {
-    return __atomic_load_n(&rmpi_eng.peers[w].failed, __ATOMIC_RELAXED);
+    return __atomic_load_n(&e->peers[w].failed, __ATOMIC_RELAXED);
 }
 
 /* p reaches its rank through the engine's transport slot, connected with caps (the
  * transport's answer to connect): the one place a peer's transport fields are set. */
-static inline void rmpi_peer_attach(rmpi_peer_t *p, int slot, const rmpi_tl_caps_t *caps)
+static inline void rmpi_peer_attach(rmpi_engine_t *e, rmpi_peer_t *p, int slot, const rmpi_tl_caps_t *caps)
 {
-    p->iface = rmpi_eng.tls.v[slot].iface;
-    p->tl = rmpi_eng.tls.v[slot].tl;
+    p->iface = e->tls.v[slot].iface;
+    p->tl = e->tls.v[slot].tl;
     p->max_am = caps->max_am;
     p->rndv_threshold = caps->rndv_threshold;
     p->rndv_mode = caps->rndv_mode;

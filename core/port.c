@@ -286,7 +286,7 @@ static int port_meet(rmpi_engine_t *e, const char *port, int root, rmp_comm_t co
                 cid = all[i].next_cid;
         res.status = port_root(e, port, accept, all, (uint32_t)n, cid, &remote, &res);
         if (accept) /* tests: the other group knows us first (tcp parks their HELLOs) */
-            rmpi_fault_delay("accept-root");
+            rmpi_fault_delay(e, "accept-root");
     }
     if ((rc = rmp_bcast(&res, sizeof(res), RMP_UINT8, root, comm)) != RMP_SUCCESS)
         goto out;

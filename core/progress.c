@@ -12,20 +12,23 @@
 
 int rmpi_progress_yields(void)
 {
-    return rmpi_eng.job.yield_when_idle;
+    rmpi_engine_t *e = &rmpi_eng;
+    return e->job.yield_when_idle;
 }
 
 int rmpi_oversubscribed(void)
 {
-    return rmpi_eng.job.oversubscribed;
+    rmpi_engine_t *e = &rmpi_eng;
+    return e->job.oversubscribed;
 }
 
 void rmpi_progress_active(void)
 {
-    rmpi_mt_enter(); /* called from collectives' own spin loops, outside the engine */
-    rmpi_eng.p2p.idle = 0;
-    __atomic_store_n(&rmpi_eng.p2p.sleep_ns, 0, __ATOMIC_RELAXED); /* waiters read it unlocked */
-    rmpi_mt_leave();
+    rmpi_engine_t *e = &rmpi_eng;
+    rmpi_mt_enter(e); /* called from collectives' own spin loops, outside the engine */
+    e->p2p.idle = 0;
+    __atomic_store_n(&e->p2p.sleep_ns, 0, __ATOMIC_RELAXED); /* waiters read it unlocked */
+    rmpi_mt_leave(e);
 }
 
 /* More ranks than cores: give the core away while idle, and once idle for
@@ -35,38 +38,38 @@ void rmpi_progress_active(void)
  * RMP_POLL_YIELD=sleep sleeps from the second empty poll: where the cores are
  * shared beyond what the rank can see (virtual machines on a busy host), a
  * rank that yields still holds its virtual CPU, and the host's core with it. */
-static void progress_idle(int n)
+static void progress_idle(rmpi_engine_t *e, int n)
 {
     if (n > 0) {
         rmpi_progress_active();
-    } else if (rmpi_eng.p2p.sleep_ns) {
-        struct timespec ts = {0, rmpi_eng.p2p.sleep_ns};
+    } else if (e->p2p.sleep_ns) {
+        struct timespec ts = {0, e->p2p.sleep_ns};
         nanosleep(&ts, NULL);
-        if (rmpi_eng.p2p.sleep_ns < 500000)
-            __atomic_store_n(&rmpi_eng.p2p.sleep_ns, rmpi_eng.p2p.sleep_ns * 2,
+        if (e->p2p.sleep_ns < 500000)
+            __atomic_store_n(&e->p2p.sleep_ns, e->p2p.sleep_ns * 2,
                              __ATOMIC_RELAXED); /* up to 0.5 ms */
     } else {
-        if (rmpi_eng.p2p.idle++ == 0)
-            rmpi_eng.p2p.idle_since = rmpi_now();
-        else if (rmpi_eng.job.sleep_when_idle ||
-                 ((rmpi_eng.p2p.idle & 255) == 0 && rmpi_now() - rmpi_eng.p2p.idle_since > 2e-3))
-            __atomic_store_n(&rmpi_eng.p2p.sleep_ns, 20000, __ATOMIC_RELAXED);
+        if (e->p2p.idle++ == 0)
+            e->p2p.idle_since = rmpi_now();
+        else if (e->job.sleep_when_idle ||
+                 ((e->p2p.idle & 255) == 0 && rmpi_now() - e->p2p.idle_since > 2e-3))
+            __atomic_store_n(&e->p2p.sleep_ns, 20000, __ATOMIC_RELAXED);
         sched_yield();
     }
 }
 
 /* One pass over every transport and the engine's own queues: events handled. */
-static inline __attribute__((always_inline)) int progress_poll(void)
+static inline __attribute__((always_inline)) int progress_poll(rmpi_engine_t *e)
 {
     int n = 0;
-    for (int i = 0; i < rmpi_eng.tls.num_polled; i++)
-        n += rmpi_eng.tls.polled[i].progress(rmpi_eng.tls.polled[i].tl);
-    if (rmpi_eng.p2p.npending)
-        n += rmpi_send_drain_pending();
-    if (RMPI_UNLIKELY(!rmpi_mq_empty(&rmpi_eng.p2p.need_put)))
-        n += rmpi_rndv_retry_puts();
-    if (rmpi_eng.req.have_gen)
-        n += rmpi_req_progress_gen();
+    for (int i = 0; i < e->tls.num_polled; i++)
+        n += e->tls.polled[i].progress(e->tls.polled[i].tl);
+    if (e->p2p.npending)
+        n += rmpi_send_drain_pending(e);
+    if (RMPI_UNLIKELY(!rmpi_mq_empty(&e->p2p.need_put)))
+        n += rmpi_rndv_retry_puts(e);
+    if (e->req.have_gen)
+        n += rmpi_req_progress_gen(e);
     return n;
 }
 
@@ -80,7 +83,7 @@ static __thread unsigned mt_idle __attribute__((tls_model("initial-exec")));
 __thread long rmpi_mt_sleep_ns __attribute__((tls_model("initial-exec"))); /* progress.h */
 static __thread double mt_idle_since __attribute__((tls_model("initial-exec")));
 
-static void progress_mt_idle(void)
+static void progress_mt_idle(rmpi_engine_t *e)
 {
     if (rmpi_mt_sleep_ns) {
         struct timespec ts = {0, rmpi_mt_sleep_ns};
@@ -91,7 +94,7 @@ static void progress_mt_idle(void)
     }
     if (mt_idle++ == 0)
         mt_idle_since = rmpi_now();
-    else if (rmpi_eng.job.sleep_when_idle ||
+    else if (e->job.sleep_when_idle ||
              ((mt_idle & 63) == 0 && rmpi_now() - mt_idle_since > 1e-3))
         rmpi_mt_sleep_ns = 10000;
     sched_yield();
@@ -106,42 +109,44 @@ void rmpi_progress_mt_reset(void)
 /* MULTIPLE: one thread polls at a time; the others find the lock taken and
  * give the core to it (their requests complete under its polling). Idling is
  * a yield or a sleep after the lock is released, never with it held. */
-static __attribute__((noinline)) int progress_mt(void)
+static __attribute__((noinline)) int progress_mt(rmpi_engine_t *e)
 {
-    if (!rmpi_mt_trylock()) {
-        progress_mt_idle();
+    if (!rmpi_mt_trylock(e)) {
+        progress_mt_idle(e);
         return 0;
     }
-    int n = progress_poll();
-    rmpi_mt_unlock();
+    int n = progress_poll(e);
+    rmpi_mt_unlock(e);
     if (n) {
         rmpi_progress_mt_reset();
     } else {
-        progress_mt_idle();
+        progress_mt_idle(e);
     }
     return n;
 }
 
 int rmpi_progress(void)
 {
-    if (RMPI_UNLIKELY(rmpi_eng.thr.multiple))
-        return progress_mt();
-    int n = progress_poll();
-    if (RMPI_UNLIKELY(rmpi_eng.job.yield_when_idle))
-        progress_idle(n);
+    rmpi_engine_t *e = &rmpi_eng;
+    if (RMPI_UNLIKELY(e->thr.multiple))
+        return progress_mt(e);
+    int n = progress_poll(e);
+    if (RMPI_UNLIKELY(e->job.yield_when_idle))
+        progress_idle(e, n);
     return n;
 }
 
 int rmpi_progress_serve_rma(void)
 {
-    if (!__atomic_load_n(&rmpi_eng.p2p.windows, __ATOMIC_RELAXED)) /* read outside the lock */
+    rmpi_engine_t *e = &rmpi_eng;
+    if (!__atomic_load_n(&e->p2p.windows, __ATOMIC_RELAXED)) /* read outside the lock */
         return 0;
-    if (RMPI_LIKELY(!rmpi_eng.thr.multiple))
-        return progress_poll();
-    if (!rmpi_mt_trylock())
+    if (RMPI_LIKELY(!e->thr.multiple))
+        return progress_poll(e);
+    if (!rmpi_mt_trylock(e))
         return 0;
-    int n = progress_poll();
-    rmpi_mt_unlock();
+    int n = progress_poll(e);
+    rmpi_mt_unlock(e);
     if (n)
         rmpi_progress_mt_reset();
     return n;

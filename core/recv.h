@@ -32,15 +32,15 @@ typedef struct rmpi_ux {
 
 
 /* The posted receive that message h matches, taken off the queue; NULL if none. */
-static inline rmp_request_t rmpi_recv_match(const rmpi_hdr_t *h)
+static inline rmp_request_t rmpi_recv_match(rmpi_engine_t *e, const rmpi_hdr_t *h)
 {
-    rmpi_mq_elem_t *el = rmpi_mq_match_posted(&rmpi_eng.p2p.posted, h->cid, h->src, h->tag);
+    rmpi_mq_elem_t *el = rmpi_mq_match_posted(&e->p2p.posted, h->cid, h->src, h->tag);
     return el ? rmpi_container_of(el, struct rmp_request, mq) : NULL;
 }
 /* Keep message h from world rank src as unexpected: room for cap bytes, of
  * which the plen of payload are here; size is the whole message. NULL when
  * it cannot be buffered (the peer is failed then). */
-rmpi_ux_t *rmpi_recv_buffer(int src, const rmpi_hdr_t *h, size_t cap, size_t size,
+rmpi_ux_t *rmpi_recv_buffer(rmpi_engine_t *e, int src, const rmpi_hdr_t *h, size_t cap, size_t size,
                             const void *payload, size_t plen);
 /* Source, tag, bytes and truncation of req for a message h of size bytes. */
 static inline void rmpi_recv_status(rmp_request_t req, const rmpi_hdr_t *h, size_t size)
@@ -61,10 +61,10 @@ int rmpi_recv_probe(uint32_t cid, int source, int tag, rmp_status_t *st);
 int rmpi_recv_cancel(rmp_request_t req, int keep);
 /* A sender cancels message m (core/cancel.c): 1 if it was still unexpected here
  * (it is dropped then), 0 if a receive has it. */
-int rmpi_recv_cancel_unexp(int src, const rmpi_cancel_t *m, const void *payload, size_t plen);
+int rmpi_recv_cancel_unexp(rmpi_engine_t *e, int src, const rmpi_cancel_t *m, const void *payload, size_t plen);
 /* Matched probe: the first unexpected message matched by (cid, source, tag),
  * taken off the queue (no receive can match it any more), its status in st. */
-rmpi_ux_t *rmpi_recv_mprobe(uint32_t cid, int source, int tag, rmp_status_t *st);
+rmpi_ux_t *rmpi_recv_mprobe(rmpi_engine_t *e, uint32_t cid, int source, int tag, rmp_status_t *st);
 /* req (its buf and bytes set) receives the message u that a matched probe took. */
 void rmpi_recv_take(rmp_request_t req, rmpi_ux_t *u);
 /* Take a posted receive off the queue (its peer failed). */
@@ -75,7 +75,7 @@ static inline int rmpi_recv_is_posted(const rmpi_mq_elem_t *mq)
     return mq->next != mq;
 }
 /* Free what is buffered and the pool (rmp_finalize). */
-void rmpi_recv_fini(void);
-size_t rmpi_p2p_unexpected_high_water(void);
+void rmpi_recv_fini(rmpi_engine_t *e);
+size_t rmpi_p2p_unexpected_high_water(rmpi_engine_t *e);
 
 #endif

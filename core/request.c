@@ -17,31 +17,31 @@
 #define REQ_CHUNK 64
 
 
-static int req_grow(void)
+static int req_grow(rmpi_engine_t *e)
 {
     rmp_request_t chunk = calloc(REQ_CHUNK, sizeof(*chunk));
-    void **chunks = realloc(rmpi_eng.req.chunks, (rmpi_eng.req.nchunks + 1) * sizeof(void *));
+    void **chunks = realloc(e->req.chunks, (e->req.nchunks + 1) * sizeof(void *));
     if (!chunk || !chunks) {
         free(chunk);
         if (chunks)
-            rmpi_eng.req.chunks = chunks;
+            e->req.chunks = chunks;
         return RMP_ERR_NOMEM;
     }
-    rmpi_eng.req.chunks = chunks;
-    rmpi_eng.req.chunks[rmpi_eng.req.nchunks++] = chunk;
+    e->req.chunks = chunks;
+    e->req.chunks[e->req.nchunks++] = chunk;
     for (int i = 0; i < REQ_CHUNK; i++) {
-        chunk[i].next_active = rmpi_eng.req.free_list;
-        rmpi_eng.req.free_list = &chunk[i];
+        chunk[i].next_active = e->req.free_list;
+        e->req.free_list = &chunk[i];
     }
     return RMP_SUCCESS;
 }
 
-rmp_request_t rmpi_req_alloc(int kind)
+rmp_request_t rmpi_req_alloc(rmpi_engine_t *e, int kind)
 {
-    if (RMPI_UNLIKELY(rmpi_eng.req.free_list == NULL) && req_grow() != RMP_SUCCESS)
+    if (RMPI_UNLIKELY(e->req.free_list == NULL) && req_grow(e) != RMP_SUCCESS)
         return NULL;
-    rmp_request_t r = rmpi_eng.req.free_list;
-    rmpi_eng.req.free_list = r->next_active;
+    rmp_request_t r = e->req.free_list;
+    e->req.free_list = r->next_active;
     r->kind = (uint8_t)kind;
     r->flags = 0;
     __atomic_store_n(&r->done, 0, __ATOMIC_RELAXED);
@@ -61,11 +61,12 @@ rmp_request_t rmpi_req_alloc(int kind)
 
 RMPI_MT_BODY void req_free_locked(rmp_request_t req)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     if (req->release)
         req->release(req);
     req->kind = 0;
-    req->next_active = rmpi_eng.req.free_list;
-    rmpi_eng.req.free_list = req;
+    req->next_active = e->req.free_list;
+    e->req.free_list = req;
 }
 
 RMPI_MT_ENTRY_VOID(, rmpi_req_free, req_free_locked, (rmp_request_t req), (req))
@@ -123,29 +124,30 @@ static void req_gen_release(rmp_request_t req)
 int rmpi_req_gen(int (*poll)(void *ctx, int *error), void *ctx, void (*release)(void *ctx),
                  rmp_request_t *out)
 {
-    rmpi_mt_enter();
-    rmp_request_t r = rmpi_req_alloc(RMPI_REQ_GEN);
+    rmpi_engine_t *e = &rmpi_eng;
+    rmpi_mt_enter(e);
+    rmp_request_t r = rmpi_req_alloc(e, RMPI_REQ_GEN);
     if (!r) {
-        rmpi_mt_leave();
+        rmpi_mt_leave(e);
         return RMP_ERR_NOMEM;
     }
     r->poll = poll;
     r->ctx = ctx;
     r->gen_release = release;
     r->release = req_gen_release;
-    r->next_active = rmpi_eng.req.active_gen;
-    rmpi_eng.req.active_gen = r;
-    rmpi_eng.req.have_gen = 1;
-    rmpi_mt_leave();
+    r->next_active = e->req.active_gen;
+    e->req.active_gen = r;
+    e->req.have_gen = 1;
+    rmpi_mt_leave(e);
     *out = r;
     return RMP_SUCCESS;
 }
 
 /* Poll the generic requests; unlink the finished ones. */
-int rmpi_req_progress_gen(void)
+int rmpi_req_progress_gen(rmpi_engine_t *e)
 {
     int n = 0;
-    rmp_request_t *pp = &rmpi_eng.req.active_gen;
+    rmp_request_t *pp = &e->req.active_gen;
     while (*pp) {
         rmp_request_t r = *pp;
         if (r->poll(r->ctx, &r->status.error)) {
@@ -157,18 +159,19 @@ int rmpi_req_progress_gen(void)
             pp = &r->next_active;
         }
     }
-    rmpi_eng.req.have_gen = rmpi_eng.req.active_gen != NULL;
+    e->req.have_gen = e->req.active_gen != NULL;
     return n;
 }
 
 void rmpi_waiter_init(rmpi_waiter_t *w)
 {
-    if (RMPI_UNLIKELY(rmpi_eng.thr.multiple))
+    rmpi_engine_t *e = &rmpi_eng;
+    if (RMPI_UNLIKELY(e->thr.multiple))
         rmpi_progress_mt_reset();
     w->req = NULL;
     w->spins = 0;
     double now = rmpi_now();
-    w->deadline = rmpi_eng.cfg.timeout > 0 ? now + rmpi_eng.cfg.timeout : 0;
+    w->deadline = e->cfg.timeout > 0 ? now + e->cfg.timeout : 0;
     w->next_check = now + 0.05;
 }
 
@@ -177,35 +180,36 @@ void rmpi_waiter_init(rmpi_waiter_t *w)
  * a sleeping thread read the clock once in 1024 polls of up to 0.32 ms each, about
  * 0.4 s: a failure notice was seen after rrun's 0.25 s notice period and its SIGTERM
  * (tests/threads/mt_kill.sh, flaky under TSan on a loaded machine). */
-static inline int req_polls_sleep(void)
+static inline int req_polls_sleep(rmpi_engine_t *e)
 {
-    return __atomic_load_n(&rmpi_eng.p2p.sleep_ns, __ATOMIC_RELAXED) ||
-           (RMPI_UNLIKELY(rmpi_eng.thr.multiple) && rmpi_mt_sleep_ns);
+    return __atomic_load_n(&e->p2p.sleep_ns, __ATOMIC_RELAXED) ||
+           (RMPI_UNLIKELY(e->thr.multiple) && rmpi_mt_sleep_ns);
 }
 
 int rmpi_waiter_poll(rmpi_waiter_t *w)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     /* A spinning wait looks at the clock every 1024 polls; one whose polls sleep
      * (idle, oversubscribed: up to 0.5 ms each) at every poll, or a failure notice
      * would wait 0.5 s to be seen, past the launcher's notice period. */
-    if (RMPI_LIKELY((++w->spins & 1023) != 0) && !req_polls_sleep())
+    if (RMPI_LIKELY((++w->spins & 1023) != 0) && !req_polls_sleep(e))
         return RMP_SUCCESS;
     double now = rmpi_now();
     if (now >= w->next_check) {
         w->next_check = now + 0.05;
-        rmpi_mt_enter();
-        rmpi_check_failures();
-        if (RMPI_UNLIKELY(rmpi_eng.ulfm_nrevoked))
-            rmpi_ulfm_sweep(&rmpi_eng);
+        rmpi_mt_enter(e);
+        rmpi_check_failures(e);
+        if (RMPI_UNLIKELY(e->ulfm_nrevoked))
+            rmpi_ulfm_sweep(e);
         /* Once a peer has failed: a receive from any source it might have fed. */
-        int stalled = w->req && RMPI_UNLIKELY(rmpi_eng.p2p.nfailed > 0) &&
-                      rmpi_ulfm_anysrc_stalled(&rmpi_eng, w->req);
-        rmpi_mt_leave();
+        int stalled = w->req && RMPI_UNLIKELY(e->p2p.nfailed > 0) &&
+                      rmpi_ulfm_anysrc_stalled(e, w->req);
+        rmpi_mt_leave(e);
         if (stalled)
             return RMP_ERR_PEER_FAILED_PENDING;
     }
     if (w->deadline > 0 && now > w->deadline) {
-        rmpi_warn("operation timed out after %g s (RMP_TIMEOUT)", rmpi_eng.cfg.timeout);
+        rmpi_warn("operation timed out after %g s (RMP_TIMEOUT)", e->cfg.timeout);
         return RMP_ERR_TIMEOUT;
     }
     return RMP_SUCCESS;
@@ -213,16 +217,17 @@ int rmpi_waiter_poll(rmpi_waiter_t *w)
 
 void rmpi_health_tick(void)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     static __thread unsigned n __attribute__((tls_model("initial-exec")));
-    if (RMPI_LIKELY((++n & 255) != 0) && !req_polls_sleep())
+    if (RMPI_LIKELY((++n & 255) != 0) && !req_polls_sleep(e))
         return;
-    rmpi_mt_enter();
+    rmpi_mt_enter(e);
     double now = rmpi_now();
-    if (now >= rmpi_eng.req.next_health) {
-        rmpi_eng.req.next_health = now + 0.05;
-        rmpi_check_failures();
+    if (now >= e->req.next_health) {
+        e->req.next_health = now + 0.05;
+        rmpi_check_failures(e);
     }
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
 }
 
 /* What this rank is blocked on, for the SIGUSR1 report (core/diag.c). */
@@ -249,24 +254,24 @@ int rmpi_req_wait(rmp_request_t req)
     return rc;
 }
 
-void rmpi_req_foreach(void (*fn)(rmp_request_t req, void *arg), void *arg)
+void rmpi_req_foreach(rmpi_engine_t *e, void (*fn)(rmp_request_t req, void *arg), void *arg)
 {
-    for (size_t c = 0; c < rmpi_eng.req.nchunks; c++) {
-        rmp_request_t chunk = rmpi_eng.req.chunks[c];
+    for (size_t c = 0; c < e->req.nchunks; c++) {
+        rmp_request_t chunk = e->req.chunks[c];
         for (int i = 0; i < REQ_CHUNK; i++)
             if (chunk[i].kind != 0 && !chunk[i].done)
                 fn(&chunk[i], arg);
     }
 }
 
-void rmpi_req_pool_fini(void)
+void rmpi_req_pool_fini(rmpi_engine_t *e)
 {
-    for (size_t i = 0; i < rmpi_eng.req.nchunks; i++)
-        free(rmpi_eng.req.chunks[i]);
-    free(rmpi_eng.req.chunks);
-    rmpi_eng.req.chunks = NULL;
-    rmpi_eng.req.nchunks = 0;
-    rmpi_eng.req.free_list = NULL;
-    rmpi_eng.req.active_gen = NULL;
-    rmpi_eng.req.have_gen = 0;
+    for (size_t i = 0; i < e->req.nchunks; i++)
+        free(e->req.chunks[i]);
+    free(e->req.chunks);
+    e->req.chunks = NULL;
+    e->req.nchunks = 0;
+    e->req.free_list = NULL;
+    e->req.active_gen = NULL;
+    e->req.have_gen = 0;
 }

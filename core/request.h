@@ -67,19 +67,19 @@ static inline int rmpi_req_done(const struct rmp_request *req)
 }
 
 /* Under the engine lock (MULTIPLE): its callers hold it. */
-rmp_request_t rmpi_req_alloc(int kind);
+rmp_request_t rmpi_req_alloc(rmpi_engine_t *e, int kind);
 void rmpi_req_complete(rmp_request_t req);
 /* Nobody will wait for req (rmp_request_free): freed now if complete, else at completion. */
 void rmpi_req_release(rmp_request_t req);
 /* Complete req with error rc; a control message (nobody waits on it) is freed. */
 void rmpi_req_fail(rmp_request_t req, int rc);
 /* Poll the generic requests (progress engine); the number that completed. */
-int rmpi_req_progress_gen(void);
+int rmpi_req_progress_gen(rmpi_engine_t *e);
 /* Is any generic request active? Read by every progress call. */
 /* Every live request, for failure handling (rare: a linear scan). */
-void rmpi_req_foreach(void (*fn)(rmp_request_t req, void *arg), void *arg);
+void rmpi_req_foreach(rmpi_engine_t *e, void (*fn)(rmp_request_t req, void *arg), void *arg);
 /* Free the pool (rmp_finalize). */
-void rmpi_req_pool_fini(void);
+void rmpi_req_pool_fini(rmpi_engine_t *e);
 /* The request a blocking call waits on, for the SIGUSR1 report (core/diag.c). */
 extern __thread rmp_request_t rmpi_blocked_req __attribute__((tls_model("initial-exec")));
 

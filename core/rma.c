@@ -25,7 +25,7 @@
 #include "rma_emu.h"
 #include "rma_win.h"
 
-int rmpi_rma_check_win(rmp_win_t win)
+int rmpi_rma_check_win(rmpi_engine_t *e, rmp_win_t win)
 {
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
@@ -34,7 +34,7 @@ int rmpi_rma_check_win(rmp_win_t win)
         return RMP_ERR_ARG;
     /* Only a handle of a live window is followed: a forged or stale value is
      * refused without reading through it. */
-    if (!rmpi_win_is_live(&rmpi_eng, win)) {
+    if (!rmpi_win_is_live(e, win)) {
         rmpi_warn("one-sided call on a freed or invalid window (not a live window's handle)");
         return RMP_ERR_ACCESS;
     }
@@ -46,14 +46,14 @@ int rmpi_rma_check_win(rmp_win_t win)
     return RMP_SUCCESS;
 }
 
-static int rma_check(rmp_win_t win, int target, size_t offset, size_t bytes, const void *buf)
+static int rma_check(rmpi_engine_t *e, rmp_win_t win, int target, size_t offset, size_t bytes, const void *buf)
 {
-    int rc = rmpi_rma_check_win(win);
+    int rc = rmpi_rma_check_win(e, win);
     if (rc != RMP_SUCCESS)
         return rc;
     if (target < 0 || target >= win->comm->size || (buf == NULL && bytes > 0))
         return RMP_ERR_ARG;
-    if (rmpi_peer_lost(rmpi_comm_world_rank(win->comm, target)))
+    if (rmpi_peer_lost(e, rmpi_comm_world_rank(win->comm, target)))
         return RMP_ERR_PEER_FAILED;
     const rmpi_win_entry_t *pe = &win->peers[target];
     if (win->dynamic)
@@ -97,13 +97,13 @@ static unsigned char *rma_local(rmp_win_t win, int target, size_t offset, size_t
  * accumulates take a lock word) looked idle and, with more ranks than cores,
  * slept up to 0.5 ms every 16 operations. Plain gets and puts stay idle: a
  * rank may be polling a flag with them. */
-static inline void rma_direct_progress(int work)
+static inline void rma_direct_progress(rmpi_engine_t *e, int work)
 {
     static __thread unsigned n __attribute__((tls_model("initial-exec")));
     static __thread int worked __attribute__((tls_model("initial-exec")));
     worked |= work; /* any of the 16 since the last progress */
     if ((++n & 15) == 0) {
-        if (worked && RMPI_UNLIKELY(rmpi_eng.p2p.idle || rmpi_eng.p2p.sleep_ns))
+        if (worked && RMPI_UNLIKELY(e->p2p.idle || e->p2p.sleep_ns))
             rmpi_progress_active();
         worked = 0;
         rmpi_progress();
@@ -111,10 +111,10 @@ static inline void rma_direct_progress(int work)
     rmpi_health_tick();
 }
 
-static int rma_slot_of(const rmpi_peer_t *p)
+static int rma_slot_of(rmpi_engine_t *e, const rmpi_peer_t *p)
 {
-    for (int i = 0; i < rmpi_eng.tls.num; i++)
-        if (rmpi_eng.tls.v[i].tl == p->tl)
+    for (int i = 0; i < e->tls.num; i++)
+        if (e->tls.v[i].tl == p->tl)
             return i;
     return 0;
 }
@@ -138,31 +138,31 @@ static void rma_op_done(void *arg, int status)
     rmpi_rma_count_set(&op->pending, 0);
 }
 
-static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int target,
+static int rma_xfer(rmpi_engine_t *e, rmp_win_t win, int is_put, void *buf, size_t bytes, int target,
                     size_t offset, int nbi)
 {
-    int rc = rma_check(win, target, offset, bytes, buf);
+    int rc = rma_check(e, win, target, offset, bytes, buf);
     if (rc != RMP_SUCCESS || bytes == 0)
         return rc;
     unsigned char *d = rma_local(win, target, offset, bytes);
     if (d) {
-        rma_direct_progress(0); /* as before: a rank may be polling a flag */
+        rma_direct_progress(e, 0); /* as before: a rank may be polling a flag */
         if (is_put)
             memcpy(d, buf, bytes);
         else
             memcpy(buf, d, bytes);
         return RMP_SUCCESS;
     }
-    rmpi_peer_t *p = &rmpi_eng.peers[rmpi_comm_world_rank(win->comm, target)];
+    rmpi_peer_t *p = &e->peers[rmpi_comm_world_rank(win->comm, target)];
     if (!p->rma || win->dynamic || bytes <= p->rma_msg_max) {
         if (nbi)
-            return is_put ? rmpi_rma_put_msg(win, buf, bytes, target, offset)
-                          : rmpi_rma_get_msg(win, buf, bytes, target, offset);
-        return rmpi_rma_emulate(win, is_put ? RMPI_RMA_PUT : RMPI_RMA_GET, buf, bytes, target,
+            return is_put ? rmpi_rma_put_msg(e, win, buf, bytes, target, offset)
+                          : rmpi_rma_get_msg(e, win, buf, bytes, target, offset);
+        return rmpi_rma_emulate(e, win, is_put ? RMPI_RMA_PUT : RMPI_RMA_GET, buf, bytes, target,
                            offset);
     }
     uint64_t raddr = win->peers[target].base + offset;
-    uint64_t key = win->peers[target].keys[rma_slot_of(p)];
+    uint64_t key = win->peers[target].keys[rma_slot_of(e, p)];
     /* On the heap: if this waiter gives up (RMP_TIMEOUT, a dead target), the
      * transport still completes it later. */
     rmpi_rma_op_t *op = NULL;
@@ -170,7 +170,7 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
         return RMP_ERR_NOMEM;
     if (op)
         rmpi_rma_count_set(&op->pending, 1);
-    rmpi_mt_enter();
+    rmpi_mt_enter(e);
     for (;;) {
         if (nbi)
             rmpi_rma_count_add(&win->outstanding, 1);
@@ -184,7 +184,7 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
             rmpi_rma_count_add(&win->outstanding, -1);
         rmpi_progress();
     }
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     if (rc != RMP_SUCCESS) {
         if (nbi)
             rmpi_rma_count_add(&win->outstanding, -1);
@@ -197,12 +197,12 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
     }
     if (nbi)
         return RMP_SUCCESS;
-    rc = rmpi_rma_wait(&op->pending, rmpi_comm_world_rank(win->comm, target), win->comm,
+    rc = rmpi_rma_wait(e, &op->pending, rmpi_comm_world_rank(win->comm, target), win->comm,
                   "a one-sided operation");
     if (rc != RMP_SUCCESS) {
-        rmpi_mt_enter();
+        rmpi_mt_enter(e);
         op->orphan = 1; /* under the lock: the callback may run at any time */
-        rmpi_mt_leave();
+        rmpi_mt_leave(e);
         return rc;
     }
     rc = op->status;
@@ -214,64 +214,70 @@ static int rma_xfer(rmp_win_t win, int is_put, void *buf, size_t bytes, int targ
 
 RMP_EXPORT int rmp_put(const void *src, size_t bytes, int target, size_t offset, rmp_win_t win)
 {
-    return rma_xfer(win, 1, (void *)src, bytes, target, offset, 0);
+    rmpi_engine_t *e = &rmpi_eng;
+    return rma_xfer(e, win, 1, (void *)src, bytes, target, offset, 0);
 }
 
 RMP_EXPORT int rmp_get(void *dst, size_t bytes, int target, size_t offset, rmp_win_t win)
 {
-    return rma_xfer(win, 0, dst, bytes, target, offset, 0);
+    rmpi_engine_t *e = &rmpi_eng;
+    return rma_xfer(e, win, 0, dst, bytes, target, offset, 0);
 }
 
 RMP_EXPORT int rmp_put_nbi(const void *src, size_t bytes, int target, size_t offset,
                            rmp_win_t win)
 {
-    return rma_xfer(win, 1, (void *)src, bytes, target, offset, 1);
+    rmpi_engine_t *e = &rmpi_eng;
+    return rma_xfer(e, win, 1, (void *)src, bytes, target, offset, 1);
 }
 
 RMP_EXPORT int rmp_get_nbi(void *dst, size_t bytes, int target, size_t offset, rmp_win_t win)
 {
-    return rma_xfer(win, 0, dst, bytes, target, offset, 1);
+    rmpi_engine_t *e = &rmpi_eng;
+    return rma_xfer(e, win, 0, dst, bytes, target, offset, 1);
 }
 
 RMP_EXPORT int rmp_win_flush_all(rmp_win_t win)
 {
-    int rc = rmpi_rma_check_win(win);
+    rmpi_engine_t *e = &rmpi_eng;
+    int rc = rmpi_rma_check_win(e, win);
     if (rc != RMP_SUCCESS)
         return rc;
     rmpi_health_tick();
-    rc = rmpi_rma_wait(&win->outstanding, -1, win->comm, "rmp_win_flush");
-    rmpi_mt_enter(); /* several threads may flush one window */
+    rc = rmpi_rma_wait(e, &win->outstanding, -1, win->comm, "rmp_win_flush");
+    rmpi_mt_enter(e); /* several threads may flush one window */
     win->flush_gave_up = rc == RMP_ERR_TIMEOUT;
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     if (rc != RMP_SUCCESS)
         return rc;
     if (RMPI_UNLIKELY(rmpi_comm_lost_member(win->comm)))
         return RMP_ERR_PEER_FAILED;
-    rmpi_mt_enter();
+    rmpi_mt_enter(e);
     rc = win->nbi_error;
     win->nbi_error = RMP_SUCCESS;
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     return rc;
 }
 
 RMP_EXPORT int rmp_win_flush(int target, rmp_win_t win)
 {
-    int rc = rmpi_rma_check_win(win);
+    rmpi_engine_t *e = &rmpi_eng;
+    int rc = rmpi_rma_check_win(e, win);
     if (rc != RMP_SUCCESS)
         return rc;
     if (target < 0 || target >= win->comm->size)
         return RMP_ERR_ARG;
     rc = rmp_win_flush_all(win); /* per-target tracking is not worth it yet */
     /* What went to a dead rank is not known to be anywhere. */
-    if (rc == RMP_SUCCESS && rmpi_peer_lost(rmpi_comm_world_rank(win->comm, target)))
+    if (rc == RMP_SUCCESS && rmpi_peer_lost(e, rmpi_comm_world_rank(win->comm, target)))
         rc = RMP_ERR_PEER_FAILED;
     return rc;
 }
 
-static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t compare,
+static int rma_atomic(rmpi_engine_t *e, rmp_win_t win, int op_code, uint64_t operand, uint64_t compare,
                       uint64_t *old, int target, size_t offset)
 {
-    int rc = rma_check(win, target, offset, 8, old);
+    int rc = rma_check(e, win, target, offset, 8, old);
     if (rc != RMP_SUCCESS)
         return rc;
     if (!old)
@@ -294,29 +300,32 @@ static int rma_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t com
                    compare != operand;
             *old = expected;
         }
-        rma_direct_progress(work);
+        rma_direct_progress(e, work);
         return RMP_SUCCESS;
     }
-    return rmpi_rma_emulate_atomic(win, op_code, operand, compare, old, target, offset);
+    return rmpi_rma_emulate_atomic(e, win, op_code, operand, compare, old, target, offset);
 }
 
 RMP_EXPORT int rmp_atomic_fetch_add(uint64_t value, uint64_t *old, int target, size_t offset,
                                     rmp_win_t win)
 {
-    return rma_atomic(win, RMPI_RMA_FADD, value, 0, old, target, offset);
+    rmpi_engine_t *e = &rmpi_eng;
+    return rma_atomic(e, win, RMPI_RMA_FADD, value, 0, old, target, offset);
 }
 
 RMP_EXPORT int rmp_atomic_cswap(uint64_t compare, uint64_t swap, uint64_t *old, int target,
                                 size_t offset, rmp_win_t win)
 {
-    return rma_atomic(win, RMPI_RMA_CSWAP, swap, compare, old, target, offset);
+    rmpi_engine_t *e = &rmpi_eng;
+    return rma_atomic(e, win, RMPI_RMA_CSWAP, swap, compare, old, target, offset);
 }
 
 /* The target's window as mapped into this process (an allocated window of a same-node
  * rank, or this rank's own): what MPI_Win_shared_query hands out. */
 RMP_EXPORT int rmp_win_shared_ptr(rmp_win_t win, int target, void **ptr)
 {
-    int rc = rmpi_rma_check_win(win);
+    rmpi_engine_t *e = &rmpi_eng;
+    int rc = rmpi_rma_check_win(e, win);
     if (rc != RMP_SUCCESS)
         return rc;
     if (!ptr || target < 0 || target >= win->comm->size)

@@ -4,7 +4,7 @@
 #define RMPI_RMA_H
 
 /* Register the handler of RMPI_MSG_RMA (engine start). */
-void rmpi_rma_register(void);
+void rmpi_rma_register(rmpi_engine_t *e);
 /* Free every window (rmp_finalize; nothing may access one any more). */
 void rmpi_rma_fini(rmpi_engine_t *e);
 

@@ -21,29 +21,29 @@
  * one target come in the order of the requests, so the search from the oldest finds
  * theirs first: a window of non-blocking gets costs no scan of the others. */
 
-static void rma_op_begin(rmpi_rma_op_t *op)
+static void rma_op_begin(rmpi_engine_t *e, rmpi_rma_op_t *op)
 {
-    op->seq = ++rmpi_eng.rma.seq;
+    op->seq = ++e->rma.seq;
     op->next = NULL;
-    *rmpi_eng.rma.inflight_tail = op;
-    rmpi_eng.rma.inflight_tail = &op->next;
+    *e->rma.inflight_tail = op;
+    e->rma.inflight_tail = &op->next;
 }
 
-static void rma_op_end(rmpi_rma_op_t *op)
+static void rma_op_end(rmpi_engine_t *e, rmpi_rma_op_t *op)
 {
-    for (rmpi_rma_op_t **pp = &rmpi_eng.rma.inflight; *pp; pp = &(*pp)->next) {
+    for (rmpi_rma_op_t **pp = &e->rma.inflight; *pp; pp = &(*pp)->next) {
         if (*pp == op) {
             *pp = op->next;
-            if (rmpi_eng.rma.inflight_tail == &op->next)
-                rmpi_eng.rma.inflight_tail = pp;
+            if (e->rma.inflight_tail == &op->next)
+                e->rma.inflight_tail = pp;
             return;
         }
     }
 }
 
-static rmpi_rma_op_t *rma_op_find(uint64_t seq)
+static rmpi_rma_op_t *rma_op_find(rmpi_engine_t *e, uint64_t seq)
 {
-    for (rmpi_rma_op_t *op = rmpi_eng.rma.inflight; op; op = op->next)
+    for (rmpi_rma_op_t *op = e->rma.inflight; op; op = op->next)
         if (op->seq == seq)
             return op;
     return NULL;
@@ -52,7 +52,7 @@ static rmpi_rma_op_t *rma_op_find(uint64_t seq)
 /* peer: world rank the operation waits on; -1: several, any member of comm
  * (an operation in flight towards a dead rank may never complete: a transport
  * need not report it before its own timeouts). */
-int rmpi_rma_wait(long *pending, int peer, rmp_comm_t comm, const char *call)
+int rmpi_rma_wait(rmpi_engine_t *e, long *pending, int peer, rmp_comm_t comm, const char *call)
 {
     if (rmpi_rma_count(pending) <= 0)
         return RMP_SUCCESS; /* nothing in flight: no clock read, no progress */
@@ -63,7 +63,7 @@ int rmpi_rma_wait(long *pending, int peer, rmp_comm_t comm, const char *call)
     int rc = RMP_SUCCESS;
     while (rmpi_rma_count(pending) > 0) {
         rmpi_progress();
-        if (peer >= 0 ? rmpi_peer_lost(peer) : rmpi_comm_lost_member(comm)) {
+        if (peer >= 0 ? rmpi_peer_lost(e, peer) : rmpi_comm_lost_member(comm)) {
             rc = RMP_ERR_PEER_FAILED;
             break;
         }
@@ -95,9 +95,9 @@ static void rma_reply(int src, const rmpi_rma_t *m, int op, int status, uint64_t
         rmpi_error("cannot answer a one-sided operation of rank %d", src);
 }
 
-static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t plen)
+static void rma_target(rmpi_engine_t *e, int src, const rmpi_rma_t *m, const void *payload, size_t plen)
 {
-    struct rmp_win *w = rmpi_win_lookup(&rmpi_eng, m->win_id);
+    struct rmp_win *w = rmpi_win_lookup(e, m->win_id);
     uint64_t len;
     const char *why;
     /* A dynamic window's offset is an address: checked against the region holding its
@@ -128,7 +128,7 @@ static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t
         rma_reply(src, m, RMPI_RMA_ACK, RMP_SUCCESS, plen, m->offset, NULL, 0);
         break;
     case RMPI_RMA_GET: {
-        size_t chunk = rmpi_eng.peers[src].max_am - sizeof(rmpi_rma_t);
+        size_t chunk = e->peers[src].max_am - sizeof(rmpi_rma_t);
         for (uint64_t o = 0; o < m->len || o == 0; o += chunk) {
             size_t n = m->len - o < chunk ? (size_t)(m->len - o) : chunk;
             rma_reply(src, m, RMPI_RMA_GET_REP, RMP_SUCCESS, 0, m->offset + o, p + o, n);
@@ -156,9 +156,9 @@ static void rma_target(int src, const rmpi_rma_t *m, const void *payload, size_t
  * operations in flight goes down. The window outlives its acknowledgements (its free
  * flushes) unless a flush gave up waiting; an id reused since then must not go below
  * zero, or its window's next flush would return before its own puts landed. */
-static void rma_put_msg_acked(int src, const rmpi_rma_t *m)
+static void rma_put_msg_acked(rmpi_engine_t *e, int src, const rmpi_rma_t *m)
 {
-    struct rmp_win *w = rmpi_win_lookup(&rmpi_eng, (uint32_t)m->compare);
+    struct rmp_win *w = rmpi_win_lookup(e, (uint32_t)m->compare);
     if (!w || rmpi_rma_count(&w->outstanding) <= 0) {
         rmpi_debug("one-sided acknowledgement from rank %d for no put in flight dropped", src);
         return;
@@ -172,21 +172,22 @@ static void rma_put_msg_acked(int src, const rmpi_rma_t *m)
 
 /* A non-blocking get has all its data, or failed: its window's count goes down (the
  * window is looked up by id: it may have been freed after a flush gave up on it). */
-static void rma_get_msg_done(rmpi_rma_op_t *op)
+static void rma_get_msg_done(rmpi_engine_t *e, rmpi_rma_op_t *op)
 {
-    struct rmp_win *w = rmpi_win_lookup(&rmpi_eng, op->nbi_win - 1);
+    struct rmp_win *w = rmpi_win_lookup(e, op->nbi_win - 1);
     if (w && rmpi_rma_count(&w->outstanding) > 0) {
         if (op->status != RMP_SUCCESS && w->nbi_error == RMP_SUCCESS)
             w->nbi_error = op->status;
         rmpi_rma_count_add(&w->outstanding, -1);
     }
-    rma_op_end(op);
-    op->next = rmpi_eng.rma.free_ops;
-    rmpi_eng.rma.free_ops = op;
+    rma_op_end(e, op);
+    op->next = e->rma.free_ops;
+    e->rma.free_ops = op;
 }
 
 static void rma_on_msg(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     const rmpi_rma_t *m = hdr;
     if (hlen < sizeof(*m)) {
         rmpi_error("protocol error: short one-sided message from rank %d", src);
@@ -194,14 +195,14 @@ static void rma_on_msg(int src, const void *hdr, size_t hlen, const void *payloa
     }
     if (m->op == RMPI_RMA_PUT || m->op == RMPI_RMA_GET || m->op == RMPI_RMA_FADD ||
         m->op == RMPI_RMA_CSWAP) {
-        rma_target(src, m, payload, plen);
+        rma_target(e, src, m, payload, plen);
         return;
     }
     if (m->op == RMPI_RMA_ACK && m->req == 0) {
-        rma_put_msg_acked(src, m);
+        rma_put_msg_acked(e, src, m);
         return;
     }
-    rmpi_rma_op_t *op = rma_op_find(m->req);
+    rmpi_rma_op_t *op = rma_op_find(e, m->req);
     const char *why;
     if (!op) {
         rmpi_debug("late or unknown one-sided reply from rank %d dropped", src);
@@ -240,25 +241,25 @@ static void rma_on_msg(int src, const void *hdr, size_t hlen, const void *payloa
         rmpi_error("protocol error: unknown one-sided operation %u from rank %d", m->op, src);
     }
     if (op->nbi_win && rmpi_rma_count(&op->pending) <= 0)
-        rma_get_msg_done(op);
+        rma_get_msg_done(e, op);
 }
 
-void rmpi_rma_register(void)
+void rmpi_rma_register(rmpi_engine_t *e)
 {
-    rmpi_am_register(RMPI_MSG_RMA, rma_on_msg);
+    rmpi_am_register(e, RMPI_MSG_RMA, rma_on_msg);
 }
 
 /* ---- the caller side ---- */
 
 /* A waited operation whose request went out (rc: how sending it went): wait for its
  * replies, then take it off the in-flight list whatever happened. */
-static int rma_wait_end(rmpi_rma_op_t *op, int rc, int w, rmp_comm_t comm, const char *call)
+static int rma_wait_end(rmpi_engine_t *e, rmpi_rma_op_t *op, int rc, int w, rmp_comm_t comm, const char *call)
 {
     if (rc == RMP_SUCCESS)
-        rc = rmpi_rma_wait(&op->pending, w, comm, call);
-    rmpi_mt_enter();
-    rma_op_end(op);
-    rmpi_mt_leave();
+        rc = rmpi_rma_wait(e, &op->pending, w, comm, call);
+    rmpi_mt_enter(e);
+    rma_op_end(e, op);
+    rmpi_mt_leave(e);
     return rc;
 }
 
@@ -275,14 +276,14 @@ static rmpi_rma_t rma_msg(rmp_win_t win, int op_code, int target, uint64_t req)
 }
 
 /* Emulated put/get: chunks of the active-message size, each answered. */
-int rmpi_rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int target,
+int rmpi_rma_emulate(rmpi_engine_t *e, rmp_win_t win, int op_code, void *buf, size_t bytes, int target,
                      size_t offset)
 {
     int w = rmpi_comm_world_rank(win->comm, target);
-    rmpi_peer_t *p = &rmpi_eng.peers[w];
+    rmpi_peer_t *p = &e->peers[w];
     rmpi_rma_op_t op = {.status = RMP_SUCCESS, .dst = buf, .off0 = offset, .len = bytes};
-    rmpi_mt_enter();
-    rma_op_begin(&op);
+    rmpi_mt_enter(e);
+    rma_op_begin(e, &op);
     rmpi_rma_t m = rma_msg(win, op_code, target, op.seq);
     int rc = RMP_SUCCESS;
     if (op_code == RMPI_RMA_GET) {
@@ -301,23 +302,23 @@ int rmpi_rma_emulate(rmp_win_t win, int op_code, void *buf, size_t bytes, int ta
                 break;
         }
     }
-    rmpi_mt_leave();
-    rc = rma_wait_end(&op, rc, w, win->comm, "a one-sided operation");
+    rmpi_mt_leave(e);
+    rc = rma_wait_end(e, &op, rc, w, win->comm, "a one-sided operation");
     return rc != RMP_SUCCESS ? rc : op.status;
 }
 
 /* A non-blocking put by messages, in chunks of the active-message size. It returns
  * once they are handed over; each counts in win->outstanding until the target's
  * acknowledgement, which names no operation (req 0) but the window here (compare). */
-int rmpi_rma_put_msg(rmp_win_t win, const void *buf, size_t bytes, int target,
+int rmpi_rma_put_msg(rmpi_engine_t *e, rmp_win_t win, const void *buf, size_t bytes, int target,
                      size_t offset)
 {
     int w = rmpi_comm_world_rank(win->comm, target);
-    size_t chunk = rmpi_eng.peers[w].max_am - sizeof(rmpi_rma_t);
+    size_t chunk = e->peers[w].max_am - sizeof(rmpi_rma_t);
     rmpi_rma_t m = rma_msg(win, RMPI_RMA_PUT, target, 0);
     m.compare = win->id;
     int rc = RMP_SUCCESS;
-    rmpi_mt_enter();
+    rmpi_mt_enter(e);
     for (size_t o = 0; o < bytes; o += chunk) {
         size_t n = bytes - o < chunk ? bytes - o : chunk;
         m.offset = offset + o;
@@ -328,26 +329,26 @@ int rmpi_rma_put_msg(rmp_win_t win, const void *buf, size_t bytes, int target,
             break;
         }
     }
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     return rc;
 }
 
-int rmpi_rma_emulate_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64_t compare,
+int rmpi_rma_emulate_atomic(rmpi_engine_t *e, rmp_win_t win, int op_code, uint64_t operand, uint64_t compare,
                             uint64_t *old, int target, size_t offset)
 {
     int rc;
     int w = rmpi_comm_world_rank(win->comm, target);
     rmpi_rma_op_t op = {.pending = 1, .status = RMP_SUCCESS};
-    rmpi_mt_enter();
-    rma_op_begin(&op);
+    rmpi_mt_enter(e);
+    rma_op_begin(e, &op);
     rmpi_rma_t m = rma_msg(win, op_code, target, op.seq);
     m.offset = offset;
     m.len = 8;
     m.operand = operand;
     m.compare = compare;
     rc = rmpi_send_ctrl(w, &m, sizeof(m), NULL, 0);
-    rmpi_mt_leave();
-    rc = rma_wait_end(&op, rc, w, win->comm, "a one-sided atomic");
+    rmpi_mt_leave(e);
+    rc = rma_wait_end(e, &op, rc, w, win->comm, "a one-sided atomic");
     if (rc == RMP_SUCCESS)
         rc = op.status;
     if (rc == RMP_SUCCESS)
@@ -355,23 +356,23 @@ int rmpi_rma_emulate_atomic(rmp_win_t win, int op_code, uint64_t operand, uint64
     return rc;
 }
 
-int rmpi_rma_get_msg(rmp_win_t win, void *buf, size_t bytes, int target, size_t offset)
+int rmpi_rma_get_msg(rmpi_engine_t *e, rmp_win_t win, void *buf, size_t bytes, int target, size_t offset)
 {
     int w = rmpi_comm_world_rank(win->comm, target);
     int rc = RMP_SUCCESS;
-    rmpi_mt_enter();
-    rmpi_rma_op_t *op = rmpi_eng.rma.free_ops;
+    rmpi_mt_enter(e);
+    rmpi_rma_op_t *op = e->rma.free_ops;
     if (op)
-        rmpi_eng.rma.free_ops = op->next;
+        e->rma.free_ops = op->next;
     else
         op = malloc(sizeof(*op));
     if (!op) {
-        rmpi_mt_leave();
+        rmpi_mt_leave(e);
         return RMP_ERR_NOMEM;
     }
     *op = (rmpi_rma_op_t){.pending = (long)bytes, .status = RMP_SUCCESS, .dst = buf,
                           .off0 = offset, .len = bytes, .nbi_win = win->id + 1};
-    rma_op_begin(op);
+    rma_op_begin(e, op);
     rmpi_rma_t m = rma_msg(win, RMPI_RMA_GET, target, op->seq);
     m.offset = offset;
     m.len = bytes;
@@ -379,18 +380,18 @@ int rmpi_rma_get_msg(rmp_win_t win, void *buf, size_t bytes, int target, size_t 
     rc = rmpi_send_ctrl(w, &m, sizeof(m), NULL, 0);
     if (rc != RMP_SUCCESS) {
         rmpi_rma_count_add(&win->outstanding, -1);
-        rma_op_end(op);
-        op->next = rmpi_eng.rma.free_ops;
-        rmpi_eng.rma.free_ops = op;
+        rma_op_end(e, op);
+        op->next = e->rma.free_ops;
+        e->rma.free_ops = op;
     }
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     return rc;
 }
 
-void rmpi_rma_forget(const struct rmp_win *win)
+void rmpi_rma_forget(rmpi_engine_t *e, const struct rmp_win *win)
 {
-    rmpi_mt_enter();
-    rmpi_rma_op_t **pp = &rmpi_eng.rma.inflight;
+    rmpi_mt_enter(e);
+    rmpi_rma_op_t **pp = &e->rma.inflight;
     while (*pp) {
         rmpi_rma_op_t *op = *pp;
         if (op->nbi_win != win->id + 1) {
@@ -398,10 +399,10 @@ void rmpi_rma_forget(const struct rmp_win *win)
             continue;
         }
         *pp = op->next;
-        if (rmpi_eng.rma.inflight_tail == &op->next)
-            rmpi_eng.rma.inflight_tail = pp;
-        op->next = rmpi_eng.rma.free_ops;
-        rmpi_eng.rma.free_ops = op;
+        if (e->rma.inflight_tail == &op->next)
+            e->rma.inflight_tail = pp;
+        op->next = e->rma.free_ops;
+        e->rma.free_ops = op;
     }
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
 }

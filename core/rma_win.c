@@ -68,7 +68,7 @@ static int win_register_id(rmpi_engine_t *e, struct rmp_win *w)
 
 static void win_release(rmpi_engine_t *e, struct rmp_win *w)
 {
-    rmpi_rma_forget(w);
+    rmpi_rma_forget(e, w);
     for (int i = 0; i < e->tls.num; i++)
         if (w->mr[i])
             e->tls.v[i].iface->mem_dereg(e->tls.v[i].tl, w->mr[i]);
@@ -291,7 +291,8 @@ int rmpi_win_region(const struct rmp_win *w, uint64_t addr, uint64_t bytes,
 
 RMPI_MT_BODY int win_attach_locked(rmp_win_t win, void *base, size_t bytes)
 {
-    int rc = rmpi_rma_check_win(win);
+    rmpi_engine_t *e = &rmpi_eng;
+    int rc = rmpi_rma_check_win(e, win);
     if (rc != RMP_SUCCESS)
         return rc;
     if (!win->dynamic || (!base && bytes > 0) || (uintptr_t)base > UINTPTR_MAX - bytes)
@@ -319,7 +320,8 @@ RMPI_MT_BODY int win_attach_locked(rmp_win_t win, void *base, size_t bytes)
 
 RMPI_MT_BODY int win_detach_locked(rmp_win_t win, const void *base)
 {
-    int rc = rmpi_rma_check_win(win);
+    rmpi_engine_t *e = &rmpi_eng;
+    int rc = rmpi_rma_check_win(e, win);
     if (rc != RMP_SUCCESS)
         return rc;
     if (!win->dynamic)
@@ -344,7 +346,7 @@ RMP_EXPORT int rmp_win_free(rmp_win_t *win)
     rmpi_engine_t *e = &rmpi_eng;
     if (!win)
         return RMP_ERR_ARG;
-    int rc = rmpi_rma_check_win(*win);
+    int rc = rmpi_rma_check_win(e, *win);
     if (rc != RMP_SUCCESS)
         return rc;
     struct rmp_win *w = *win;

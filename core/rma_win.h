@@ -60,6 +60,6 @@ int rmpi_win_is_live(rmpi_engine_t *e, rmp_win_t win);
 int rmpi_win_region(const struct rmp_win *w, uint64_t addr, uint64_t bytes,
                     rmpi_win_region_t *out);
 /* Is win a usable window handle? RMP_SUCCESS, RMP_ERR_ARG or RMP_ERR_ACCESS (core/rma.c). */
-int rmpi_rma_check_win(rmp_win_t win);
+int rmpi_rma_check_win(rmpi_engine_t *e, rmp_win_t win);
 
 #endif

@@ -9,7 +9,7 @@
 #include "rndv.h"
 #include "send.h"
 
-int rmpi_rndv_start(rmpi_peer_t *p, rmp_request_t req)
+int rmpi_rndv_start(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req)
 {
     rmpi_rts_t *r = &req->wire.rts;
     r->h.type = RMPI_MSG_RTS;
@@ -24,14 +24,14 @@ int rmpi_rndv_start(rmpi_peer_t *p, rmp_request_t req)
     req->flags |= RMPI_REQF_WAIT_FIN;
     req->payload = NULL;
     req->plen = 0;
-    RMPI_STATS_SENT(&rmpi_eng, p, rndv, req->bytes);
+    RMPI_STATS_SENT(e, p, rndv, req->bytes);
     return RMP_SUCCESS;
 }
 
-static void rndv_release(rmp_request_t req)
+static void rndv_release(rmpi_engine_t *e, rmp_request_t req)
 {
     if (req->mr) {
-        rmpi_eng.peers[req->peer].iface->mem_dereg(rmpi_eng.peers[req->peer].tl, req->mr);
+        e->peers[req->peer].iface->mem_dereg(e->peers[req->peer].tl, req->mr);
         req->mr = NULL;
     }
 }
@@ -51,7 +51,7 @@ static void rndv_get_done(void *arg, int status)
 }
 
 /* RNDV_PUT, receiver side: tell the sender where to write. */
-static void rndv_send_cts(rmpi_peer_t *p, rmp_request_t req, int src, const rmpi_rts_t *r)
+static void rndv_send_cts(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req, int src, const rmpi_rts_t *r)
 {
     rmpi_cts_t c;
     memset(&c, 0, sizeof(c));
@@ -72,7 +72,7 @@ static void rndv_send_cts(rmpi_peer_t *p, rmp_request_t req, int src, const rmpi
     rc = rmpi_send_ctrl(src, &c, sizeof(c), NULL, 0);
     if (rc != RMP_SUCCESS) {
         req->status.error = rc;
-        rndv_release(req);
+        rndv_release(e, req);
         rmpi_req_complete(req);
     }
     /* otherwise it completes on FIN */
@@ -80,9 +80,9 @@ static void rndv_send_cts(rmpi_peer_t *p, rmp_request_t req, int src, const rmpi
 
 /* A matched RTS: pull the data (RNDV_GET) or tell the sender where to write
  * (RNDV_PUT). Truncation: only what fits moves. */
-static void rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
+static void rndv_pull(rmpi_engine_t *e, rmp_request_t req, int src, const rmpi_rts_t *r)
 {
-    rmpi_peer_t *p = &rmpi_eng.peers[src];
+    rmpi_peer_t *p = &e->peers[src];
     rmpi_recv_status(req, &r->h, r->size);
     req->peer = src;
     req->peer_req = r->sreq;
@@ -100,7 +100,7 @@ static void rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
         return;
     }
     if (put) {
-        rndv_send_cts(p, req, src, r);
+        rndv_send_cts(e, p, req, src, r);
         return;
     }
     if (req->status.bytes == 0) {
@@ -113,25 +113,26 @@ static void rndv_pull(rmp_request_t req, int src, const rmpi_rts_t *r)
         rndv_get_done(req, rc);
 }
 
-void rmpi_rndv_take(rmp_request_t req, const rmpi_hdr_t *h, const rmpi_ux_t *u)
+void rmpi_rndv_take(rmpi_engine_t *e, rmp_request_t req, const rmpi_hdr_t *h, const rmpi_ux_t *u)
 {
     rmpi_rts_t r = {*h, u->size, u->sreq, u->addr, u->key};
-    rndv_pull(req, u->peer, &r);
+    rndv_pull(e, req, u->peer, &r);
 }
 
 static void rndv_on_rts(int src, const void *hdr, size_t hlen, const void *payload,
                         size_t plen)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen;
     const rmpi_rts_t *r = hdr;
-    RMPI_STATS_RECVD(&rmpi_eng, r->size);
-    rmp_request_t req = rmpi_recv_match(&r->h);
+    RMPI_STATS_RECVD(e, r->size);
+    rmp_request_t req = rmpi_recv_match(e, &r->h);
     if (req) {
         req->peer = src;
-        rndv_pull(req, src, r);
+        rndv_pull(e, req, src, r);
         return;
     }
-    rmpi_ux_t *u = rmpi_recv_buffer(src, &r->h, 0, r->size, payload, plen);
+    rmpi_ux_t *u = rmpi_recv_buffer(e, src, &r->h, 0, r->size, payload, plen);
     if (u) {
         u->sreq = r->sreq;
         u->addr = r->addr;
@@ -144,7 +145,7 @@ static void rndv_on_rts(int src, const void *hdr, size_t hlen, const void *paylo
  * goes in one put, or for a layout sender piece by piece through its own bounce
  * buffer (core/layout.h); a FIN follows it on the same endpoint. State while it
  * moves: [frag_off, total) still to go, wire.cts the CTS, plen the piece in hand. */
-static int rndv_put_more(rmp_request_t req);
+static int rndv_put_more(rmpi_engine_t *e, rmp_request_t req);
 
 /* The CTS's range is done (or failed): FIN the receiver, and unless another CTS
  * follows, the send is complete. */
@@ -161,6 +162,7 @@ static void rndv_range_done(rmp_request_t req)
 
 static void rndv_put_done(void *arg, int status)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     rmp_request_t req = arg;
     if (status == RMP_SUCCESS) {
         req->frag_off += req->plen;
@@ -173,14 +175,14 @@ static void rndv_put_done(void *arg, int status)
         req->flags |= RMPI_REQF_CALLED_BACK;
         return;
     }
-    rndv_put_more(req);
+    rndv_put_more(e, req);
 }
 
 /* A loop, not recursion: a transport may complete a put before it returns.
  * Returns 1 when the transport had no room (req is queued on need_put). */
-static int rndv_put_more(rmp_request_t req)
+static int rndv_put_more(rmpi_engine_t *e, rmp_request_t req)
 {
-    rmpi_peer_t *p = &rmpi_eng.peers[req->peer];
+    rmpi_peer_t *p = &e->peers[req->peer];
     while (req->frag_off < req->total) {
         size_t n = req->total - req->frag_off;
         const void *src = (const char *)req->buf + req->frag_off;
@@ -199,7 +201,7 @@ static int rndv_put_more(rmp_request_t req)
         req->flags &= (uint8_t)~RMPI_REQF_IN_CALL;
         if (rc == RMPI_AGAIN) {
             req->flags |= RMPI_REQF_NEED_PUT;
-            rmpi_mq_push(&rmpi_eng.p2p.need_put, &req->mq);
+            rmpi_mq_push(&e->p2p.need_put, &req->mq);
             return 1;
         }
         if (rc != RMP_SUCCESS) {
@@ -217,6 +219,7 @@ static int rndv_put_more(rmp_request_t req)
 static void rndv_on_cts(int src, const void *hdr, size_t hlen, const void *payload,
                         size_t plen)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen, (void)payload, (void)plen;
     const rmpi_cts_t *c = hdr;
     rmp_request_t req = (rmp_request_t)(uintptr_t)c->sreq;
@@ -246,33 +249,34 @@ static void rndv_on_cts(int src, const void *hdr, size_t hlen, const void *paylo
     req->plen = 0;
     if (c->more)
         req->flags |= RMPI_REQF_MORE;
-    rndv_put_more(req);
+    rndv_put_more(e, req);
 }
 
-int rmpi_rndv_retry_puts(void)
+int rmpi_rndv_retry_puts(rmpi_engine_t *e)
 {
     int n = 0;
-    while (!rmpi_mq_empty(&rmpi_eng.p2p.need_put)) {
+    while (!rmpi_mq_empty(&e->p2p.need_put)) {
         rmp_request_t req =
-            rmpi_container_of(rmpi_eng.p2p.need_put.head.next, struct rmp_request, mq);
-        rmpi_mq_remove(&rmpi_eng.p2p.need_put, &req->mq);
+            rmpi_container_of(e->p2p.need_put.head.next, struct rmp_request, mq);
+        rmpi_mq_remove(&e->p2p.need_put, &req->mq);
         req->flags &= (uint8_t)~RMPI_REQF_NEED_PUT;
-        if (rndv_put_more(req)) /* still no room: queued again */
+        if (rndv_put_more(e, req)) /* still no room: queued again */
             break;
         n++;
     }
     return n;
 }
 
-void rmpi_rndv_withdraw(rmp_request_t req)
+void rmpi_rndv_withdraw(rmpi_engine_t *e, rmp_request_t req)
 {
-    rmpi_mq_remove(&rmpi_eng.p2p.need_put, &req->mq);
+    rmpi_mq_remove(&e->p2p.need_put, &req->mq);
 }
 
 /* FIN: the side that waited (sender for GET, receiver for PUT) completes. */
 static void rndv_on_fin(int src, const void *hdr, size_t hlen, const void *payload,
                         size_t plen)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     (void)src, (void)hlen, (void)payload, (void)plen;
     const rmpi_fin_t *f = hdr;
     rmp_request_t req = (rmp_request_t)(uintptr_t)f->req;
@@ -282,13 +286,13 @@ static void rndv_on_fin(int src, const void *hdr, size_t hlen, const void *paylo
     }
     if (f->status != RMP_SUCCESS && f->status != RMP_ERR_TRUNCATE)
         req->status.error = f->status;
-    rndv_release(req);
+    rndv_release(e, req);
     rmpi_req_complete(req);
 }
 
-void rmpi_rndv_register(void)
+void rmpi_rndv_register(rmpi_engine_t *e)
 {
-    rmpi_am_register(RMPI_MSG_RTS, rndv_on_rts);
-    rmpi_am_register(RMPI_MSG_CTS, rndv_on_cts);
-    rmpi_am_register(RMPI_MSG_FIN, rndv_on_fin);
+    rmpi_am_register(e, RMPI_MSG_RTS, rndv_on_rts);
+    rmpi_am_register(e, RMPI_MSG_CTS, rndv_on_cts);
+    rmpi_am_register(e, RMPI_MSG_FIN, rndv_on_fin);
 }

@@ -206,7 +206,7 @@ static int runtime_connect_peer(rmpi_engine_t *e, int w, const void *blob, size_
             rmpi_error("cannot connect to rank %d with %s: %s", w, t->name, rmp_strerror(rc));
             return rc;
         }
-        rmpi_peer_attach(p, i, &caps);
+        rmpi_peer_attach(e, p, i, &caps);
     }
     if (!p->iface) {
         rmpi_error("no transport in RMP_TRANSPORTS=%s reaches rank %d (%s node)",
@@ -278,7 +278,7 @@ static void runtime_release(rmpi_engine_t *e)
 {
     rmpi_rma_fini(e);
     runtime_close_transports(e);
-    rmpi_p2p_fini();
+    rmpi_p2p_fini(e);
     rmpi_comm_world_fini(e);
     free(e->job.local_ranks);
     free(e->job.node_of);
@@ -339,7 +339,7 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
         return RMP_ERR_STATE;
     }
     double t0 = rmpi_now();
-    int rc = rmpi_config_load();
+    int rc = rmpi_config_load(e);
     if (rc == RMP_SUCCESS)
         rc = rmpi_tuning_load(e);
     if (rc != RMP_SUCCESS) /* each problem was said, once, by the validator */
@@ -358,17 +358,17 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
     e->job.yield_when_idle = e->cfg.poll_yield == 1 || e->cfg.poll_yield == 3 ||
                              (e->cfg.poll_yield == 0 && e->job.oversubscribed);
     e->job.sleep_when_idle = e->cfg.poll_yield == 3;
-    rc = rmpi_p2p_init();
+    rc = rmpi_p2p_init(e);
     if (rc == RMP_SUCCESS && (rc = runtime_open_transports(e)) == RMP_SUCCESS)
         runtime_step_transports(e, t0, "transports open");
     if (rc == RMP_SUCCESS && e->job.size > 1)
         rc = rmpi_tl_publish(e);
     if (rc == RMP_SUCCESS && e->job.size > 1)
         rc = rmpi_tuning_publish();
-    rmpi_fault_point("init-before-fence");
+    rmpi_fault_point(e, "init-before-fence");
     if (rc == RMP_SUCCESS && e->job.size > 1 && (rc = rmpi_boot_fence()) == RMP_SUCCESS)
         runtime_step(e, t0, "endpoints exchanged (PMIx fence)");
-    rmpi_fault_point("init-after-fence");
+    rmpi_fault_point(e, "init-after-fence");
     if (rc == RMP_SUCCESS && e->job.size > 1)
         rc = rmpi_tuning_check(e);
     if (rc == RMP_SUCCESS && (rc = runtime_connect_peers(e)) == RMP_SUCCESS)
@@ -385,7 +385,7 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
     if (rc != RMP_SUCCESS)
         goto err_runtime;
     if (rc == RMP_SUCCESS && required == RMP_THREAD_MULTIPLE)
-        rc = rmpi_mt_start();
+        rc = rmpi_mt_start(e);
     if (rc != RMP_SUCCESS)
         goto err_runtime;
     e->thr.level = required;
@@ -422,7 +422,7 @@ static void runtime_print_stats(rmpi_engine_t *e)
             (unsigned long long)st->eager_bytes, (unsigned long long)st->rndv_sent,
             (unsigned long long)st->rndv_bytes, (unsigned long long)st->frag_sent,
             (unsigned long long)st->frag_bytes, (unsigned long long)st->unexpected,
-            rmpi_p2p_unexpected_high_water());
+            rmpi_p2p_unexpected_high_water(e));
     for (int i = 0; i < e->tls.num; i++)
         fprintf(stderr, "[rmp %d] stats: %s: %llu msgs %llu B sent\n", e->job.rank,
                 e->tls.v[i].iface->name, (unsigned long long)e->stats.tl_msgs[i],
@@ -435,20 +435,20 @@ RMP_EXPORT int rmp_finalize(void)
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)
         return rc;
-    rmpi_fault_point("finalize-before-fence");
-    rc = rmpi_p2p_drain();
+    rmpi_fault_point(e, "finalize-before-fence");
+    rc = rmpi_p2p_drain(e);
     /* Everyone stops sending before anyone tears down its memory. */
     int frc = e->job.size > 1 ? rmpi_boot_fence() : RMP_SUCCESS;
     /* A survivor that went on (RMP_ON_FAILURE=continue) knows of the death already. */
     if (frc == RMP_ERR_PEER_FAILED && e->cfg.on_failure == 1 && e->p2p.nfailed > 0)
         frc = RMP_SUCCESS;
-    rmpi_fault_point("finalize-after-fence");
+    rmpi_fault_point(e, "finalize-after-fence");
     if (e->cfg.stats)
         runtime_print_stats(e);
     e->thr.state = RMPI_STATE_FINALIZED;
     *e->thr.main_tls = 0;
     runtime_release(e);
-    rmpi_mt_stop();
+    rmpi_mt_stop(e);
     int brc = rmpi_boot_finalize();
     if (rc == RMP_SUCCESS)
         rc = frc != RMP_SUCCESS ? frc : brc;

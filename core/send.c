@@ -16,20 +16,20 @@
 #include "rndv.h"
 #include "send.h"
 
-static void send_pending_push(rmpi_peer_t *p, rmp_request_t req)
+static void send_pending_push(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req)
 {
     if (rmpi_mq_empty(&p->pending))
-        rmpi_eng.p2p.npending++;
+        e->p2p.npending++;
     rmpi_mq_push(&p->pending, &req->mq);
 }
 
 /* Move as much of req's wire data as the transport takes. RMP_SUCCESS when
  * all of it left, RMPI_AGAIN when the transport is full, or an error. */
-static int send_try(rmpi_peer_t *p, rmp_request_t req)
+static int send_try(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req)
 {
     if (!(req->flags & RMPI_REQF_FRAG))
         return p->iface->send(p->ep, &req->wire, req->hlen, req->payload, req->plen);
-    return rmpi_frag_send(p, req);
+    return rmpi_frag_send(e, p, req);
 }
 
 /* The wire part of req is gone: finish what that means for its kind. */
@@ -52,9 +52,9 @@ static int send_fail(rmp_request_t req, int rc)
 
 /* Send req now if the peer's FIFO is empty and the transport has room,
  * otherwise queue it behind the others. */
-static int send_post(rmp_request_t req)
+static int send_post(rmpi_engine_t *e, rmp_request_t req)
 {
-    rmpi_peer_t *p = &rmpi_eng.peers[req->peer];
+    rmpi_peer_t *p = &e->peers[req->peer];
     if (RMPI_UNLIKELY(p->failed)) {
         /* Nobody would ever drain its FIFO again (control messages get here
          * without the entry points' check). */
@@ -62,7 +62,7 @@ static int send_post(rmp_request_t req)
         return RMP_ERR_PEER_FAILED;
     }
     if (rmpi_mq_empty(&p->pending)) {
-        int rc = send_try(p, req);
+        int rc = send_try(e, p, req);
         if (rc == RMP_SUCCESS) {
             send_done(req);
             return RMP_SUCCESS;
@@ -70,23 +70,23 @@ static int send_post(rmp_request_t req)
         if (rc < 0)
             return send_fail(req, rc);
     }
-    send_pending_push(p, req);
+    send_pending_push(e, p, req);
     return RMP_SUCCESS;
 }
 
-int rmpi_send_drain_pending(void)
+int rmpi_send_drain_pending(rmpi_engine_t *e)
 {
     int n = 0;
-    for (int w = 0; w < rmpi_eng.npeers && rmpi_eng.p2p.npending > 0; w++) {
-        rmpi_peer_t *p = &rmpi_eng.peers[w];
+    for (int w = 0; w < e->npeers && e->p2p.npending > 0; w++) {
+        rmpi_peer_t *p = &e->peers[w];
         while (!rmpi_mq_empty(&p->pending)) {
             rmp_request_t req = rmpi_container_of(p->pending.head.next, struct rmp_request, mq);
-            int rc = send_try(p, req);
+            int rc = send_try(e, p, req);
             if (rc == RMPI_AGAIN)
                 break;
             rmpi_mq_remove(&p->pending, &req->mq);
             if (rmpi_mq_empty(&p->pending))
-                rmpi_eng.p2p.npending--;
+                e->p2p.npending--;
             n++;
             if (rc < 0)
                 send_fail(req, rc);
@@ -97,22 +97,22 @@ int rmpi_send_drain_pending(void)
     return n;
 }
 
-void rmpi_send_fail_pending(int peer)
+void rmpi_send_fail_pending(rmpi_engine_t *e, int peer)
 {
-    rmpi_peer_t *p = &rmpi_eng.peers[peer];
+    rmpi_peer_t *p = &e->peers[peer];
     while (!rmpi_mq_empty(&p->pending)) {
         rmp_request_t req = rmpi_container_of(p->pending.head.next, struct rmp_request, mq);
         rmpi_mq_remove(&p->pending, &req->mq);
         if (rmpi_mq_empty(&p->pending))
-            rmpi_eng.p2p.npending--;
+            e->p2p.npending--;
         rmpi_req_fail(req, RMP_ERR_PEER_FAILED);
     }
 }
 
-void rmpi_send_drop_orphans(void)
+void rmpi_send_drop_orphans(rmpi_engine_t *e)
 {
-    for (int w = 0; w < rmpi_eng.npeers && rmpi_eng.p2p.npending > 0; w++) {
-        rmpi_peer_t *p = &rmpi_eng.peers[w];
+    for (int w = 0; w < e->npeers && e->p2p.npending > 0; w++) {
+        rmpi_peer_t *p = &e->peers[w];
         rmpi_mq_elem_t *el = p->pending.head.next;
         while (el != &p->pending.head) {
             rmp_request_t req = rmpi_container_of(el, struct rmp_request, mq);
@@ -121,7 +121,7 @@ void rmpi_send_drop_orphans(void)
                 continue;
             rmpi_mq_remove(&p->pending, &req->mq);
             if (rmpi_mq_empty(&p->pending))
-                rmpi_eng.p2p.npending--;
+                e->p2p.npending--;
             rmpi_req_free(req);
         }
     }
@@ -130,7 +130,8 @@ void rmpi_send_drop_orphans(void)
 RMPI_MT_BODY int send_ctrl_locked(int peer, const void *msg, size_t len, const void *payload,
                                   size_t plen)
 {
-    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_CTRL);
+    rmpi_engine_t *e = &rmpi_eng;
+    rmp_request_t req = rmpi_req_alloc(e, RMPI_REQ_CTRL);
     if (!req)
         return RMP_ERR_NOMEM;
     req->peer = peer;
@@ -138,7 +139,7 @@ RMPI_MT_BODY int send_ctrl_locked(int peer, const void *msg, size_t len, const v
     req->hlen = (uint8_t)len;
     req->payload = payload;
     req->plen = plen;
-    return send_post(req);
+    return send_post(e, req);
 }
 
 RMPI_MT_ENTRY(, rmpi_send_ctrl, send_ctrl_locked,
@@ -160,9 +161,9 @@ RMPI_MT_ENTRY(, rmpi_send_fin, send_fin_locked,
     (peer, target_req, status))
 
 /* Fill req's wire for a message of its buf/bytes and choose the protocol. */
-static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag, int sync)
+static int send_start(rmpi_engine_t *e, rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag, int sync)
 {
-    rmpi_peer_t *p = &rmpi_eng.peers[req->peer];
+    rmpi_peer_t *p = &e->peers[req->peer];
     rmpi_hdr_t *h = &req->wire.h;
     h->flags = 0;
     h->reserved = 0;
@@ -177,7 +178,7 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
      * receiver's CTS asks, piece by piece (core/layout.h). */
     int fits = rmpi_eager_fits(p, req->bytes);
     if (!sync && !req->lay && fits) {
-        rc = rmpi_eager_start(p, req);
+        rc = rmpi_eager_start(e, p, req);
     } else {
         /* Rendezvous and fragmentation both open with an RTS header. */
         rmpi_rts_t *r = &req->wire.rts;
@@ -201,9 +202,9 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
                 req->lay = NULL;
                 r->addr = (uint64_t)(uintptr_t)b;
             }
-            rc = rmpi_rndv_start(p, req);
+            rc = rmpi_rndv_start(e, p, req);
         } else {
-            rc = rmpi_frag_start(p, req);
+            rc = rmpi_frag_start(e, p, req);
             if (sync) {
                 h->flags |= RMPI_HDR_SYNC;
                 req->flags |= RMPI_REQF_WAIT_FIN;
@@ -212,17 +213,18 @@ static int send_start(rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
     }
     if (rc != RMP_SUCCESS)
         return rc;
-    return send_post(req);
+    return send_post(e, req);
 }
 
 RMPI_MT_BODY int send_isend_locked(const void *buf, const rmp_layout_t *lay, size_t bytes,
                                    int dest, int tag, rmp_comm_t comm, uint32_t cid, int sync,
                                    rmp_request_t *out)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int w = rmpi_comm_world_rank(comm, dest);
-    if (RMPI_UNLIKELY(rmpi_eng.peers[w].failed))
+    if (RMPI_UNLIKELY(e->peers[w].failed))
         return RMP_ERR_PEER_FAILED;
-    rmp_request_t req = rmpi_req_alloc(RMPI_REQ_SEND);
+    rmp_request_t req = rmpi_req_alloc(e, RMPI_REQ_SEND);
     if (RMPI_UNLIKELY(!req))
         return RMP_ERR_NOMEM;
     req->peer = w;
@@ -230,7 +232,7 @@ RMPI_MT_BODY int send_isend_locked(const void *buf, const rmp_layout_t *lay, siz
     req->lay = lay;
     req->bytes = bytes;
     req->status.comm = comm;
-    int rc = send_start(req, comm, cid, tag, sync);
+    int rc = send_start(e, req, comm, cid, tag, sync);
     if (rc != RMP_SUCCESS && !req->done) {
         rmpi_req_free(req);
         return rc;
@@ -264,7 +266,7 @@ int rmpi_isend_layout_cid(const rmp_layout_t *lay, size_t bytes, int dest, int t
 
 /* An eager message that fits now, without a request: RMP_SUCCESS, an error, or
  * RMPI_AGAIN (no room, or older sends to p still queued). */
-RMPI_MT_BODY int send_now(rmpi_peer_t *p, const void *buf,
+RMPI_MT_BODY int send_now(rmpi_engine_t *e, rmpi_peer_t *p, const void *buf,
                                                           size_t bytes, uint32_t cid, int src,
                                                           int tag)
 {
@@ -272,28 +274,29 @@ RMPI_MT_BODY int send_now(rmpi_peer_t *p, const void *buf,
         return RMP_ERR_PEER_FAILED;
     if (!rmpi_mq_empty(&p->pending))
         return RMPI_AGAIN;
-    return rmpi_eager_send_now(p, buf, bytes, cid, src, tag);
+    return rmpi_eager_send_now(e, p, buf, bytes, cid, src, tag);
 }
 
-static __attribute__((noinline)) int send_now_mt(rmpi_peer_t *p, const void *buf, size_t bytes,
+static __attribute__((noinline)) int send_now_mt(rmpi_engine_t *e, rmpi_peer_t *p, const void *buf, size_t bytes,
                                                  uint32_t cid, int src, int tag)
 {
-    rmpi_mt_lock_take();
-    int rc = send_now(p, buf, bytes, cid, src, tag);
-    rmpi_mt_unlock();
+    rmpi_mt_lock_take(e);
+    int rc = send_now(e, p, buf, bytes, cid, src, tag);
+    rmpi_mt_unlock(e);
     return rc;
 }
 
 int rmpi_send_cid(const void *buf, size_t bytes, int dest, int tag, rmp_comm_t comm,
                   uint32_t cid)
 {
+    rmpi_engine_t *e = &rmpi_eng;
     int w = rmpi_comm_world_rank(comm, dest);
-    rmpi_peer_t *p = &rmpi_eng.peers[w];
+    rmpi_peer_t *p = &e->peers[w];
     /* Fast path: an eager message that fits now needs no request at all. */
     if (rmpi_eager_fits(p, bytes)) {
-        int rc = RMPI_UNLIKELY(rmpi_eng.thr.multiple)
-                     ? send_now_mt(p, buf, bytes, cid, comm->rank, tag)
-                     : send_now(p, buf, bytes, cid, comm->rank, tag);
+        int rc = RMPI_UNLIKELY(e->thr.multiple)
+                     ? send_now_mt(e, p, buf, bytes, cid, comm->rank, tag)
+                     : send_now(e, p, buf, bytes, cid, comm->rank, tag);
         if (RMPI_LIKELY(rc == RMP_SUCCESS))
             return RMP_SUCCESS;
         if (rc < 0)

@@ -14,11 +14,11 @@ int rmpi_send_ctrl(int peer, const void *msg, size_t len, const void *payload, s
 /* The FIN of a rendezvous: completes target_req on peer with status. */
 int rmpi_send_fin(int peer, uint64_t target_req, int status);
 /* Retry the sends that found no room (progress engine); the number that left. */
-int rmpi_send_drain_pending(void);
+int rmpi_send_drain_pending(rmpi_engine_t *e);
 /* Fail every unsent message to world rank peer (it failed). */
-void rmpi_send_fail_pending(int peer);
+void rmpi_send_fail_pending(rmpi_engine_t *e, int peer);
 /* Sends whose caller gave up (RMP_TIMEOUT) are not pushed out at teardown:
  * the peer that never took them may be in its own finalize already. */
-void rmpi_send_drop_orphans(void);
+void rmpi_send_drop_orphans(rmpi_engine_t *e);
 
 #endif

@@ -83,10 +83,10 @@ void rmpi_ulfm_fini(rmpi_engine_t *e)
     e->ulfm_nrevoked = 0;
 }
 
-void rmpi_ulfm_send(rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg, const uint8_t *bitmap)
+void rmpi_ulfm_send(rmpi_engine_t *e, rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg, const uint8_t *bitmap)
 {
     int w = rmpi_comm_world_rank(comm, m);
-    if (m == comm->rank || rmpi_peer_lost(w))
+    if (m == comm->rank || rmpi_peer_lost(e, w))
         return;
     size_t plen = bitmap ? ((size_t)comm->size + 7) / 8 : 0;
     (void)rmpi_send_ctrl(w, msg, sizeof(*msg), bitmap, plen); /* best effort: it may die */
@@ -94,7 +94,7 @@ void rmpi_ulfm_send(rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg, const uint8
 
 /* Pass the revoke on to every live member: it reaches them although its first sender
  * may die half-way through its own sends. */
-static void ulfm_flood(rmp_comm_t comm, rmpi_ulfm_st_t *s)
+static void ulfm_flood(rmpi_engine_t *e, rmp_comm_t comm, rmpi_ulfm_st_t *s)
 {
     if (s->flooded)
         return;
@@ -107,7 +107,7 @@ static void ulfm_flood(rmp_comm_t comm, rmpi_ulfm_st_t *s)
     m.size = (uint32_t)comm->size;
     m.from = comm->rank;
     for (int r = 0; r < comm->size; r++)
-        rmpi_ulfm_send(comm, r, &m, NULL);
+        rmpi_ulfm_send(e, comm, r, &m, NULL);
 }
 
 typedef struct ulfm_scan {
@@ -140,11 +140,11 @@ static void ulfm_revoke_local(rmpi_engine_t *e, rmpi_ulfm_st_t *s, rmp_comm_t co
         if (e->thr.main_tls)
             __atomic_store_n(e->thr.main_tls, 0, __ATOMIC_RELAXED);
         ulfm_scan_t sc = {s->cid, comm};
-        rmpi_req_foreach(ulfm_fail_req, &sc);
+        rmpi_req_foreach(e, ulfm_fail_req, &sc);
         comm = sc.comm;
     }
     if (comm)
-        ulfm_flood(comm, s);
+        ulfm_flood(e, comm, s);
 }
 
 void rmpi_ulfm_sweep(rmpi_engine_t *e)
@@ -152,9 +152,9 @@ void rmpi_ulfm_sweep(rmpi_engine_t *e)
     for (rmpi_ulfm_st_t *s = e->ulfm_list; s; s = s->next)
         if (s->revoked) {
             ulfm_scan_t sc = {s->cid, NULL};
-            rmpi_req_foreach(ulfm_fail_req, &sc);
+            rmpi_req_foreach(e, ulfm_fail_req, &sc);
             if (sc.comm)
-                ulfm_flood(sc.comm, s);
+                ulfm_flood(e, sc.comm, s);
         }
 }
 
@@ -165,7 +165,7 @@ int rmpi_ulfm_revoked(rmpi_engine_t *e, rmp_comm_t comm)
     rmpi_ulfm_st_t *s = ulfm_find(e, comm->cid);
     if (!s || !s->revoked)
         return 0;
-    ulfm_flood(comm, s); /* a revoke received before this communicator was seen */
+    ulfm_flood(e, comm, s); /* a revoke received before this communicator was seen */
     return 1;
 }
 
@@ -191,9 +191,9 @@ static void ulfm_on_msg(int src, const void *hdr, size_t hlen, const void *paylo
     ulfm_revoke_local(e, s, NULL);
 }
 
-void rmpi_ulfm_register(void)
+void rmpi_ulfm_register(rmpi_engine_t *e)
 {
-    rmpi_am_register(RMPI_MSG_FT, ulfm_on_msg);
+    rmpi_am_register(e, RMPI_MSG_FT, ulfm_on_msg);
 }
 
 RMP_EXPORT int rmp_comm_revoke(rmp_comm_t comm)
@@ -202,11 +202,11 @@ RMP_EXPORT int rmp_comm_revoke(rmp_comm_t comm)
     int rc = rmpi_comm_check_local(comm);
     if (rc != RMP_SUCCESS)
         return rc;
-    rmpi_mt_enter();
+    rmpi_mt_enter(e);
     rmpi_ulfm_st_t *s = rmpi_ulfm_get(e, comm->cid, comm->size);
     if (s)
         ulfm_revoke_local(e, s, comm);
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     return s ? RMP_SUCCESS : RMP_ERR_NOMEM;
 }
 
@@ -218,9 +218,9 @@ RMP_EXPORT int rmp_comm_is_revoked(rmp_comm_t comm, int *flag)
         return rc;
     if (!flag)
         return RMP_ERR_ARG;
-    rmpi_mt_enter();
+    rmpi_mt_enter(e);
     *flag = rmpi_ulfm_revoked(e, comm);
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     return RMP_SUCCESS;
 }
 
@@ -230,12 +230,12 @@ RMP_EXPORT int rmp_comm_failure_ack(rmp_comm_t comm)
     int rc = rmpi_comm_check_local(comm);
     if (rc != RMP_SUCCESS)
         return rc;
-    rmpi_mt_enter();
+    rmpi_mt_enter(e);
     rmpi_ulfm_st_t *s = rmpi_ulfm_get(e, comm->cid, comm->size);
     for (int r = 0; s && r < comm->size; r++)
-        if (rmpi_peer_lost(rmpi_comm_world_rank(comm, r)))
+        if (rmpi_peer_lost(e, rmpi_comm_world_rank(comm, r)))
             s->acked[r] = 1;
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     return s ? RMP_SUCCESS : RMP_ERR_NOMEM;
 }
 
@@ -247,7 +247,7 @@ int rmpi_ulfm_anysrc_stalled(rmpi_engine_t *e, rmp_request_t req)
         return 0;
     rmpi_ulfm_st_t *s = ulfm_find(e, comm->cid);
     for (int r = 0; r < comm->size; r++)
-        if (rmpi_peer_lost(rmpi_comm_world_rank(comm, r)) && !(s && s->acked[r]))
+        if (rmpi_peer_lost(e, rmpi_comm_world_rank(comm, r)) && !(s && s->acked[r]))
             return 1;
     return 0;
 }
@@ -260,7 +260,7 @@ RMP_EXPORT int rmp_comm_failure_get_acked(rmp_comm_t comm, int *ranks, int max, 
         return rc;
     if (!n || max < 0 || (max > 0 && !ranks))
         return RMP_ERR_ARG;
-    rmpi_mt_enter();
+    rmpi_mt_enter(e);
     rmpi_ulfm_st_t *s = ulfm_find(e, comm->cid);
     int k = 0;
     for (int r = 0; s && r < comm->size; r++)
@@ -269,7 +269,7 @@ RMP_EXPORT int rmp_comm_failure_get_acked(rmp_comm_t comm, int *ranks, int max, 
                 ranks[k] = r;
             k++;
         }
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     *n = k;
     return k > max ? RMP_ERR_TRUNCATE : RMP_SUCCESS;
 }

@@ -54,7 +54,7 @@ typedef struct rmpi_ulfm_st {
 /* The state of context cid with size members, created on first use (NULL: no memory). */
 rmpi_ulfm_st_t *rmpi_ulfm_get(rmpi_engine_t *e, uint32_t cid, int size);
 /* Send an FT message to member m (comm rank) of comm, if it is alive. */
-void rmpi_ulfm_send(rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg, const uint8_t *bitmap);
+void rmpi_ulfm_send(rmpi_engine_t *e, rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg, const uint8_t *bitmap);
 /* Is comm revoked? Passes a received revoke on the first time comm is seen. */
 int rmpi_ulfm_revoked(rmpi_engine_t *e, rmp_comm_t comm);
 /* Fail the receives posted on revoked communicators since the revoke (a collective's
@@ -68,7 +68,7 @@ void rmpi_ulfm_val_free(rmpi_ulfm_val_t *v);
  * MPI_ERR_PROC_FAILED_PENDING)? Under the engine lock. */
 int rmpi_ulfm_anysrc_stalled(rmpi_engine_t *e, rmp_request_t req);
 /* Engine start / teardown. */
-void rmpi_ulfm_register(void);
+void rmpi_ulfm_register(rmpi_engine_t *e);
 void rmpi_ulfm_fini(rmpi_engine_t *e);
 /* A communicator is destroyed: forget its state. */
 void rmpi_ulfm_forget(rmpi_engine_t *e, uint32_t cid);

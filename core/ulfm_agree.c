@@ -97,9 +97,9 @@ static void agree_msg(rmpi_ftmsg_t *m, const rmpi_ulfm_st_t *s, int op, uint32_t
 }
 
 /* A reply to world rank w (the sender of what is answered). */
-static void agree_reply(int w, const rmpi_ftmsg_t *m, const uint8_t *failed, int size)
+static void agree_reply(rmpi_engine_t *e, int w, const rmpi_ftmsg_t *m, const uint8_t *failed, int size)
 {
-    if (!rmpi_peer_lost(w))
+    if (!rmpi_peer_lost(e, w))
         (void)rmpi_send_ctrl(w, m, sizeof(*m), failed, failed ? agree_bytes(size) : 0);
 }
 
@@ -134,7 +134,7 @@ void rmpi_ulfm_agree_on_msg(rmpi_engine_t *e, int src, const rmpi_ftmsg_t *m, co
     case RMPI_FT_CONTRIB: {
         if (d) { /* it follows this rank, which has the answer */
             agree_msg(&r, s, RMPI_FT_RESULT, m->seq, s->self, d, 1);
-            agree_reply(src, &r, d->failed, s->size);
+            agree_reply(e, src, &r, d->failed, s->size);
             break;
         }
         rmpi_ulfm_coll_t *c = agree_coll(s, m->seq);
@@ -165,7 +165,7 @@ void rmpi_ulfm_agree_on_msg(rmpi_engine_t *e, int src, const rmpi_ftmsg_t *m, co
         } else {
             break;
         }
-        agree_reply(src, &r, d->failed, s->size);
+        agree_reply(e, src, &r, d->failed, s->size);
         break;
     case RMPI_FT_RESULT:
         /* Only from the coordinator followed now; one not started yet takes any. */
@@ -177,10 +177,10 @@ void rmpi_ulfm_agree_on_msg(rmpi_engine_t *e, int src, const rmpi_ftmsg_t *m, co
     }
 }
 
-static int agree_lowest_live(rmp_comm_t comm)
+static int agree_lowest_live(rmpi_engine_t *e, rmp_comm_t comm)
 {
     for (int r = 0; r < comm->size; r++)
-        if (r == comm->rank || !rmpi_peer_lost(rmpi_comm_world_rank(comm, r)))
+        if (r == comm->rank || !rmpi_peer_lost(e, rmpi_comm_world_rank(comm, r)))
             return r;
     return comm->rank;
 }
@@ -193,7 +193,7 @@ static int agree_mine(rmpi_engine_t *e, rmp_comm_t comm, rmpi_ulfm_st_t *s, int 
     s->mine.flag = flag;
     s->mine.next_cid = rmpi_comm_next_cid(e);
     for (int r = 0; r < comm->size; r++)
-        if (r != comm->rank && rmpi_peer_lost(rmpi_comm_world_rank(comm, r))) {
+        if (r != comm->rank && rmpi_peer_lost(e, rmpi_comm_world_rank(comm, r))) {
             s->mine.failed[r / 8] |= (uint8_t)(1u << (r % 8));
             if (!s->acked[r])
                 s->mine.unacked = 1;
@@ -202,7 +202,7 @@ static int agree_mine(rmpi_engine_t *e, rmp_comm_t comm, rmpi_ulfm_st_t *s, int 
 }
 
 /* One step as coordinator of seq: ask once, decide when every live member answered. */
-static int agree_coordinate(rmp_comm_t comm, rmpi_ulfm_st_t *s, uint32_t seq)
+static int agree_coordinate(rmpi_engine_t *e, rmp_comm_t comm, rmpi_ulfm_st_t *s, uint32_t seq)
 {
     rmpi_ftmsg_t m;
     if (!s->queried) {
@@ -211,7 +211,7 @@ static int agree_coordinate(rmp_comm_t comm, rmpi_ulfm_st_t *s, uint32_t seq)
         if (comm->rank != 0) {
             agree_msg(&m, s, RMPI_FT_QUERY, seq, comm->rank, NULL, 0);
             for (int r = 0; r < comm->size; r++)
-                rmpi_ulfm_send(comm, r, &m, NULL);
+                rmpi_ulfm_send(e, comm, r, &m, NULL);
         }
     }
     rmpi_ulfm_coll_t *c = agree_coll(s, seq);
@@ -219,12 +219,12 @@ static int agree_coordinate(rmp_comm_t comm, rmpi_ulfm_st_t *s, uint32_t seq)
         return RMP_ERR_NOMEM;
     if (!c->adopt) {
         for (int r = 0; r < comm->size; r++)
-            if (r != comm->rank && !c->got[r] && !rmpi_peer_lost(rmpi_comm_world_rank(comm, r)))
+            if (r != comm->rank && !c->got[r] && !rmpi_peer_lost(e, rmpi_comm_world_rank(comm, r)))
                 return RMP_SUCCESS; /* not yet */
         /* What this rank learnt while it waited counts too: a death it waited out is
          * then reported as unacknowledged on every member. */
         for (int r = 0; r < comm->size; r++)
-            if (r != comm->rank && rmpi_peer_lost(rmpi_comm_world_rank(comm, r))) {
+            if (r != comm->rank && rmpi_peer_lost(e, rmpi_comm_world_rank(comm, r))) {
                 s->mine.failed[r / 8] |= (uint8_t)(1u << (r % 8));
                 if (!s->acked[r])
                     s->mine.unacked = 1;
@@ -238,7 +238,7 @@ static int agree_coordinate(rmp_comm_t comm, rmpi_ulfm_st_t *s, uint32_t seq)
     const rmpi_ulfm_val_t *d = agree_decided(s, seq);
     agree_msg(&m, s, RMPI_FT_RESULT, seq, comm->rank, d, 0);
     for (int r = 0; r < comm->size; r++)
-        rmpi_ulfm_send(comm, r, &m, d->failed);
+        rmpi_ulfm_send(e, comm, r, &m, d->failed);
     return RMP_SUCCESS;
 }
 
@@ -246,10 +246,10 @@ static int agree_coordinate(rmp_comm_t comm, rmpi_ulfm_st_t *s, uint32_t seq)
 static int agree_run(rmpi_engine_t *e, rmp_comm_t comm, int flag, const rmpi_ulfm_val_t **out)
 {
     int rc = RMP_ERR_NOMEM;
-    rmpi_mt_enter();
+    rmpi_mt_enter(e);
     rmpi_ulfm_st_t *s = rmpi_ulfm_get(e, comm->cid, comm->size);
     if (!s || agree_mine(e, comm, s, flag) != RMP_SUCCESS) {
-        rmpi_mt_leave();
+        rmpi_mt_leave(e);
         return rc;
     }
     s->self = comm->rank;
@@ -257,30 +257,30 @@ static int agree_run(rmpi_engine_t *e, rmp_comm_t comm, int flag, const rmpi_ulf
     s->active = !agree_decided(s, seq);
     s->sent_to = -1;
     s->queried = 0;
-    s->cur = agree_lowest_live(comm);
+    s->cur = agree_lowest_live(e, comm);
     if (s->query_seq == seq && s->query_from > s->cur)
         s->cur = s->query_from;
-    rmpi_mt_leave();
+    rmpi_mt_leave(e);
     rmpi_waiter_t w;
     rmpi_waiter_init(&w);
     rc = RMP_SUCCESS;
     for (;;) {
-        rmpi_mt_enter();
+        rmpi_mt_enter(e);
         if (s->active) {
-            int lo = agree_lowest_live(comm);
+            int lo = agree_lowest_live(e, comm);
             if (lo > s->cur)
                 s->cur = lo;
             if (s->cur == comm->rank) {
-                rc = agree_coordinate(comm, s, seq);
+                rc = agree_coordinate(e, comm, s, seq);
             } else if (s->sent_to != s->cur) {
                 rmpi_ftmsg_t m;
                 agree_msg(&m, s, RMPI_FT_CONTRIB, seq, comm->rank, &s->mine, 0);
                 s->sent_to = s->cur;
-                rmpi_ulfm_send(comm, s->cur, &m, s->mine.failed);
+                rmpi_ulfm_send(e, comm, s->cur, &m, s->mine.failed);
             }
         }
         int done = !s->active;
-        rmpi_mt_leave();
+        rmpi_mt_leave(e);
         if (done || rc != RMP_SUCCESS)
             break;
         rmpi_progress();
@@ -299,7 +299,7 @@ static int agree_run(rmpi_engine_t *e, rmp_comm_t comm, int flag, const rmpi_ulf
      * survivor knows the same deaths (rmp_comm_failure_ack acknowledges them). */
     for (int r = 0; r < comm->size; r++) {
         int w = rmpi_comm_world_rank(comm, r);
-        if ((d->failed[r / 8] & (1u << (r % 8))) && r != comm->rank && !rmpi_peer_lost(w))
+        if ((d->failed[r / 8] & (1u << (r % 8))) && r != comm->rank && !rmpi_peer_lost(e, w))
             rmpi_peer_failed(w, "counted as failed by an agreement");
     }
     *out = d;
