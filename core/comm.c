@@ -96,7 +96,8 @@ static int comm_entry_cmp(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-int rmpi_comm_new(rmpi_engine_t *e, uint32_t cid, int n, int rank, int with_world, struct rmp_comm **out)
+int rmpi_comm_new(rmpi_engine_t *e, uint32_t cid, int n, int rank, int with_world,
+                  struct rmp_comm **out)
 {
     struct rmp_comm *c = calloc(1, sizeof(*c));
     if (!c || (with_world && !(c->world = malloc((size_t)(n > 0 ? n : 1) * sizeof(int))))) {

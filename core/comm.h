@@ -10,7 +10,8 @@
 
 /* A communicator of context cid, n members, this rank's rank; with_world: its world[]
  * array (n entries, to fill), else none (the world communicator). */
-int rmpi_comm_new(rmpi_engine_t *e, uint32_t cid, int n, int rank, int with_world, struct rmp_comm **out);
+int rmpi_comm_new(rmpi_engine_t *e, uint32_t cid, int n, int rank, int with_world,
+                  struct rmp_comm **out);
 /* The next free context id, and: contexts below cid are taken (rmp_comm_shrink). */
 uint32_t rmpi_comm_next_cid(rmpi_engine_t *e);
 void rmpi_comm_cid_taken(rmpi_engine_t *e, uint32_t cid);

@@ -27,8 +27,8 @@ static inline int rmpi_eager_start(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request
 
 /* Without a request: RMP_SUCCESS when the transport took it, RMPI_AGAIN when
  * it had no room, or an error. */
-static inline int rmpi_eager_send_now(rmpi_engine_t *e, rmpi_peer_t *p, const void *buf, size_t bytes,
-                                      uint32_t cid, int src, int tag)
+static inline int rmpi_eager_send_now(rmpi_engine_t *e, rmpi_peer_t *p, const void *buf,
+                                      size_t bytes, uint32_t cid, int src, int tag)
 {
     rmpi_hdr_t h = {RMPI_MSG_EAGER, 0, 0, cid, src, tag};
     int rc = p->iface->send(p->ep, &h, sizeof(h), buf, bytes);

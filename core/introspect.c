@@ -12,7 +12,8 @@
 #include "rmpi.h"
 
 /* Parameter index -> its table entry and where its value lives. */
-static int introspect_find(rmpi_engine_t *e, int index, const rmpi_param_t **p, rmpi_param_set_t *set)
+static int introspect_find(rmpi_engine_t *e, int index, const rmpi_param_t **p,
+                           rmpi_param_set_t *set)
 {
     rmpi_param_set_t sets[RMPI_PARAM_SETS_MAX];
     int n = rmpi_config_sets(&e->cfg, sets);

@@ -17,7 +17,8 @@ static void layout_send_release(rmp_request_t req)
         e->layout.req = NULL;
 }
 
-const unsigned char *rmpi_layout_piece_out(rmpi_engine_t *e, rmp_request_t req, size_t off, size_t len)
+const unsigned char *rmpi_layout_piece_out(rmpi_engine_t *e, rmp_request_t req, size_t off,
+                                           size_t len)
 {
     if (!e->layout.buf && !(e->layout.buf = malloc(RMPI_LAYOUT_PIECE)))
         return NULL;

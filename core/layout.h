@@ -16,7 +16,8 @@
 /* Bytes [off, off + len) (len <= RMPI_LAYOUT_PIECE) of req's message, packed into
  * the engine's bounce buffer; not packed again when the transport had no room
  * for them last time. NULL when out of memory. */
-const unsigned char *rmpi_layout_piece_out(rmpi_engine_t *e, rmp_request_t req, size_t off, size_t len);
+const unsigned char *rmpi_layout_piece_out(rmpi_engine_t *e, rmp_request_t req, size_t off,
+                                           size_t len);
 /* A layout receive (req->lay) matched an RTS of r->size bytes: move
  * req->status.bytes (> 0) of it in pieces, then FIN the sender (RNDV_GET) or
  * ask piece by piece with CTS (RNDV_PUT). */

@@ -409,8 +409,8 @@ RMP_EXPORT int rmp_mprobe(int source, int tag, rmp_comm_t comm, rmp_message_t *m
     return rc;
 }
 
-static int p2p_imrecv(rmpi_engine_t *e, void *buf, const rmp_layout_t *lay, size_t bytes, rmp_message_t *msg,
-                      rmp_request_t *out)
+static int p2p_imrecv(rmpi_engine_t *e, void *buf, const rmp_layout_t *lay, size_t bytes,
+                      rmp_message_t *msg, rmp_request_t *out)
 {
     int rc = rmpi_check_state();
     if (rc != RMP_SUCCESS)

@@ -35,7 +35,8 @@ static inline int rmpi_peer_lost(rmpi_engine_t *e, int w)
 
 /* p reaches its rank through the engine's transport slot, connected with caps (the
  * transport's answer to connect): the one place a peer's transport fields are set. */
-static inline void rmpi_peer_attach(rmpi_engine_t *e, rmpi_peer_t *p, int slot, const rmpi_tl_caps_t *caps)
+static inline void rmpi_peer_attach(rmpi_engine_t *e, rmpi_peer_t *p, int slot,
+                                    const rmpi_tl_caps_t *caps)
 {
     p->iface = e->tls.v[slot].iface;
     p->tl = e->tls.v[slot].tl;
@@ -47,19 +48,19 @@ static inline void rmpi_peer_attach(rmpi_engine_t *e, rmpi_peer_t *p, int slot, 
     p->rma_msg_max = caps->rma_msg_max;
 }
 
-/* Count a message of bytes sent to p (RMP_STATS=1 prints the counters). */
-#define RMPI_STATS_SENT(E, p, kind, nbytes)                  \
-    do {                                                  \
-        (E)->stats.kind##_sent++;                         \
-        (E)->stats.kind##_bytes += (nbytes);              \
-        (E)->stats.tl_msgs[(p)->slot]++;                  \
-        (E)->stats.tl_bytes[(p)->slot] += (nbytes);       \
+/* Count a message of bytes sent to p on engine E (RMP_STATS=1 prints the counters). */
+#define RMPI_STATS_SENT(E, p, kind, nbytes)                 \
+    do {                                                    \
+        (E)->stats.kind##_sent++;                           \
+        (E)->stats.kind##_bytes += (nbytes);                \
+        (E)->stats.tl_msgs[(p)->slot]++;                    \
+        (E)->stats.tl_bytes[(p)->slot] += (nbytes);         \
     } while (0)
-/* Count a message of nbytes that arrived (rmp_stats_get, MPI_T). */
-#define RMPI_STATS_RECVD(E, nbytes)                          \
-    do {                                                  \
-        (E)->stats.recvd++;                               \
-        (E)->stats.recvd_bytes += (nbytes);               \
+/* Count a message of nbytes that arrived on engine E (rmp_stats_get, MPI_T). */
+#define RMPI_STATS_RECVD(E, nbytes)                         \
+    do {                                                    \
+        (E)->stats.recvd++;                                 \
+        (E)->stats.recvd_bytes += (nbytes);                 \
     } while (0)
 
 #endif

@@ -200,8 +200,8 @@ static int port_recv(int fd, port_hello_t *h, uint64_t token, port_entry_t **rem
 }
 
 /* The root's side of the meeting: mine (n entries) out, the other group's in. */
-static int port_root(rmpi_engine_t *e, const char *port, int accept, const port_entry_t *mine, uint32_t n,
-                     uint32_t cid, port_entry_t **remote, port_result_t *res)
+static int port_root(rmpi_engine_t *e, const char *port, int accept, const port_entry_t *mine,
+                     uint32_t n, uint32_t cid, port_entry_t **remote, port_result_t *res)
 {
     struct sockaddr_in sa;
     uint64_t token;
@@ -256,8 +256,8 @@ static int port_root(rmpi_engine_t *e, const char *port, int accept, const port_
 }
 
 /* accept (1) or connect (0): the collective part, see the top of the file. */
-static int port_meet(rmpi_engine_t *e, const char *port, int root, rmp_comm_t comm, int accept, rmp_comm_t *uni,
-                     int *rsize)
+static int port_meet(rmpi_engine_t *e, const char *port, int root, rmp_comm_t comm, int accept,
+                     rmp_comm_t *uni, int *rsize)
 {
     int rc = rmpi_comm_check(comm);
     if (rc != RMP_SUCCESS)

@@ -151,7 +151,8 @@ RMPI_MT_BODY int recv_cancel_locked(rmp_request_t req, int keep)
 RMPI_MT_ENTRY(, rmpi_recv_cancel, recv_cancel_locked, (rmp_request_t req, int keep),
               (req, keep))
 
-int rmpi_recv_cancel_unexp(rmpi_engine_t *e, int src, const rmpi_cancel_t *m, const void *payload, size_t plen)
+int rmpi_recv_cancel_unexp(rmpi_engine_t *e, int src, const rmpi_cancel_t *m, const void *payload,
+                           size_t plen)
 {
     /* From the newest back: the message came before m, and of several identical
      * eager copies the receiver cannot tell one from another. */

@@ -61,7 +61,8 @@ int rmpi_recv_probe(uint32_t cid, int source, int tag, rmp_status_t *st);
 int rmpi_recv_cancel(rmp_request_t req, int keep);
 /* A sender cancels message m (core/cancel.c): 1 if it was still unexpected here
  * (it is dropped then), 0 if a receive has it. */
-int rmpi_recv_cancel_unexp(rmpi_engine_t *e, int src, const rmpi_cancel_t *m, const void *payload, size_t plen);
+int rmpi_recv_cancel_unexp(rmpi_engine_t *e, int src, const rmpi_cancel_t *m, const void *payload,
+                           size_t plen);
 /* Matched probe: the first unexpected message matched by (cid, source, tag),
  * taken off the queue (no receive can match it any more), its status in st. */
 rmpi_ux_t *rmpi_recv_mprobe(rmpi_engine_t *e, uint32_t cid, int source, int tag, rmp_status_t *st);

@@ -46,7 +46,8 @@ int rmpi_rma_check_win(rmpi_engine_t *e, rmp_win_t win)
     return RMP_SUCCESS;
 }
 
-static int rma_check(rmpi_engine_t *e, rmp_win_t win, int target, size_t offset, size_t bytes, const void *buf)
+static int rma_check(rmpi_engine_t *e, rmp_win_t win, int target, size_t offset, size_t bytes,
+                     const void *buf)
 {
     int rc = rmpi_rma_check_win(e, win);
     if (rc != RMP_SUCCESS)
@@ -138,8 +139,8 @@ static void rma_op_done(void *arg, int status)
     rmpi_rma_count_set(&op->pending, 0);
 }
 
-static int rma_xfer(rmpi_engine_t *e, rmp_win_t win, int is_put, void *buf, size_t bytes, int target,
-                    size_t offset, int nbi)
+static int rma_xfer(rmpi_engine_t *e, rmp_win_t win, int is_put, void *buf, size_t bytes,
+                    int target, size_t offset, int nbi)
 {
     int rc = rma_check(e, win, target, offset, bytes, buf);
     if (rc != RMP_SUCCESS || bytes == 0)
@@ -274,8 +275,8 @@ RMP_EXPORT int rmp_win_flush(int target, rmp_win_t win)
     return rc;
 }
 
-static int rma_atomic(rmpi_engine_t *e, rmp_win_t win, int op_code, uint64_t operand, uint64_t compare,
-                      uint64_t *old, int target, size_t offset)
+static int rma_atomic(rmpi_engine_t *e, rmp_win_t win, int op_code, uint64_t operand,
+                      uint64_t compare, uint64_t *old, int target, size_t offset)
 {
     int rc = rma_check(e, win, target, offset, 8, old);
     if (rc != RMP_SUCCESS)

@@ -95,7 +95,8 @@ static void rma_reply(int src, const rmpi_rma_t *m, int op, int status, uint64_t
         rmpi_error("cannot answer a one-sided operation of rank %d", src);
 }
 
-static void rma_target(rmpi_engine_t *e, int src, const rmpi_rma_t *m, const void *payload, size_t plen)
+static void rma_target(rmpi_engine_t *e, int src, const rmpi_rma_t *m, const void *payload,
+                       size_t plen)
 {
     struct rmp_win *w = rmpi_win_lookup(e, m->win_id);
     uint64_t len;
@@ -253,7 +254,8 @@ void rmpi_rma_register(rmpi_engine_t *e)
 
 /* A waited operation whose request went out (rc: how sending it went): wait for its
  * replies, then take it off the in-flight list whatever happened. */
-static int rma_wait_end(rmpi_engine_t *e, rmpi_rma_op_t *op, int rc, int w, rmp_comm_t comm, const char *call)
+static int rma_wait_end(rmpi_engine_t *e, rmpi_rma_op_t *op, int rc, int w, rmp_comm_t comm,
+                        const char *call)
 {
     if (rc == RMP_SUCCESS)
         rc = rmpi_rma_wait(e, &op->pending, w, comm, call);
@@ -276,8 +278,8 @@ static rmpi_rma_t rma_msg(rmp_win_t win, int op_code, int target, uint64_t req)
 }
 
 /* Emulated put/get: chunks of the active-message size, each answered. */
-int rmpi_rma_emulate(rmpi_engine_t *e, rmp_win_t win, int op_code, void *buf, size_t bytes, int target,
-                     size_t offset)
+int rmpi_rma_emulate(rmpi_engine_t *e, rmp_win_t win, int op_code, void *buf, size_t bytes,
+                     int target, size_t offset)
 {
     int w = rmpi_comm_world_rank(win->comm, target);
     rmpi_peer_t *p = &e->peers[w];
@@ -333,8 +335,8 @@ int rmpi_rma_put_msg(rmpi_engine_t *e, rmp_win_t win, const void *buf, size_t by
     return rc;
 }
 
-int rmpi_rma_emulate_atomic(rmpi_engine_t *e, rmp_win_t win, int op_code, uint64_t operand, uint64_t compare,
-                            uint64_t *old, int target, size_t offset)
+int rmpi_rma_emulate_atomic(rmpi_engine_t *e, rmp_win_t win, int op_code, uint64_t operand,
+                            uint64_t compare, uint64_t *old, int target, size_t offset)
 {
     int rc;
     int w = rmpi_comm_world_rank(win->comm, target);
@@ -356,7 +358,8 @@ int rmpi_rma_emulate_atomic(rmpi_engine_t *e, rmp_win_t win, int op_code, uint64
     return rc;
 }
 
-int rmpi_rma_get_msg(rmpi_engine_t *e, rmp_win_t win, void *buf, size_t bytes, int target, size_t offset)
+int rmpi_rma_get_msg(rmpi_engine_t *e, rmp_win_t win, void *buf, size_t bytes, int target,
+                     size_t offset)
 {
     int w = rmpi_comm_world_rank(win->comm, target);
     int rc = RMP_SUCCESS;

@@ -47,16 +47,17 @@ typedef struct rmpi_rma_op {
 int rmpi_rma_wait(rmpi_engine_t *e, long *pending, int peer, rmp_comm_t comm, const char *call);
 
 /* Blocking put or get (op_code RMPI_RMA_PUT/GET) by messages, each answered. */
-int rmpi_rma_emulate(rmpi_engine_t *e, rmp_win_t win, int op_code, void *buf, size_t bytes, int target,
-                     size_t offset);
+int rmpi_rma_emulate(rmpi_engine_t *e, rmp_win_t win, int op_code, void *buf, size_t bytes,
+                     int target, size_t offset);
 /* Fetch-add or compare-and-swap executed by the target; *old its previous value. */
-int rmpi_rma_emulate_atomic(rmpi_engine_t *e, rmp_win_t win, int op_code, uint64_t operand, uint64_t compare,
-                            uint64_t *old, int target, size_t offset);
+int rmpi_rma_emulate_atomic(rmpi_engine_t *e, rmp_win_t win, int op_code, uint64_t operand,
+                            uint64_t compare, uint64_t *old, int target, size_t offset);
 /* Non-blocking put and get (bytes > 0) by messages: they return once handed over and
  * count in win->outstanding until acknowledged, or until all the data has arrived. */
 int rmpi_rma_put_msg(rmpi_engine_t *e, rmp_win_t win, const void *buf, size_t bytes, int target,
                      size_t offset);
-int rmpi_rma_get_msg(rmpi_engine_t *e, rmp_win_t win, void *buf, size_t bytes, int target, size_t offset);
+int rmpi_rma_get_msg(rmpi_engine_t *e, rmp_win_t win, void *buf, size_t bytes, int target,
+                     size_t offset);
 /* The window goes (rmp_win_free, finalize): its non-blocking gets still in flight (a
  * flush gave up on them) are forgotten, so that a late reply finds nothing and never
  * writes into a buffer its owner may have freed since. */

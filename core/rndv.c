@@ -51,7 +51,8 @@ static void rndv_get_done(void *arg, int status)
 }
 
 /* RNDV_PUT, receiver side: tell the sender where to write. */
-static void rndv_send_cts(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req, int src, const rmpi_rts_t *r)
+static void rndv_send_cts(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req, int src,
+                          const rmpi_rts_t *r)
 {
     rmpi_cts_t c;
     memset(&c, 0, sizeof(c));

@@ -287,7 +287,8 @@ static void runtime_release(rmpi_engine_t *e)
 }
 
 /* rrun --verbose: each set-up step of rmp_init with the milliseconds since it began. */
-static void runtime_step(rmpi_engine_t *e, double t0, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void runtime_step(rmpi_engine_t *e, double t0, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void runtime_step(rmpi_engine_t *e, double t0, const char *fmt, ...)
 {
     if (!getenv("RMP_RRUN_VERBOSE")) /* a few calls, during rmp_init only */

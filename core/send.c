@@ -161,7 +161,8 @@ RMPI_MT_ENTRY(, rmpi_send_fin, send_fin_locked,
     (peer, target_req, status))
 
 /* Fill req's wire for a message of its buf/bytes and choose the protocol. */
-static int send_start(rmpi_engine_t *e, rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag, int sync)
+static int send_start(rmpi_engine_t *e, rmp_request_t req, rmp_comm_t comm, uint32_t cid, int tag,
+                      int sync)
 {
     rmpi_peer_t *p = &e->peers[req->peer];
     rmpi_hdr_t *h = &req->wire.h;
@@ -266,9 +267,8 @@ int rmpi_isend_layout_cid(const rmp_layout_t *lay, size_t bytes, int dest, int t
 
 /* An eager message that fits now, without a request: RMP_SUCCESS, an error, or
  * RMPI_AGAIN (no room, or older sends to p still queued). */
-RMPI_MT_BODY int send_now(rmpi_engine_t *e, rmpi_peer_t *p, const void *buf,
-                                                          size_t bytes, uint32_t cid, int src,
-                                                          int tag)
+RMPI_MT_BODY int send_now(rmpi_engine_t *e, rmpi_peer_t *p, const void *buf, size_t bytes,
+                          uint32_t cid, int src, int tag)
 {
     if (RMPI_UNLIKELY(p->failed))
         return RMP_ERR_PEER_FAILED;
@@ -277,8 +277,8 @@ RMPI_MT_BODY int send_now(rmpi_engine_t *e, rmpi_peer_t *p, const void *buf,
     return rmpi_eager_send_now(e, p, buf, bytes, cid, src, tag);
 }
 
-static __attribute__((noinline)) int send_now_mt(rmpi_engine_t *e, rmpi_peer_t *p, const void *buf, size_t bytes,
-                                                 uint32_t cid, int src, int tag)
+static __attribute__((noinline)) int send_now_mt(rmpi_engine_t *e, rmpi_peer_t *p, const void *buf,
+                                                 size_t bytes, uint32_t cid, int src, int tag)
 {
     rmpi_mt_lock_take(e);
     int rc = send_now(e, p, buf, bytes, cid, src, tag);

@@ -83,7 +83,8 @@ void rmpi_ulfm_fini(rmpi_engine_t *e)
     e->ulfm_nrevoked = 0;
 }
 
-void rmpi_ulfm_send(rmpi_engine_t *e, rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg, const uint8_t *bitmap)
+void rmpi_ulfm_send(rmpi_engine_t *e, rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg,
+                    const uint8_t *bitmap)
 {
     int w = rmpi_comm_world_rank(comm, m);
     if (m == comm->rank || rmpi_peer_lost(e, w))

@@ -54,14 +54,16 @@ typedef struct rmpi_ulfm_st {
 /* The state of context cid with size members, created on first use (NULL: no memory). */
 rmpi_ulfm_st_t *rmpi_ulfm_get(rmpi_engine_t *e, uint32_t cid, int size);
 /* Send an FT message to member m (comm rank) of comm, if it is alive. */
-void rmpi_ulfm_send(rmpi_engine_t *e, rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg, const uint8_t *bitmap);
+void rmpi_ulfm_send(rmpi_engine_t *e, rmp_comm_t comm, int m, const rmpi_ftmsg_t *msg,
+                    const uint8_t *bitmap);
 /* Is comm revoked? Passes a received revoke on the first time comm is seen. */
 int rmpi_ulfm_revoked(rmpi_engine_t *e, rmp_comm_t comm);
 /* Fail the receives posted on revoked communicators since the revoke (a collective's
  * steps post theirs past the entry check): from the waits' periodic check. */
 void rmpi_ulfm_sweep(rmpi_engine_t *e);
 /* Handlers of the agreement's messages (core/ulfm_agree.c). */
-void rmpi_ulfm_agree_on_msg(rmpi_engine_t *e, int src, const rmpi_ftmsg_t *m, const uint8_t *bitmap);
+void rmpi_ulfm_agree_on_msg(rmpi_engine_t *e, int src, const rmpi_ftmsg_t *m,
+                            const uint8_t *bitmap);
 void rmpi_ulfm_val_free(rmpi_ulfm_val_t *v);
 /* Is req a pending receive from RMP_ANY_SOURCE on its communicator's own context (not a
  * collective's) while a member of that communicator has failed unacknowledged (ULFM's

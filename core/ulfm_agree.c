@@ -97,7 +97,8 @@ static void agree_msg(rmpi_ftmsg_t *m, const rmpi_ulfm_st_t *s, int op, uint32_t
 }
 
 /* A reply to world rank w (the sender of what is answered). */
-static void agree_reply(rmpi_engine_t *e, int w, const rmpi_ftmsg_t *m, const uint8_t *failed, int size)
+static void agree_reply(rmpi_engine_t *e, int w, const rmpi_ftmsg_t *m, const uint8_t *failed,
+                        int size)
 {
     if (!rmpi_peer_lost(e, w))
         (void)rmpi_send_ctrl(w, m, sizeof(*m), failed, failed ? agree_bytes(size) : 0);

@@ -26,7 +26,8 @@ static void test_sizes(void **state)
     assert_int_equal(v, 2u << 20);
     assert_int_equal(rmpi_parse_size("1gb", &v), RMP_SUCCESS);
     assert_int_equal(v, 1u << 30);
-    const char *bad[] = {"", "-1", "12x", "k", "1.5k", "99999999999999999999", "17179869184g", " 4"};
+    const char *bad[] = {"",  "-1", "12x", "k", "1.5k", "99999999999999999999", "17179869184g",
+                         " 4"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         assert_int_equal(rmpi_parse_size(bad[i], &v), RMP_ERR_ARG);
 }
