@@ -249,6 +249,26 @@ RMP_EXPORT int rmp_node_id(void)
     return id >= 0 ? id : 2000000 + e->job.rank;
 }
 
+RMP_EXPORT int rmp_node_ranks(int *ranks, int max, int *n)
+{
+    rmpi_engine_t *e = &rmpi_eng;
+    int rc = rmpi_check_state();
+    if (rc != RMP_SUCCESS)
+        return rc;
+    if (!n || (!ranks && max > 0))
+        return RMP_ERR_ARG;
+    /* the partition of rmp_node_id: a rank whose node is unknown is alone on its own */
+    int me = e->job.rank, id = e->job.node_of[me], k = 0;
+    for (int r = 0; r < e->job.size; r++)
+        if (r == me || (id >= 0 && e->job.node_of[r] == id)) {
+            if (k < max)
+                ranks[k] = r;
+            k++;
+        }
+    *n = k;
+    return RMP_SUCCESS;
+}
+
 RMP_EXPORT int rmp_comm_create_group(rmp_comm_t comm, int n, const int ranks[], int tag,
                                      rmp_comm_t *newcomm)
 {

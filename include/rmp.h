@@ -111,6 +111,10 @@ int rmp_unpublish(const char *service);
 /* Id (>= 0) of the node this process runs on: equal for processes that share
  * memory, for a split by node (MPI_COMM_TYPE_SHARED); negative before rmp_init. */
 int rmp_node_id(void);
+/* World ranks of the processes on this process's node (rmp_node_id's: itself included),
+ * ascending: the first max of them into ranks, how many there are into *n. RMP_ERR_ARG
+ * when n is NULL, or ranks is NULL with max > 0. */
+int rmp_node_ranks(int *ranks, int max, int *n);
 double rmp_wtime(void);
 void rmp_abort(rmp_comm_t comm, int exit_code);
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Process sets of a session: the two the standard requires, mpi://WORLD (every process
- * of the job) and mpi://SELF (the caller). Names are matched without regard to case. */
+ * of the job) and mpi://SELF (the caller), and mpix://SHARED, the processes on the
+ * caller's node (Open MPI's name; the members of an MPI_COMM_TYPE_SHARED split of the
+ * world). Names are matched without regard to case. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -8,7 +10,8 @@
 #include "mpii.h"
 #include "mpii_session.h"
 
-static const char *const pset_names[] = {"mpi://WORLD", "mpi://SELF"};
+static const char *const pset_names[] = {"mpi://WORLD", "mpi://SELF", "mpix://SHARED"};
+enum { PSET_WORLD, PSET_SELF, PSET_SHARED };
 #define PSET_N ((int)(sizeof(pset_names) / sizeof(pset_names[0])))
 
 /* Index of a pset name, -1 when unknown. */
@@ -22,7 +25,26 @@ static int pset_find(const char *name)
 
 static int pset_size(int i)
 {
-    return i == 0 ? mpii_comm_world.size : 1;
+    int n = 1;
+    if (i == PSET_WORLD)
+        n = mpii_comm_world.size;
+    else if (i == PSET_SHARED && rmp_node_ranks(NULL, 0, &n) != RMP_SUCCESS)
+        n = 1;
+    return n;
+}
+
+/* The world ranks of pset i (*n of them), in a new array; NULL when out of memory. */
+static int *pset_members(int i, int *n)
+{
+    *n = pset_size(i);
+    int *w = malloc((size_t)*n * sizeof(int));
+    if (!w)
+        return NULL;
+    if (i == PSET_SHARED && rmp_node_ranks(w, *n, n) == RMP_SUCCESS)
+        return w;
+    for (int r = 0; r < *n; r++)
+        w[r] = i == PSET_WORLD ? r : mpii_comm_world.rank;
+    return w;
 }
 
 #define SESSION_GET(h, s, fn)                                                              \
@@ -104,15 +126,12 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
     int i = pset_find(pset_name);
     if (i < 0)
         return mpii_err_session(s, MPI_ERR_ARG, fn, "no pset named \"%s\"", pset_name);
-    int n = pset_size(i), me = mpii_comm_world.rank;
-    int *w = i == 0 ? malloc((size_t)n * sizeof(int)) : &me;
+    int n;
+    int *w = pset_members(i, &n);
     if (!w)
         return mpii_err_session(s, MPI_ERR_NO_MEM, fn, "out of memory");
-    for (int r = 0; i == 0 && r < n; r++)
-        w[r] = r;
     mpii_group_t *g = mpii_group_new(n, w);
-    if (w != &me)
-        free(w);
+    free(w);
     if (!g)
         return mpii_err_session(s, MPI_ERR_NO_MEM, fn, "out of memory");
     if (g != &mpii_group_empty)

@@ -3,8 +3,9 @@
  * second one alongside it, the first one's communicator still working after
  * MPI_Finalize, and a session refused once the engine has stopped. With "only": the
  * session model alone, three sessions one after the other (no MPI_Init at all). Both
- * check the psets mpi://WORLD and mpi://SELF by real allreduces, and that bad
- * arguments reach the session's error handler with their class. */
+ * check the psets mpi://WORLD, mpi://SELF and mpix://SHARED (this node's processes: the
+ * same members as an MPI_COMM_TYPE_SHARED split of MPI_COMM_WORLD) by real allreduces,
+ * and that bad arguments reach the session's error handler with their class. */
 #include <string.h>
 
 #include "check.h"
@@ -65,7 +66,7 @@ static void check_comm_sum(MPI_Comm c)
 /* Psets, info and error handling of a live session; returns the WORLD communicator. */
 static MPI_Comm exercise(MPI_Session s, int world_size)
 {
-    int n = 0, len = 0, seen_world = 0, seen_self = 0, flag;
+    int n = 0, len = 0, seen_world = 0, seen_self = 0, seen_shared = 0, flag;
     char name[64], v[64];
     CHECK_OK(MPI_Session_get_num_psets(s, MPI_INFO_NULL, &n));
     CHECK(n >= 2, "%d psets", n);
@@ -77,8 +78,10 @@ static MPI_Comm exercise(MPI_Session s, int world_size)
         CHECK((int)strlen(name) + 1 == len, "pset %d: '%s' length %d", i, name, len);
         seen_world |= strcmp(name, "mpi://WORLD") == 0;
         seen_self |= strcmp(name, "mpi://SELF") == 0;
+        seen_shared |= strcmp(name, "mpix://SHARED") == 0;
     }
-    CHECK(seen_world && seen_self, "psets lack mpi://WORLD or mpi://SELF");
+    CHECK(seen_world && seen_self && seen_shared,
+          "psets lack mpi://WORLD, mpi://SELF or mpix://SHARED");
 
     MPI_Info info;
     CHECK_OK(MPI_Session_get_info(s, &info));
@@ -107,6 +110,9 @@ static MPI_Comm exercise(MPI_Session s, int world_size)
 
     MPI_Comm self = pset_comm(s, "mpi://SELF", "rmp.test.self", 1);
     CHECK_OK(MPI_Comm_free(&self));
+    /* a library's communicator of this node's processes */
+    MPI_Comm node = pset_comm(s, "mpix://SHARED", "rmp.test.node", -1);
+    CHECK_OK(MPI_Comm_free(&node));
     return pset_comm(s, "mpi://WORLD", "rmp.test.world", world_size);
 }
 
@@ -183,6 +189,19 @@ static void with_world(MPI_Errhandler eh)
     MPI_Session s2 = start(eh, "MPI_THREAD_MULTIPLE");
     MPI_Comm w2 = exercise(s2, size);
     check_comm_sum(w2);
+    /* mpix://SHARED has the members of the world model's split by node */
+    MPI_Comm shared;
+    MPI_Group gs, gp;
+    int cmp = MPI_UNEQUAL;
+    CHECK_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                                 &shared));
+    CHECK_OK(MPI_Comm_group(shared, &gs));
+    CHECK_OK(MPI_Group_from_session_pset(s2, "mpix://SHARED", &gp));
+    CHECK_OK(MPI_Group_compare(gs, gp, &cmp));
+    CHECK(cmp == MPI_IDENT, "mpix://SHARED against the shared split: %d, want MPI_IDENT", cmp);
+    CHECK_OK(MPI_Group_free(&gs));
+    CHECK_OK(MPI_Group_free(&gp));
+    CHECK_OK(MPI_Comm_free(&shared));
     session_bsend(s2, w2);
     CHECK_OK(MPI_Comm_free(&w2));
     CHECK_OK(MPI_Session_finalize(&s2));

@@ -309,6 +309,36 @@ static void test_split(void)
     T_CHECK(half == RMP_COMM_NULL, "freed comm nulled");
 }
 
+/* rmp_node_ranks: this node's world ranks, ascending, the same set as the ranks whose
+ * rmp_node_id is ours (gathered from every rank). */
+static void test_node(void)
+{
+    int n = -1, id = rmp_node_id();
+    T_CHECK(rmp_node_ranks(NULL, 0, NULL) == RMP_ERR_ARG, "node_ranks: NULL n");
+    T_CHECK(rmp_node_ranks(NULL, 1, &n) == RMP_ERR_ARG, "node_ranks: NULL ranks, max 1");
+    T_RC(rmp_node_ranks(NULL, 0, &n));
+    T_CHECK(n >= 1 && n <= np, "node_ranks: %d ranks of %d", n, np);
+    int *ranks = calloc((size_t)n, sizeof(int)), *ids = calloc((size_t)np, sizeof(int));
+    T_CHECK(ranks && ids, "calloc");
+    if (!ranks || !ids)
+        return;
+    int n2 = -1;
+    T_RC(rmp_node_ranks(ranks, n, &n2));
+    T_RC(rmp_allgather(&id, ids, 1, RMP_INT32, W));
+    int k = 0, mine = 0;
+    for (int r = 0; r < np; r++)
+        if (ids[r] == id) {
+            T_CHECK(k < n && ranks[k] == r, "node_ranks[%d] = %d, want %d", k,
+                    k < n ? ranks[k] : -1, r);
+            mine |= r == me;
+            k++;
+        }
+    T_CHECK(n2 == n && k == n && mine, "node_ranks: %d then %d ranks, %d share node %d", n, n2,
+            k, id);
+    free(ranks);
+    free(ids);
+}
+
 int main(int argc, char **argv)
 {
     int rc = rmp_init(&argc, &argv);
@@ -326,7 +356,7 @@ int main(int argc, char **argv)
                  {"sizes", test_sizes}, {"wildcards", test_wildcards},
                  {"ordering", test_ordering}, {"many_outstanding", test_many_outstanding},
                  {"truncation", test_truncation}, {"probe", test_probe},
-                 {"split", test_split}};
+                 {"split", test_split}, {"node", test_node}};
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
         if (getenv("P2P_TEST_VERBOSE"))
             fprintf(stderr, "rank %d: %s\n", me, tests[i].name);
