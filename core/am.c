@@ -8,16 +8,17 @@
 #include "rmpi.h"
 
 /* A valid message whose module is not running (none today: every module registers). */
-static void am_unclaimed(int src, const void *hdr, size_t hlen, const void *payload,
+static void am_unclaimed(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
                          size_t plen)
 {
+    (void)e;
     (void)hlen, (void)payload, (void)plen;
     rmpi_error("protocol error: no handler for message type %u from rank %d",
                *(const uint8_t *)hdr, src);
 }
 
 
-void rmpi_am_register(rmpi_engine_t *e, unsigned id, rmpi_am_cb_t cb)
+void rmpi_am_register(rmpi_engine_t *e, unsigned id, rmpi_am_fn_t cb)
 {
     if (id < RMPI_MSG_MAX)
         e->am[id] = cb;
@@ -41,5 +42,5 @@ void rmpi_am_handler(int src, const void *hdr, size_t hlen, const void *payload,
         return;
     }
     /* rmpi_proto_check accepted the type, so it is below RMPI_MSG_MAX. */
-    e->am[*(const uint8_t *)hdr](src, hdr, hlen, payload, plen);
+    e->am[*(const uint8_t *)hdr](e, src, hdr, hlen, payload, plen);
 }

@@ -14,13 +14,14 @@
 
 typedef struct rmpi_engine rmpi_engine_t; /* core/engine.h, which includes this header */
 
-/* A handler gets a message that passed rmpi_proto_check: hdr is its type's
- * wire struct (8-byte aligned), src the sender's world rank. */
-typedef void (*rmpi_am_cb_t)(int src, const void *hdr, size_t hlen, const void *payload,
-                             size_t plen);
+/* A handler gets the engine the message arrived at and a message that passed
+ * rmpi_proto_check: hdr is its type's wire struct (8-byte aligned), src the sender's
+ * world rank. */
+typedef void (*rmpi_am_fn_t)(rmpi_engine_t *e, int src, const void *hdr, size_t hlen,
+                             const void *payload, size_t plen);
 
 /* Install cb for message id (< RMPI_MSG_MAX); ids without one are protocol errors. */
-void rmpi_am_register(rmpi_engine_t *e, unsigned id, rmpi_am_cb_t cb);
+void rmpi_am_register(rmpi_engine_t *e, unsigned id, rmpi_am_fn_t cb);
 /* Forget every handler (rmp_finalize). */
 void rmpi_am_reset(rmpi_engine_t *e);
 /* The callback every transport is initialized with (rmpi_tl_am_cb_t). */

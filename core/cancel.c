@@ -102,10 +102,9 @@ RMPI_MT_BODY int send_cancel_locked(rmp_request_t req)
 
 RMPI_MT_ENTRY(, rmpi_send_cancel, send_cancel_locked, (rmp_request_t req), (req))
 
-static void cancel_on_msg(int src, const void *hdr, size_t hlen, const void *payload,
+static void cancel_on_msg(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
                           size_t plen)
 {
-    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen;
     const rmpi_cancel_t *m = hdr;
     if (m->op == RMPI_CANCEL_REQ) {

@@ -24,10 +24,9 @@ void rmpi_eager_deliver(rmp_request_t req, const rmpi_hdr_t *h, const void *data
     eager_deliver(req, h, data, size);
 }
 
-static void eager_on_msg(int src, const void *hdr, size_t hlen, const void *payload,
+static void eager_on_msg(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
                          size_t plen)
 {
-    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen;
     const rmpi_hdr_t *h = hdr;
     RMPI_STATS_RECVD(e, plen);

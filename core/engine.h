@@ -167,7 +167,7 @@ typedef struct rmpi_engine {
     struct rmpi_peer *peers;
     int npeers;
     struct rmp_comm *world;     /* the world communicator (core/comm.c) */
-    rmpi_am_cb_t am[RMPI_MSG_MAX]; /* message handlers by id (core/am.c) */
+    rmpi_am_fn_t am[RMPI_MSG_MAX]; /* message handlers by id (core/am.c) */
     rmpi_p2p_t p2p;
     rmpi_reqs_t req;
     rmpi_cids_t cid;

@@ -116,10 +116,9 @@ static void failure_tell(rmpi_engine_t *e)
     }
 }
 
-static void failure_on_msg(int src, const void *hdr, size_t hlen, const void *payload,
+static void failure_on_msg(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
                            size_t plen)
 {
-    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen;
     (void)payload;
     (void)plen;

@@ -96,10 +96,9 @@ void rmpi_frag_take(rmpi_engine_t *e, rmp_request_t req, const rmpi_hdr_t *h, rm
     }
 }
 
-static void frag_on_first(int src, const void *hdr, size_t hlen, const void *payload,
+static void frag_on_first(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
                           size_t plen)
 {
-    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen;
     const rmpi_rts_t *r = hdr;
     RMPI_STATS_RECVD(e, r->size);
@@ -123,10 +122,9 @@ static void frag_on_first(int src, const void *hdr, size_t hlen, const void *pay
         e->peers[src].frag_ux = u;
 }
 
-static void frag_on_next(int src, const void *hdr, size_t hlen, const void *payload,
+static void frag_on_next(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
                          size_t plen)
 {
-    rmpi_engine_t *e = &rmpi_eng;
     (void)hdr, (void)hlen;
     rmpi_peer_t *p = &e->peers[src];
     if (p->frag_rx) {

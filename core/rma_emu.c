@@ -186,9 +186,8 @@ static void rma_get_msg_done(rmpi_engine_t *e, rmpi_rma_op_t *op)
     e->rma.free_ops = op;
 }
 
-static void rma_on_msg(int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
+static void rma_on_msg(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload, size_t plen)
 {
-    rmpi_engine_t *e = &rmpi_eng;
     const rmpi_rma_t *m = hdr;
     if (hlen < sizeof(*m)) {
         rmpi_error("protocol error: short one-sided message from rank %d", src);

@@ -120,10 +120,9 @@ void rmpi_rndv_take(rmpi_engine_t *e, rmp_request_t req, const rmpi_hdr_t *h, co
     rndv_pull(e, req, u->peer, &r);
 }
 
-static void rndv_on_rts(int src, const void *hdr, size_t hlen, const void *payload,
+static void rndv_on_rts(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
                         size_t plen)
 {
-    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen;
     const rmpi_rts_t *r = hdr;
     RMPI_STATS_RECVD(e, r->size);
@@ -217,10 +216,9 @@ static int rndv_put_more(rmpi_engine_t *e, rmp_request_t req)
     return 0;
 }
 
-static void rndv_on_cts(int src, const void *hdr, size_t hlen, const void *payload,
+static void rndv_on_cts(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
                         size_t plen)
 {
-    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen, (void)payload, (void)plen;
     const rmpi_cts_t *c = hdr;
     rmp_request_t req = (rmp_request_t)(uintptr_t)c->sreq;
@@ -274,10 +272,9 @@ void rmpi_rndv_withdraw(rmpi_engine_t *e, rmp_request_t req)
 }
 
 /* FIN: the side that waited (sender for GET, receiver for PUT) completes. */
-static void rndv_on_fin(int src, const void *hdr, size_t hlen, const void *payload,
+static void rndv_on_fin(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
                         size_t plen)
 {
-    rmpi_engine_t *e = &rmpi_eng;
     (void)src, (void)hlen, (void)payload, (void)plen;
     const rmpi_fin_t *f = hdr;
     rmp_request_t req = (rmp_request_t)(uintptr_t)f->req;

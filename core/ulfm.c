@@ -170,10 +170,9 @@ int rmpi_ulfm_revoked(rmpi_engine_t *e, rmp_comm_t comm)
     return 1;
 }
 
-static void ulfm_on_msg(int src, const void *hdr, size_t hlen, const void *payload,
+static void ulfm_on_msg(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
                         size_t plen)
 {
-    rmpi_engine_t *e = &rmpi_eng;
     (void)hlen;
     (void)plen;
     const rmpi_ftmsg_t *m = hdr;
