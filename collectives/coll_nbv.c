@@ -65,8 +65,8 @@ static void nb_copy(coll_sched_t *s, const nb_side_t *dst, int di, size_t dbytes
 {
     size_t m = sbytes < dbytes ? sbytes : dbytes;
     if (dst->lay || src->lay) {
-        rmp_layout_t d = {NULL, NULL, dst->lay ? NULL : dst->buf + (dst->off ? dst->off[di] : 0)};
-        rmp_layout_t f = {NULL, NULL, src->lay ? NULL : src->buf + (src->off ? src->off[si] : 0)};
+        rmp_layout_t d = {.ctx = dst->lay ? NULL : dst->buf + (dst->off ? dst->off[di] : 0)};
+        rmp_layout_t f = {.ctx = src->lay ? NULL : src->buf + (src->off ? src->off[si] : 0)};
         coll_sched_copy_layout(s, dst->lay ? &dst->lay[di] : &d, src->lay ? &src->lay[si] : &f,
                                m);
     } else {

@@ -205,14 +205,14 @@ static int vl_allgather_small(const rmp_layout_t *slay, size_t sbytes, const rmp
     char *tmp = malloc(blk * (size_t)n);
     if (!tmp)
         return RMP_ERR_NOMEM;
-    rmp_layout_t mine = {NULL, NULL, tmp + (size_t)rank * blk};
+    rmp_layout_t mine = {.ctx = tmp + (size_t)rank * blk};
     if (slay)
         vl_copy(slay, sbytes, &mine, blk);
     else
         vl_copy(&rlays[rank], blk, &mine, blk);
     int rc = rmp_allgather(RMP_IN_PLACE, tmp, blk, RMP_UINT8, comm);
     for (int i = 0; i < n && rc == RMP_SUCCESS; i++) {
-        rmp_layout_t from = {NULL, NULL, tmp + (size_t)i * blk};
+        rmp_layout_t from = {.ctx = tmp + (size_t)i * blk};
         if (i != rank || slay)
             vl_copy(&from, blk, &rlays[i], blk);
     }

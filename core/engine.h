@@ -81,6 +81,7 @@ typedef struct rmpi_thr {
 /* Message counters (RMP_STATS=1, rmp_stats_get, MPI_T). */
 typedef struct rmpi_stats {
     uint64_t eager_sent, eager_bytes, rndv_sent, rndv_bytes, frag_sent, frag_bytes;
+    uint64_t direct_bytes; /* layout data copied straight from or into its segments */
     uint64_t unexpected;
     uint64_t recvd, recvd_bytes; /* messages that arrived, matched or not */
     /* per transport slot of the engine's tls (RMP_STATS=1) */

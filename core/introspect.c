@@ -132,6 +132,7 @@ RMP_EXPORT int rmp_stats_get(rmp_stats_t *st)
         .unexpected_len = e->p2p.unexp.len,
         .unexpected_high_water = e->p2p.unexp.high_water,
         .posted_len = e->p2p.posted.len,
+        .direct_bytes = s->direct_bytes,
     };
     rmpi_mt_leave(e);
     return RMP_SUCCESS;

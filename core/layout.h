@@ -13,6 +13,29 @@
 
 #define RMPI_LAYOUT_PIECE ((size_t)256 << 10)
 
+/* A transport's copyv (shm: cross-memory attach with segment lists) moves a layout's
+ * data straight between the two processes, one copy instead of pack, transfer, unpack,
+ * when its segments average at least these many bytes: the kernel pays about 25 ns a
+ * segment on the calling side and about 0.3 us a segment on the peer's side (it pins
+ * the peer's pages one segment at a time), where packing pays a copy
+ * (benchmarks/floor/cma_iov measures both; docs/protocols.md "Layouts"). */
+#define RMPI_LAYOUT_SEG_LOCAL ((size_t)2 << 10)
+#define RMPI_LAYOUT_SEG_REMOTE ((size_t)32 << 10)
+
+/* At most max segments of lay behind stream bytes [off, off + len) in iov (*n of them):
+ * the bytes they cover, or 0 when lay has no segments or they average under min. */
+size_t rmpi_layout_segs(const rmp_layout_t *lay, size_t off, size_t len, struct iovec *iov,
+                        size_t max, size_t *n, size_t min);
+/* Send side of a straight copy: bytes [off, off + len) of req's message (its layout's
+ * segments, or its buffer) written by copyv to the peer's memory that holds them: the
+ * segment list remote[0..nr) from its byte rpos on. Returns the bytes moved, maybe fewer than len (call again for the rest),
+ * and *rc. 0 with RMP_SUCCESS: the layout's segments are short and pack is 0 (the caller
+ * packs); with pack set, such a layout is packed into its bounce buffer and copied from
+ * there. */
+size_t rmpi_layout_put_direct(rmpi_peer_t *p, rmp_request_t req, size_t off, size_t len,
+                              const struct iovec *remote, size_t nr, size_t rpos, int pack,
+                              int *rc);
+
 /* Bytes [off, off + len) (len <= RMPI_LAYOUT_PIECE) of req's message, packed into
  * the engine's bounce buffer; not packed again when the transport had no room
  * for them last time. NULL when out of memory. */

@@ -20,6 +20,7 @@ typedef struct rmpi_peer {
     int failed;                 /* the peer died or its connection broke */
     bool tell_others;           /* seen failing here: notice to send (failure.c) */
     bool rma;                   /* transport put/get usable with this peer */
+    bool copyv;                 /* ... and copyv: segment lists on both sides (core/layout.h) */
     size_t rma_msg_max;         /* ... but not for transfers up to this size (caps) */
     rmpi_mq_t pending;          /* sends waiting for room, in order */
     rmp_request_t frag_rx;      /* fragmented message being received */
@@ -45,6 +46,7 @@ static inline void rmpi_peer_attach(rmpi_engine_t *e, rmpi_peer_t *p, int slot,
     p->rndv_mode = caps->rndv_mode;
     p->slot = slot;
     p->rma = caps->rma && p->iface->put && p->iface->get;
+    p->copyv = p->rma && p->iface->copyv;
     p->rma_msg_max = caps->rma_msg_max;
 }
 

@@ -3,6 +3,7 @@
  * the handlers before they read a field, and fuzzed as they are
  * (tests/fuzz/fuzz_proto.c). */
 #include "proto.h"
+#include "transport.h"
 
 #include "rmp.h"
 
@@ -94,8 +95,9 @@ int rmpi_proto_check(const void *hdr, size_t hlen, size_t plen, const char **why
     }
     case RMPI_MSG_CTS: {
         const rmpi_cts_t *c = hdr;
-        if (plen != 0 || c->sreq == 0 || !proto_status_ok(c->status) || c->more > 1 ||
-            (c->status != RMP_SUCCESS && c->len != 0))
+        if (plen != c->nseg * sizeof(struct iovec) || c->nseg > RMPI_IOV_MAX || c->sreq == 0 ||
+            !proto_status_ok(c->status) || c->more > 1 ||
+            (c->status != RMP_SUCCESS && (c->len != 0 || c->nseg != 0)))
             return proto_bad(why, "malformed clear-to-send");
         return RMP_SUCCESS;
     }

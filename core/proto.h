@@ -106,7 +106,9 @@ typedef struct rmpi_cancel {
 typedef struct rmpi_cts {
     uint8_t type;
     uint8_t more; /* 1: another CTS follows for the rest (a layout receive's pieces) */
-    uint8_t reserved[2];
+    uint8_t nseg; /* > 0: the range goes to the receiver's nseg segments, the payload
+                   * (struct iovec each, its addresses), by the transport's copyv */
+    uint8_t reserved;
     int32_t status;
     uint64_t sreq; /* from the RTS */
     uint64_t rreq; /* echoed in the FIN */

@@ -22,14 +22,16 @@ enum {
     RMPI_REQF_SYNC_ACK = 16, /* receive of a synchronous fragmented send: FIN when complete */
     RMPI_REQF_MORE = 32,     /* RNDV_PUT send: more pieces follow this one (layout receiver) */
     RMPI_REQF_IN_CALL = 64,     /* inside a transport's put/get that moves a piece */
-    RMPI_REQF_CALLED_BACK = 128 /* that put/get completed before it returned */
+    RMPI_REQF_CALLED_BACK = 128, /* that put/get completed before it returned */
+    RMPI_REQF_DIRECT = 256,     /* layout receive: the piece asked for lands in place */
+    RMPI_REQF_SLOT1 = 512       /* layout receive: the next bounce piece goes to the 2nd half */
 };
 
 struct rmp_request {
     rmpi_mq_elem_t mq; /* posted-receive queue, or a peer's pending-send FIFO */
     uint8_t kind;
-    uint8_t flags;
     uint8_t hlen; /* bytes of wire used while the send is pending */
+    uint16_t flags;
     int done; /* written under the engine lock; read unlocked with rmpi_req_done */
     int peer; /* world rank: destination of a send, source of a matched receive */
     void *buf;

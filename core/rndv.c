@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "am.h"
+#include "failure.h"
 #include "engine.h"
 #include "layout.h"
 #include "log.h"
@@ -154,10 +155,19 @@ static void rndv_range_done(rmp_request_t req)
     int status = req->status.error;
     rmpi_send_fin(req->peer, req->peer_req, status);
     if (status == RMP_SUCCESS && (req->flags & RMPI_REQF_MORE)) {
-        req->flags &= (uint8_t)~RMPI_REQF_MORE; /* the next CTS asks for the next piece */
+        req->flags &= (uint16_t)~RMPI_REQF_MORE; /* the next CTS asks for the next piece */
         return;
     }
     rmpi_req_complete(req);
+}
+
+/* ... and a copy that found the peer's process gone fails its other operations too. */
+static void rndv_range_done_lost(rmp_request_t req)
+{
+    int lost = req->status.error == RMP_ERR_PEER_FAILED, peer = req->peer;
+    rndv_range_done(req);
+    if (lost)
+        rmpi_peer_failed(peer, "process gone");
 }
 
 static void rndv_put_done(void *arg, int status)
@@ -186,9 +196,27 @@ static int rndv_put_more(rmpi_engine_t *e, rmp_request_t req)
     while (req->frag_off < req->total) {
         size_t n = req->total - req->frag_off;
         const void *src = (const char *)req->buf + req->frag_off;
+        if (req->lay && p->copyv && req->plen == 0) { /* long segments: one copy */
+            int rc;
+            struct iovec r = {(void *)(uintptr_t)(req->wire.cts.addr +
+                                                  (req->frag_off - req->wire.cts.off)), n};
+            size_t got = rmpi_layout_put_direct(p, req, req->frag_off, n, &r, 1, 0, 0, &rc);
+            if (rc != RMP_SUCCESS) {
+                req->status.error = rc;
+                break;
+            }
+            if (got) {
+                req->frag_off += got;
+                continue;
+            }
+        }
         if (req->lay) {
             if (n > RMPI_LAYOUT_PIECE)
                 n = RMPI_LAYOUT_PIECE;
+            if (!rmpi_layout_send_bounce(req)) {
+                req->status.error = RMP_ERR_NOMEM;
+                break;
+            }
             if (req->plen == 0) /* not packed yet (a put that found no room keeps it) */
                 req->lay->pack(req->lay->ctx, req->frag_off, req->ctx, n);
             src = req->ctx;
@@ -198,7 +226,7 @@ static int rndv_put_more(rmpi_engine_t *e, rmp_request_t req)
         int rc = p->iface->put(p->ep, src, n,
                                req->wire.cts.addr + (req->frag_off - req->wire.cts.off),
                                req->wire.cts.key, rndv_put_done, req);
-        req->flags &= (uint8_t)~RMPI_REQF_IN_CALL;
+        req->flags &= (uint16_t)~RMPI_REQF_IN_CALL;
         if (rc == RMPI_AGAIN) {
             req->flags |= RMPI_REQF_NEED_PUT;
             rmpi_mq_push(&e->p2p.need_put, &req->mq);
@@ -210,16 +238,49 @@ static int rndv_put_more(rmpi_engine_t *e, rmp_request_t req)
         }
         if (!(req->flags & RMPI_REQF_CALLED_BACK))
             return 0; /* rndv_put_done goes on when it completes */
-        req->flags &= (uint8_t)~RMPI_REQF_CALLED_BACK;
+        req->flags &= (uint16_t)~RMPI_REQF_CALLED_BACK;
     }
-    rndv_range_done(req);
+    rndv_range_done_lost(req);
     return 0;
+}
+
+/* A CTS with the receiver's segments (layout.h): the range in straight copies. */
+static void rndv_put_segs(rmpi_peer_t *p, rmp_request_t req, const rmpi_cts_t *c,
+                          const void *payload, size_t plen)
+{
+    struct iovec seg[RMPI_IOV_MAX];
+    size_t n = c->nseg, sum = 0, pos = 0;
+    int rc = RMP_SUCCESS;
+    if (!p->copyv || n > RMPI_IOV_MAX || plen != n * sizeof(seg[0])) {
+        rmpi_error("protocol error: rank %d sent a list of %zu segments (%zu bytes)", req->peer,
+                   n, plen);
+        rc = RMP_ERR_TRANSPORT;
+        n = 0;
+    }
+    memcpy(seg, payload, n * sizeof(seg[0])); /* the payload may be unaligned */
+    for (size_t i = 0; i < n; i++)
+        sum += seg[i].iov_len;
+    if (rc == RMP_SUCCESS && sum != c->len) {
+        rmpi_error("protocol error: rank %d's segments hold %zu bytes, not %llu", req->peer, sum,
+                   (unsigned long long)c->len);
+        rc = RMP_ERR_TRANSPORT;
+    }
+    while (rc == RMP_SUCCESS && pos < c->len) {
+        size_t got = rmpi_layout_put_direct(p, req, c->off + pos, c->len - pos, seg, n, pos, 1,
+                                            &rc);
+        if (rc == RMP_SUCCESS && got == 0)
+            rc = RMP_ERR_INTERNAL;
+        pos += got;
+    }
+    if (rc != RMP_SUCCESS)
+        req->status.error = rc;
+    rndv_range_done_lost(req);
 }
 
 static void rndv_on_cts(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
                         size_t plen)
 {
-    (void)hlen, (void)payload, (void)plen;
+    (void)hlen;
     const rmpi_cts_t *c = hdr;
     rmp_request_t req = (rmp_request_t)(uintptr_t)c->sreq;
     req->peer_req = c->rreq;
@@ -236,19 +297,16 @@ static void rndv_on_cts(rmpi_engine_t *e, int src, const void *hdr, size_t hlen,
         rmpi_req_complete(req);
         return;
     }
-    if (req->lay && !rmpi_layout_send_bounce(req)) {
-        req->status.error = RMP_ERR_NOMEM;
-        rmpi_send_fin(src, c->rreq, RMP_ERR_NOMEM);
-        rmpi_req_complete(req);
-        return;
-    }
     req->wire.cts = *c;
     req->frag_off = c->off;
     req->total = c->off + c->len;
     req->plen = 0;
     if (c->more)
         req->flags |= RMPI_REQF_MORE;
-    rndv_put_more(e, req);
+    if (c->nseg)
+        rndv_put_segs(&e->peers[src], req, c, payload, plen);
+    else
+        rndv_put_more(e, req);
 }
 
 int rmpi_rndv_retry_puts(rmpi_engine_t *e)
@@ -258,7 +316,7 @@ int rmpi_rndv_retry_puts(rmpi_engine_t *e)
         rmp_request_t req =
             rmpi_container_of(e->p2p.need_put.head.next, struct rmp_request, mq);
         rmpi_mq_remove(&e->p2p.need_put, &req->mq);
-        req->flags &= (uint8_t)~RMPI_REQF_NEED_PUT;
+        req->flags &= (uint16_t)~RMPI_REQF_NEED_PUT;
         if (rndv_put_more(e, req)) /* still no room: queued again */
             break;
         n++;

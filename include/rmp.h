@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -227,6 +228,15 @@ typedef struct rmp_layout {
     void (*pack)(void *ctx, size_t off, void *dst, size_t len);
     void (*unpack)(void *ctx, size_t off, const void *src, size_t len);
     void *ctx;
+    /* Optional (NULL: none; zero-initialise the struct so that fields added later are
+     * NULL): the memory behind stream bytes [off, off + len) as at most max segments
+     * in iov, in stream order; *n is set to how many. Returns the bytes they cover,
+     * less than len when max segments were not enough (at least one segment's worth
+     * when len > 0). With it rmp copies straight between the two processes' memory
+     * where a transport can (shm with cross-memory attach) and the segments are long
+     * enough to pay for it; otherwise it packs. docs/protocols.md, "Layouts". */
+    size_t (*segments)(void *ctx, size_t off, size_t len, struct iovec *iov, size_t max,
+                       size_t *n);
 } rmp_layout_t;
 int rmp_isend_layout(const rmp_layout_t *lay, size_t bytes, int dest, int tag, rmp_comm_t comm,
                      rmp_request_t *req);
@@ -471,6 +481,8 @@ typedef struct rmp_stats {
     uint64_t unexpected_len;          /* now in the unexpected queue */
     uint64_t unexpected_high_water;   /* the longest it has been */
     uint64_t posted_len;              /* receives now waiting for a message */
+    uint64_t direct_bytes; /* data in a layout with segments that left or landed in them by a
+                            * straight copy, sent and received (rmp_layout_t.segments) */
 } rmp_stats_t;
 int rmp_stats_get(rmp_stats_t *st); /* RMP_ERR_ARG for NULL st */
 

@@ -11,7 +11,7 @@ void mpii_blocks_one(rmp_layout_t *lay, mpii_typed_t *t, const mpii_dtype_t *d,
                      const void *buf, MPI_Count count)
 {
     if (d->contig)
-        *lay = (rmp_layout_t){NULL, NULL, mpii_coll_at(buf, d->true_lb)};
+        *lay = (rmp_layout_t){.ctx = mpii_coll_at(buf, d->true_lb)};
     else
         mpii_layout_init(lay, t, d, buf, count);
 }

@@ -203,6 +203,9 @@ typedef struct mpii_typed {
 } mpii_typed_t;
 void mpii_layout_init(rmp_layout_t *lay, mpii_typed_t *t, const mpii_dtype_t *d, const void *buf,
                       MPI_Count count);
+/* rmp_layout_t.segments of a typed buffer (ctx an mpii_typed_t; pack_iov.c). */
+size_t mpii_dtype_segments(void *ctx, size_t off, size_t len, struct iovec *iov, size_t max,
+                           size_t *n);
 /* Basic elements in the first `bytes` bytes of the packed stream of d
  * (MPI_Get_elements: only whole basic elements count). */
 MPI_Count mpii_dtype_elements(const mpii_dtype_t *d, size_t bytes);

@@ -51,6 +51,9 @@ static const mpit_pvar_t pvars[] = {
      F(frag_sent), "messages sent in fragments (no zero-copy path to the peer)"},
     {"rmp_frag_bytes_sent", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL,
      F(frag_bytes), "bytes sent in fragments"},
+    {"rmp_direct_bytes", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL,
+     F(direct_bytes), "non-contiguous bytes sent or received by straight copies between the "
+                      "processes' memory, without packing (docs/protocols.md, Layouts)"},
 };
 #undef F
 #define NPVARS ((int)(sizeof(pvars) / sizeof(pvars[0])))

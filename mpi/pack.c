@@ -276,6 +276,7 @@ void mpii_layout_init(rmp_layout_t *lay, mpii_typed_t *t, const mpii_dtype_t *d,
     lay->pack = pack_layout_pack;
     lay->unpack = pack_layout_unpack;
     lay->ctx = t;
+    lay->segments = mpii_dtype_segments;
 }
 
 /* Whole basic elements in the first `bytes` bytes of one element of d. */

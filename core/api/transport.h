@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 struct rmpi_param; /* core/api/param.h */
 
@@ -153,6 +154,14 @@ typedef struct rmpi_tl_iface {
                rmpi_comp_cb_t cb, void *arg);
     int (*get)(rmpi_ep_t *ep, void *dst, size_t len, uint64_t raddr, uint64_t rkey,
                rmpi_comp_cb_t cb, void *arg);
+    /* Optional: copy between segments of this process (local) and segments of the peer's
+     * address space (remote), in stream order, done when it returns: write, local to
+     * remote, else remote to local. Both lists at most RMPI_IOV_MAX entries, covering the
+     * same number of bytes; no keys (the peer's memory is reached directly, e.g. cross-
+     * memory attach). Costs a fixed amount per remote segment, so the core uses it only
+     * for long segments (core/layout.h). NULL: not supported. */
+    int (*copyv)(rmpi_ep_t *ep, int write, const struct iovec *local, size_t nl,
+                 const struct iovec *remote, size_t nr);
     /* 64-bit atomic at raddr (8-byte aligned): FADD adds operand, CSWAP
      * stores operand if the value equals compare. The old value goes to
      * *result. NULL (caps.native_atomics false): the core emulates. */
@@ -177,6 +186,9 @@ typedef struct rmpi_tl_iface {
     int (*connect_dyn)(rmpi_tl_t *tl, int peer, int me_there, const void *addr, size_t len,
                        rmpi_ep_t **ep, rmpi_tl_caps_t *caps);
 } rmpi_tl_iface_t;
+
+/* Most segments one copyv() takes on each side (the kernel's UIO_MAXIOV is 1024). */
+#define RMPI_IOV_MAX 64
 
 /* Peer indices past the world size kept for dynamic peers (MPI_Comm_spawn/accept/connect). */
 #define RMPI_DYN_MAX 256

@@ -947,11 +947,11 @@ static void test_errors(void)
     T_CHECK(rmp_reduce_scatter(x, y, 1, RMP_UINT8, RMP_OP_COUNT, world) == RMP_ERR_ARG,
             "reduce_scatter op");
     T_CHECK(rmp_allgather(x, y, 1, (rmp_datatype_t)99, world) == RMP_ERR_ARG, "allgather dt");
-    rmp_layout_t nul = {NULL, NULL, NULL}, *plain = malloc((size_t)np * sizeof(*plain));
+    rmp_layout_t nul = {.ctx = NULL}, *plain = malloc((size_t)np * sizeof(*plain));
     size_t *four = malloc((size_t)np * sizeof(*four));
     T_CHECK(plain && four, "out of memory");
     for (int i = 0; i < np; i++) {
-        plain[i] = (rmp_layout_t){NULL, NULL, x};
+        plain[i] = (rmp_layout_t){.ctx = x};
         four[i] = 4;
     }
     T_CHECK(rmp_gatherv_layout(&nul, 4, NULL, NULL, 0, world) == RMP_ERR_ARG,

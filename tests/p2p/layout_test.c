@@ -123,7 +123,7 @@ static void one(int c, size_t bytes)
     size_t cap = c == TRUNCATED ? bytes / 2 : bytes;
     unsigned char *b = malloc((lay_send || lay_recv ? span(bytes) : bytes) + 1);
     strided_t s = {b, 0, 0, 0};
-    rmp_layout_t lay = {strided_pack, strided_unpack, &s};
+    rmp_layout_t lay = {.pack = strided_pack, .unpack = strided_unpack, .ctx = &s};
     rmp_request_t r;
     rmp_status_t st;
     if (me == 0) {
@@ -212,7 +212,7 @@ static void test_memory(int contig_sender)
     unsigned char *b = malloc(n);
     memset(b, 0xee, n); /* resident before the baseline */
     strided_t s = {b, 0, 0, 0};
-    rmp_layout_t lay = {strided_pack, strided_unpack, &s};
+    rmp_layout_t lay = {.pack = strided_pack, .unpack = strided_unpack, .ctx = &s};
     rmp_request_t r;
     long before = hwm_kib();
     if (me == 0) {
@@ -245,12 +245,12 @@ static void test_bad_args(void)
 {
     rmp_request_t r;
     char x[8];
-    rmp_layout_t no_unpack = {strided_pack, NULL, NULL};
+    rmp_layout_t no_unpack = {.pack = strided_pack};
     T_CHECK(rmp_isend_layout(NULL, 8, 1 - me, 1, W, &r) == RMP_ERR_ARG, "NULL send layout");
     T_CHECK(rmp_irecv_layout(NULL, 8, 1 - me, 1, W, &r) == RMP_ERR_ARG, "NULL recv layout");
     T_CHECK(rmp_irecv_layout(&no_unpack, 8, 1 - me, 1, W, &r) == RMP_ERR_ARG,
             "receive layout without unpack");
-    rmp_layout_t no_pack = {NULL, strided_unpack, x};
+    rmp_layout_t no_pack = {.unpack = strided_unpack, .ctx = x};
     T_CHECK(rmp_isend_layout(&no_pack, 8, 1 - me, 1, W, &r) == RMP_ERR_ARG,
             "send layout without pack");
     T_CHECK(rmp_isend_layout(&no_unpack, 8, 5, 1, W, &r) == RMP_ERR_ARG, "dest out of range");

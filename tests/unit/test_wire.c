@@ -15,6 +15,7 @@
 #include "proto.h"
 #include "rmp.h"
 #include "shmem.h"
+#include "transport.h"
 #include "transports/shm/shm_seg.h"
 #include "transports/tcp/tcp.h"
 #include "transports/verbs/verbs_wire.h"
@@ -41,11 +42,22 @@ static void test_proto(void **state)
     h.type = 0;
     assert_int_equal(rmpi_proto_check(&h, sizeof(h), 0, &why), RMP_ERR_TRANSPORT);
     /* A CTS for one piece of a layout receive; "more" is a flag. */
-    rmpi_cts_t c = {RMPI_MSG_CTS, 1, {0}, RMP_SUCCESS, 1, 2, 0x1000, 0, 4096, 8192};
+    rmpi_cts_t c = {RMPI_MSG_CTS, 1, 0, 0, RMP_SUCCESS, 1, 2, 0x1000, 0, 4096, 8192};
     assert_int_equal(rmpi_proto_check(&c, sizeof(c), 0, &why), RMP_SUCCESS);
     c.more = 2;
     assert_int_equal(rmpi_proto_check(&c, sizeof(c), 0, &why), RMP_ERR_TRANSPORT);
     c.more = 0;
+    /* ... into the receiver's segments: the payload is exactly their list. */
+    c.nseg = 2;
+    assert_int_equal(rmpi_proto_check(&c, sizeof(c), 2 * sizeof(struct iovec), &why),
+                     RMP_SUCCESS);
+    assert_int_equal(rmpi_proto_check(&c, sizeof(c), sizeof(struct iovec), &why),
+                     RMP_ERR_TRANSPORT);
+    assert_int_equal(rmpi_proto_check(&c, sizeof(c), 0, &why), RMP_ERR_TRANSPORT);
+    c.nseg = RMPI_IOV_MAX + 1;
+    assert_int_equal(rmpi_proto_check(&c, sizeof(c), c.nseg * sizeof(struct iovec), &why),
+                     RMP_ERR_TRANSPORT);
+    c.nseg = 0;
     assert_int_equal(rmpi_proto_check(&c, sizeof(c) - 8, 0, &why), RMP_ERR_TRANSPORT);
 }
 

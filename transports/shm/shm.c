@@ -366,15 +366,37 @@ static int shm_send(rmpi_ep_t *ep_, const void *hdr, size_t hlen, const void *pa
     return RMP_SUCCESS;
 }
 
-/* Cross-memory attach: one copy between the two address spaces. */
-static int shm_cma(shm_ep_t *ep, void *local, size_t len, uint64_t raddr, int write)
+/* Drop the first n bytes of the segment list v[*i..cnt) (partial transfers). */
+static void shm_iov_skip(struct iovec *v, size_t cnt, size_t *i, size_t n)
 {
-    size_t done = 0;
-    while (done < len) {
-        struct iovec l = {(char *)local + done, len - done};
-        struct iovec r = {(char *)(uintptr_t)raddr + done, len - done};
-        ssize_t n = write ? process_vm_writev(ep->pid, &l, 1, &r, 1, 0)
-                          : process_vm_readv(ep->pid, &l, 1, &r, 1, 0);
+    while (n > 0 && *i < cnt) {
+        size_t k = n < v[*i].iov_len ? n : v[*i].iov_len;
+        v[*i].iov_base = (char *)v[*i].iov_base + k;
+        v[*i].iov_len -= k;
+        n -= k;
+        if (v[*i].iov_len == 0)
+            (*i)++;
+    }
+    while (*i < cnt && v[*i].iov_len == 0)
+        (*i)++;
+}
+
+/* Cross-memory attach: one copy between the two address spaces, segment lists on both
+ * sides (at most RMPI_IOV_MAX each, same total). */
+static int shm_cmav(shm_ep_t *ep, int write, const struct iovec *local, size_t nl,
+                    const struct iovec *remote, size_t nr)
+{
+    struct iovec l[RMPI_IOV_MAX], r[RMPI_IOV_MAX];
+    if (nl > RMPI_IOV_MAX || nr > RMPI_IOV_MAX)
+        return RMP_ERR_ARG;
+    memcpy(l, local, nl * sizeof(*l));
+    memcpy(r, remote, nr * sizeof(*r));
+    size_t li = 0, ri = 0;
+    shm_iov_skip(l, nl, &li, 0);
+    shm_iov_skip(r, nr, &ri, 0);
+    while (li < nl && ri < nr) {
+        ssize_t n = write ? process_vm_writev(ep->pid, l + li, nl - li, r + ri, nr - ri, 0)
+                          : process_vm_readv(ep->pid, l + li, nl - li, r + ri, nr - ri, 0);
         if (n <= 0) {
             if (n < 0 && errno == EINTR)
                 continue;
@@ -382,12 +404,20 @@ static int shm_cma(shm_ep_t *ep, void *local, size_t len, uint64_t raddr, int wr
             if (e == ESRCH)
                 return RMP_ERR_PEER_FAILED;
             rmpi_error("process_vm_%s with rank %d: %s", write ? "writev" : "readv", ep->base.peer,
-                       strerror(e));
+                       n == 0 ? "no progress" : strerror(e));
             return RMP_ERR_ACCESS;
         }
-        done += (size_t)n;
+        shm_iov_skip(l, nl, &li, (size_t)n);
+        shm_iov_skip(r, nr, &ri, (size_t)n);
     }
     return RMP_SUCCESS;
+}
+
+static int shm_cma(shm_ep_t *ep, void *local, size_t len, uint64_t raddr, int write)
+{
+    struct iovec l = {local, len};
+    struct iovec r = {(void *)(uintptr_t)raddr, len};
+    return shm_cmav(ep, write, &l, 1, &r, 1);
 }
 
 /* Complete first, then tell the core that the peer is gone (it fails the
@@ -415,6 +445,16 @@ static int shm_put(rmpi_ep_t *ep_, const void *src, size_t len, uint64_t raddr, 
     (void)rkey;
     shm_cma_done(ep, shm_cma(ep, (void *)src, len, raddr, 1), cb, arg);
     return RMP_SUCCESS;
+}
+
+static int shm_copyv(rmpi_ep_t *ep_, int write, const struct iovec *local, size_t nl,
+                     const struct iovec *remote, size_t nr)
+{
+    shm_ep_t *ep = (shm_ep_t *)ep_;
+    int rc = shm_cmav(ep, write, local, nl, remote, nr);
+    if (rc == RMP_ERR_PEER_FAILED)
+        ep->tl->peer_failed(ep->base.peer, "process gone");
+    return rc;
 }
 
 static int shm_ep_alive(rmpi_ep_t *ep_)
@@ -499,6 +539,7 @@ const rmpi_tl_iface_t rmpi_tl_shm = {
     .mem_dereg = NULL,
     .put = shm_put,
     .get = shm_get,
+    .copyv = shm_copyv,
     .atomic = NULL, /* emulated by the target (core/rma.c): CPU atomics on its memory */
     .ep_alive = shm_ep_alive,
     .progress = shm_progress,
