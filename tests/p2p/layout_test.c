@@ -8,6 +8,7 @@
  * whole-message copy on either side). */
 #include <rmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -241,6 +242,102 @@ static void test_memory(int contig_sender)
     free(b);
 }
 
+/* Layouts that describe their memory (segments): blocks of 64 KiB every 128 KiB, 4 MiB,
+ * from one such layout into another. Where the transport copies straight ("direct")
+ * both ranks count the bytes in rmp_stats_t.direct_bytes, else neither does; a segments
+ * callback that lies (covers more than asked, or claims more segments than there is
+ * room for) is not believed: the data is packed and arrives all the same. */
+#define BLK ((size_t)64 << 10)
+typedef struct {
+    unsigned char *base;
+    int lie; /* 1: covers len + 1 bytes, 2: says max + 1 segments */
+} blocks_t;
+
+static unsigned char *blocks_at(const blocks_t *b, size_t off)
+{
+    return b->base + off / BLK * 2 * BLK + off % BLK;
+}
+
+static void blocks_move(blocks_t *b, size_t off, unsigned char *pk, size_t len, int unpack)
+{
+    while (len > 0) {
+        size_t n = BLK - off % BLK < len ? BLK - off % BLK : len;
+        if (unpack)
+            memcpy(blocks_at(b, off), pk, n);
+        else
+            memcpy(pk, blocks_at(b, off), n);
+        off += n, pk += n, len -= n;
+    }
+}
+
+static void blocks_pack(void *ctx, size_t off, void *dst, size_t len)
+{
+    blocks_move(ctx, off, dst, len, 0);
+}
+
+static void blocks_unpack(void *ctx, size_t off, const void *src, size_t len)
+{
+    blocks_move(ctx, off, (unsigned char *)(uintptr_t)src, len, 1);
+}
+
+static size_t blocks_segments(void *ctx, size_t off, size_t len, struct iovec *iov, size_t max,
+                              size_t *n)
+{
+    blocks_t *b = ctx;
+    size_t k = 0, got = 0;
+    for (; got < len && k < max; k++) {
+        size_t o = off + got, l = BLK - o % BLK < len - got ? BLK - o % BLK : len - got;
+        iov[k].iov_base = blocks_at(b, o);
+        iov[k].iov_len = l;
+        got += l;
+    }
+    *n = b->lie == 2 ? max + 1 : k;
+    return b->lie == 1 ? len + 1 : got;
+}
+
+static void test_segments(int direct)
+{
+    size_t bytes = (size_t)4 << 20, sp = 2 * bytes;
+    for (int lie = 0; lie < 3; lie++) {
+        unsigned char *m = malloc(sp);
+        blocks_t b = {m, lie};
+        rmp_layout_t lay = {.pack = blocks_pack,
+                            .unpack = blocks_unpack,
+                            .ctx = &b,
+                            .segments = blocks_segments};
+        rmp_stats_t s0, s1;
+        T_RC(rmp_stats_get(&s0));
+        for (size_t i = 0; i < sp; i++)
+            m[i] = me == 0 ? (unsigned char)(i * 29u + (unsigned)lie) : 0xee;
+        rmp_request_t r;
+        if (me == 0) {
+            T_RC(rmp_isend_layout(&lay, bytes, 1, 30 + lie, W, &r));
+        } else {
+            T_RC(rmp_irecv_layout(&lay, bytes, 0, 30 + lie, W, &r));
+        }
+        T_RC(rmp_wait(&r, NULL));
+        if (me == 1)
+            for (size_t i = 0; i < sp; i++) {
+                unsigned char want = i / BLK % 2 ? 0xee : (unsigned char)(i * 29u + (unsigned)lie);
+                if (m[i] != want) {
+                    T_CHECK(0, "segments (lie %d): byte %zu is %#x, want %#x", lie, i, m[i],
+                            want);
+                    break;
+                }
+            }
+        T_RC(rmp_stats_get(&s1));
+        uint64_t moved = s1.direct_bytes - s0.direct_bytes;
+        if (direct && !lie)
+            T_CHECK(moved >= bytes, "segments: %llu of %zu bytes moved straight",
+                    (unsigned long long)moved, bytes);
+        else
+            T_CHECK(moved == 0, "segments (lie %d): %llu bytes moved straight, expected none",
+                    lie, (unsigned long long)moved);
+        T_RC(rmp_barrier(W));
+        free(m);
+    }
+}
+
 static void test_bad_args(void)
 {
     rmp_request_t r;
@@ -280,6 +377,7 @@ int main(int argc, char **argv)
             one(c, sizes[k]);
     test_memory(0);
     test_memory(1);
+    test_segments(argc > 1 && strcmp(argv[1], "direct") == 0);
     test_bad_args();
     return t_finish();
 }
