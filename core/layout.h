@@ -17,8 +17,10 @@
  * data straight between the two processes, one copy instead of pack, transfer, unpack,
  * when its segments average at least these many bytes: the kernel pays about 25 ns a
  * segment on the calling side and about 0.3 us a segment on the peer's side (it pins
- * the peer's pages one segment at a time), where packing pays a copy
- * (benchmarks/floor/cma_iov measures both; docs/protocols.md "Layouts"). */
+ * the peer's pages one segment at a time), where packing pays a copy: straight copies
+ * win from about 2 KiB blocks with the list on the calling side, 16-32 KiB with it on
+ * the peer's (benchmarks/floor/cma_iov, benchmarks/results/cma-iov-floor-20261128.txt;
+ * docs/protocols.md "Layouts"). */
 #define RMPI_LAYOUT_SEG_LOCAL ((size_t)2 << 10)
 #define RMPI_LAYOUT_SEG_REMOTE ((size_t)32 << 10)
 

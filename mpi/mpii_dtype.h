@@ -84,6 +84,21 @@ typedef struct mpii_dl {
     } u;
 } mpii_dl_t;
 
+/* The block of indexed node d holding packed byte skip: the last one starting at or
+ * before it (psum is increasing; empty blocks share their start). */
+static inline MPI_Count mpii_dl_idx_block(const mpii_dl_t *d, size_t skip)
+{
+    const size_t *ps = d->u.idx.psum;
+    MPI_Count lo = 0, hi = d->u.idx.n - 1;
+    while (lo < hi) {
+        MPI_Count mid = (lo + hi + 1) / 2;
+        if (ps[mid] <= skip)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
 typedef struct mpii_dtype_env mpii_dtype_env_t; /* dtype_env.c */
 
 typedef struct mpii_dtype {

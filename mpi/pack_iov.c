@@ -87,14 +87,7 @@ static size_t iov_walk(const mpii_dl_t *d, uintptr_t base, size_t skip, size_t a
     }
     default: { /* MPII_DL_IDX */
         const size_t *ps = d->u.idx.psum;
-        MPI_Count lo = 0, hi = d->u.idx.n - 1;
-        while (lo < hi) { /* last block starting at or before skip */
-            MPI_Count mid = (lo + hi + 1) / 2;
-            if (ps[mid] <= skip)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
+        MPI_Count lo = mpii_dl_idx_block(d, skip);
         size_t r = skip - ps[lo];
         for (MPI_Count k = lo; k < d->u.idx.n && moved < avail; k++, r = 0) {
             if (ps[k + 1] == ps[k])
