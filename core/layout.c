@@ -85,23 +85,24 @@ static size_t layout_slice(const struct iovec *r, size_t nr, size_t pos, size_t 
     return k;
 }
 
-static int layout_copyv(rmpi_peer_t *p, int write, const struct iovec *l, size_t nl,
+static int layout_copyv(rmpi_peer_t *p, int peer, int write, const struct iovec *l, size_t nl,
                         const struct iovec *r, size_t nr)
 {
     int rc = p->iface->copyv(p->ep, write, l, nl, r, nr);
     if (rc != RMP_SUCCESS)
-        rmpi_error("rendezvous copy %s rank %d failed: %s", write ? "to" : "from",
-                   (int)(p - rmpi_eng.peers), rmp_strerror(rc));
+        rmpi_error("rendezvous copy %s rank %d failed: %s", write ? "to" : "from", peer,
+                   rmp_strerror(rc));
     return rc;
 }
 
-size_t rmpi_layout_put_direct(rmpi_peer_t *p, rmp_request_t req, size_t off, size_t len,
+size_t rmpi_layout_put_direct(rmpi_engine_t *e, rmp_request_t req, size_t off, size_t len,
                               const struct iovec *remote, size_t nr, size_t rpos, int pack,
                               int *rc)
 {
     struct iovec l[RMPI_IOV_MAX], r[RMPI_IOV_MAX];
     size_t nl = 0, got = len;
     *rc = RMP_SUCCESS;
+    rmpi_peer_t *p = &e->peers[req->peer];
     if (!req->lay) {
         l[0].iov_base = (char *)req->buf + off;
         l[0].iov_len = len;
@@ -122,17 +123,17 @@ size_t rmpi_layout_put_direct(rmpi_peer_t *p, rmp_request_t req, size_t off, siz
         nl = 1;
     }
     size_t rn = layout_slice(remote, nr, rpos, got, r);
-    *rc = layout_copyv(p, 1, l, nl, r, rn);
+    *rc = layout_copyv(p, req->peer, 1, l, nl, r, rn);
     if (*rc != RMP_SUCCESS)
         return 0;
     if (req->lay && l[0].iov_base != req->ctx)
-        rmpi_eng.stats.direct_bytes += got;
+        e->stats.direct_bytes += got;
     return got;
 }
 
 /* RNDV_GET into the receive's own segments where they are long: moves from frag_off on
  * and returns 1 when all (or an error) is done, 0 to go on through the bounce buffer. */
-static int layout_get_direct(rmpi_peer_t *p, rmp_request_t req)
+static int layout_get_direct(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req)
 {
     while (req->frag_off < req->status.bytes) {
         struct iovec l[RMPI_IOV_MAX];
@@ -142,13 +143,13 @@ static int layout_get_direct(rmpi_peer_t *p, rmp_request_t req)
         if (!got)
             return 0;
         struct iovec r = {(void *)(uintptr_t)(req->wire.rts.addr + req->frag_off), got};
-        int rc = layout_copyv(p, 0, l, n, &r, 1);
+        int rc = layout_copyv(p, req->peer, 0, l, n, &r, 1);
         if (rc != RMP_SUCCESS) {
             req->status.error = rc;
             return 1;
         }
         req->frag_off += got;
-        rmpi_eng.stats.direct_bytes += got;
+        e->stats.direct_bytes += got;
     }
     return 1;
 }
@@ -264,7 +265,7 @@ static char *layout_slot(rmp_request_t req, int next)
 
 /* Ask for the piece at frag_off (or, status not RMP_SUCCESS, tell the sender this receive
  * failed). Returns the error of sending the CTS (then it is the request's). */
-static int layout_send_cts(rmp_request_t req, int status)
+static int layout_send_cts(rmpi_engine_t *e, rmp_request_t req, int status)
 {
     rmpi_cts_t c;
     memset(&c, 0, sizeof(c));
@@ -275,7 +276,7 @@ static int layout_send_cts(rmp_request_t req, int status)
     struct iovec seg[RMPI_IOV_MAX];
     size_t nseg = 0;
     if (status == RMP_SUCCESS) {
-        rmpi_peer_t *p = &rmpi_eng.peers[req->peer];
+        rmpi_peer_t *p = &e->peers[req->peer];
         req->plen = layout_piece(req);
         size_t got = 0, max = (p->max_am - sizeof(c)) / sizeof(seg[0]);
         if (p->copyv && p->max_am > sizeof(c)) /* the sender writes into the segments */
@@ -304,7 +305,7 @@ static int layout_send_cts(rmp_request_t req, int status)
     return rc;
 }
 
-void rmpi_layout_on_fin(rmp_request_t req, int status)
+void rmpi_layout_on_fin(rmpi_engine_t *e, rmp_request_t req, int status)
 {
     if (status != RMP_SUCCESS && status != RMP_ERR_TRUNCATE && !layout_failed(req))
         req->status.error = status;
@@ -316,17 +317,18 @@ void rmpi_layout_on_fin(rmp_request_t req, int status)
     const char *slot = req->flags & RMPI_REQF_DIRECT ? NULL : layout_slot(req, 0);
     req->frag_off += req->plen;
     int more = req->frag_off < req->status.bytes;
-    if (more && layout_send_cts(req, RMP_SUCCESS) != RMP_SUCCESS)
+    if (more && layout_send_cts(e, req, RMP_SUCCESS) != RMP_SUCCESS)
         more = 0;
     if (slot) /* a piece that landed in place needs no unpacking */
         req->lay->unpack(req->lay->ctx, off, slot, len);
     else
-        rmpi_eng.stats.direct_bytes += len;
+        e->stats.direct_bytes += len;
     if (!more)
         rmpi_req_complete(req);
 }
 
-void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r, int put)
+void rmpi_layout_pull(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r,
+                      int put)
 {
     size_t piece = layout_piece(req);
     if (put && layout_halves(req))
@@ -335,7 +337,7 @@ void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r, in
     req->frag_off = 0;
     req->wire.rts = *r;
     req->flags &= (uint16_t)~(RMPI_REQF_DIRECT | RMPI_REQF_SLOT1);
-    if (!put && p->copyv && layout_get_direct(p, req)) {
+    if (!put && p->copyv && layout_get_direct(e, p, req)) {
         layout_get_end(req);
         return;
     }
@@ -356,6 +358,6 @@ void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r, in
         rc = p->iface->mem_reg(p->tl, req->ctx, piece, &req->mr, &req->wire.rts.key);
     if (rc != RMP_SUCCESS)
         req->status.error = rc;
-    if (layout_send_cts(req, rc) != RMP_SUCCESS)
+    if (layout_send_cts(e, req, rc) != RMP_SUCCESS)
         rmpi_req_complete(req);
 }

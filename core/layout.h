@@ -34,7 +34,7 @@ size_t rmpi_layout_segs(const rmp_layout_t *lay, size_t off, size_t len, struct 
  * and *rc. 0 with RMP_SUCCESS: the layout's segments are short and pack is 0 (the caller
  * packs); with pack set, such a layout is packed into its bounce buffer and copied from
  * there. */
-size_t rmpi_layout_put_direct(rmpi_peer_t *p, rmp_request_t req, size_t off, size_t len,
+size_t rmpi_layout_put_direct(rmpi_engine_t *e, rmp_request_t req, size_t off, size_t len,
                               const struct iovec *remote, size_t nr, size_t rpos, int pack,
                               int *rc);
 
@@ -46,12 +46,13 @@ const unsigned char *rmpi_layout_piece_out(rmpi_engine_t *e, rmp_request_t req, 
 /* A layout receive (req->lay) matched an RTS of r->size bytes: move
  * req->status.bytes (> 0) of it in pieces, then FIN the sender (RNDV_GET) or
  * ask piece by piece with CTS (RNDV_PUT). */
-void rmpi_layout_pull(rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r, int put);
+void rmpi_layout_pull(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req, const rmpi_rts_t *r,
+                      int put);
 /* A layout send by RNDV_PUT: its own piece buffer (req->ctx, freed with the
  * request), allocated at the first CTS. NULL when out of memory. */
 void *rmpi_layout_send_bounce(rmp_request_t req);
 /* RNDV_PUT: the FIN after a piece the sender wrote into req's bounce buffer. */
-void rmpi_layout_on_fin(rmp_request_t req, int status);
+void rmpi_layout_on_fin(rmpi_engine_t *e, rmp_request_t req, int status);
 void rmpi_layout_fini(rmpi_engine_t *e);
 /* What a layout request moves once nobody waits for it (rmp_request_free, a
  * timed-out wait): the caller's layout may be gone, so a send's remaining pieces

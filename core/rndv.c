@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "am.h"
-#include "failure.h"
 #include "engine.h"
+#include "failure.h"
 #include "layout.h"
 #include "log.h"
 #include "rndv.h"
@@ -98,7 +98,7 @@ static void rndv_pull(rmpi_engine_t *e, rmp_request_t req, int src, const rmpi_r
     /* The sender's data in a layout cannot be read: it writes what the CTS asks. */
     int put = p->rndv_mode == RMPI_RNDV_PUT || (r->h.flags & RMPI_HDR_LAYOUT);
     if (req->lay && req->status.bytes > 0) {
-        rmpi_layout_pull(p, req, r, put); /* piece by piece through a bounce buffer */
+        rmpi_layout_pull(e, p, req, r, put); /* piece by piece through a bounce buffer */
         return;
     }
     if (put) {
@@ -200,7 +200,7 @@ static int rndv_put_more(rmpi_engine_t *e, rmp_request_t req)
             int rc;
             struct iovec r = {(void *)(uintptr_t)(req->wire.cts.addr +
                                                   (req->frag_off - req->wire.cts.off)), n};
-            size_t got = rmpi_layout_put_direct(p, req, req->frag_off, n, &r, 1, 0, 0, &rc);
+            size_t got = rmpi_layout_put_direct(e, req, req->frag_off, n, &r, 1, 0, 0, &rc);
             if (rc != RMP_SUCCESS) {
                 req->status.error = rc;
                 break;
@@ -245,9 +245,10 @@ static int rndv_put_more(rmpi_engine_t *e, rmp_request_t req)
 }
 
 /* A CTS with the receiver's segments (layout.h): the range in straight copies. */
-static void rndv_put_segs(rmpi_peer_t *p, rmp_request_t req, const rmpi_cts_t *c,
+static void rndv_put_segs(rmpi_engine_t *e, rmp_request_t req, const rmpi_cts_t *c,
                           const void *payload, size_t plen)
 {
+    rmpi_peer_t *p = &e->peers[req->peer];
     struct iovec seg[RMPI_IOV_MAX];
     size_t n = c->nseg, sum = 0, pos = 0;
     int rc = RMP_SUCCESS;
@@ -266,7 +267,7 @@ static void rndv_put_segs(rmpi_peer_t *p, rmp_request_t req, const rmpi_cts_t *c
         rc = RMP_ERR_TRANSPORT;
     }
     while (rc == RMP_SUCCESS && pos < c->len) {
-        size_t got = rmpi_layout_put_direct(p, req, c->off + pos, c->len - pos, seg, n, pos, 1,
+        size_t got = rmpi_layout_put_direct(e, req, c->off + pos, c->len - pos, seg, n, pos, 1,
                                             &rc);
         if (rc == RMP_SUCCESS && got == 0)
             rc = RMP_ERR_INTERNAL;
@@ -304,7 +305,7 @@ static void rndv_on_cts(rmpi_engine_t *e, int src, const void *hdr, size_t hlen,
     if (c->more)
         req->flags |= RMPI_REQF_MORE;
     if (c->nseg)
-        rndv_put_segs(&e->peers[src], req, c, payload, plen);
+        rndv_put_segs(e, req, c, payload, plen);
     else
         rndv_put_more(e, req);
 }
@@ -337,7 +338,7 @@ static void rndv_on_fin(rmpi_engine_t *e, int src, const void *hdr, size_t hlen,
     const rmpi_fin_t *f = hdr;
     rmp_request_t req = (rmp_request_t)(uintptr_t)f->req;
     if (req->lay && req->kind == RMPI_REQ_RECV) { /* a layout receive's piece has landed */
-        rmpi_layout_on_fin(req, f->status);
+        rmpi_layout_on_fin(e, req, f->status);
         return;
     }
     if (f->status != RMP_SUCCESS && f->status != RMP_ERR_TRUNCATE)

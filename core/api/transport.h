@@ -159,7 +159,9 @@ typedef struct rmpi_tl_iface {
      * remote, else remote to local. Both lists at most RMPI_IOV_MAX entries, covering the
      * same number of bytes; no keys (the peer's memory is reached directly, e.g. cross-
      * memory attach). Costs a fixed amount per remote segment, so the core uses it only
-     * for long segments (core/layout.h). NULL: not supported. */
+     * for long segments (core/layout.h). RMP_ERR_PEER_FAILED: the peer's process is gone
+     * (not reported through peer_failed: the caller does, once its operation is
+     * finished). NULL: not supported. */
     int (*copyv)(rmpi_ep_t *ep, int write, const struct iovec *local, size_t nl,
                  const struct iovec *remote, size_t nr);
     /* 64-bit atomic at raddr (8-byte aligned): FADD adds operand, CSWAP

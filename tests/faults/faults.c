@@ -12,6 +12,8 @@
  *   eager            the victim receives a stream of eager messages, dies mid-stream
  *   rndv-killed      the receiver matched the victim's rendezvous (probe), then kills it
  *   rndv-dies        the victim matched a rendezvous (probe), then dies before pulling
+ *   rndv-killed-seg, rndv-dies-seg   the same with the survivor's data in a layout of
+ *                    64 KiB blocks with segments (straight copies on shm, core/layout.h)
  *   coll-NAME        the victim dies inside a collective (a timer fires while it waits
  *                    for the late rank VICTIM+1, which enters after the death); NAME:
  *                    barrier bcast reduce allreduce allgather reduce_scatter alltoall
@@ -172,7 +174,72 @@ static void mode_eager(rmp_request_t *pending)
     survivor_finish(pending);
 }
 
-static void mode_rndv(rmp_request_t *pending, int killed)
+/* The survivor's side of the -seg modes: BIG bytes in 64 KiB blocks every 128 KiB. */
+#define SEG_BLK ((size_t)64 << 10)
+static char seg_mem[2 * BIG];
+
+static void *seg_at(size_t off)
+{
+    return seg_mem + off / SEG_BLK * 2 * SEG_BLK + off % SEG_BLK;
+}
+
+static void seg_move(size_t off, char *pk, size_t len, int unpack)
+{
+    while (len > 0) {
+        size_t n = SEG_BLK - off % SEG_BLK < len ? SEG_BLK - off % SEG_BLK : len;
+        if (unpack)
+            memcpy(seg_at(off), pk, n);
+        else
+            memcpy(pk, seg_at(off), n);
+        off += n, pk += n, len -= n;
+    }
+}
+
+static void seg_pack(void *ctx, size_t off, void *dst, size_t len)
+{
+    (void)ctx;
+    seg_move(off, dst, len, 0);
+}
+
+static void seg_unpack(void *ctx, size_t off, const void *src, size_t len)
+{
+    (void)ctx;
+    seg_move(off, (char *)(uintptr_t)src, len, 1);
+}
+
+static size_t seg_segments(void *ctx, size_t off, size_t len, struct iovec *iov, size_t max,
+                           size_t *n)
+{
+    (void)ctx;
+    size_t k = 0, got = 0;
+    for (; got < len && k < max; k++) {
+        size_t o = off + got, l = SEG_BLK - o % SEG_BLK;
+        iov[k].iov_base = seg_at(o);
+        iov[k].iov_len = l < len - got ? l : len - got;
+        got += iov[k].iov_len;
+    }
+    *n = k;
+    return got;
+}
+
+static const rmp_layout_t seg_layout = {.pack = seg_pack, .unpack = seg_unpack,
+                                        .segments = seg_segments};
+
+static int seg_recv(int src, int tag)
+{
+    rmp_request_t r;
+    int rc = rmp_irecv_layout(&seg_layout, BIG, src, tag, W, &r);
+    return rc == RMP_SUCCESS ? rmp_wait(&r, NULL) : rc;
+}
+
+static int seg_send(int dest, int tag)
+{
+    rmp_request_t r;
+    int rc = rmp_isend_layout(&seg_layout, BIG, dest, tag, W, &r);
+    return rc == RMP_SUCCESS ? rmp_wait(&r, NULL) : rc;
+}
+
+static void mode_rndv(rmp_request_t *pending, int killed, int seg)
 {
     static char big[BIG];
     int partner = (victim + 1) % np;
@@ -190,7 +257,8 @@ static void mode_rndv(rmp_request_t *pending, int killed)
             fflush(stdout);
             kill((pid_t)pids[victim], SIGKILL);
             wait_gone(pids[victim]);
-            say("rndv-recv", rmp_recv(big, BIG, victim, T_RNDV, W, NULL));
+            say("rndv-recv", seg ? seg_recv(victim, T_RNDV) : rmp_recv(big, BIG, victim, T_RNDV,
+                                                                       W, NULL));
         }
     } else {
         /* The partner sends; the victim matches (probe) and dies before the data moved. */
@@ -199,7 +267,7 @@ static void mode_rndv(rmp_request_t *pending, int killed)
             die_now();
         }
         if (me == partner)
-            say("rndv-send", rmp_send(big, BIG, victim, T_RNDV, W));
+            say("rndv-send", seg ? seg_send(victim, T_RNDV) : rmp_send(big, BIG, victim, T_RNDV, W));
     }
     survivor_finish(pending);
 }
@@ -453,10 +521,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "eager") == 0)
         mode_eager(&pending);
-    else if (strcmp(mode, "rndv-killed") == 0)
-        mode_rndv(&pending, 1);
-    else if (strcmp(mode, "rndv-dies") == 0)
-        mode_rndv(&pending, 0);
+    else if (strcmp(mode, "rndv-killed") == 0 || strcmp(mode, "rndv-killed-seg") == 0)
+        mode_rndv(&pending, 1, strcmp(mode, "rndv-killed-seg") == 0);
+    else if (strcmp(mode, "rndv-dies") == 0 || strcmp(mode, "rndv-dies-seg") == 0)
+        mode_rndv(&pending, 0, strcmp(mode, "rndv-dies-seg") == 0);
     else if (strncmp(mode, "coll-", 5) == 0)
         mode_coll(&pending, mode + 5);
     else if (strcmp(mode, "flush-direct") == 0)

@@ -92,8 +92,8 @@ $out"
         done
         case $mode in
         eager) line "$label" "$out" "^rank $r: eager stream: $PF$" ;;
-        rndv-killed) [ $r -eq $late ] && line "$label" "$out" "^rank $r: rndv-killed rndv-recv: $PF$" ;;
-        rndv-dies) [ $r -eq $late ] && line "$label" "$out" "^rank $r: rndv-dies rndv-send: $PF$" ;;
+        rndv-killed*) [ $r -eq $late ] && line "$label" "$out" "^rank $r: $mode rndv-recv: $PF$" ;;
+        rndv-dies*) [ $r -eq $late ] && line "$label" "$out" "^rank $r: $mode rndv-send: $PF$" ;;
         coll-reduce|coll-gather)
             # Rooted at the victim: a non-root rank's part is done once sent.
             if [ $r -eq $late ]; then line "$label" "$out" "^rank $r: $mode late: $PF$"
@@ -117,6 +117,8 @@ matrix() {
     kill_case "$tr eager" 3 "$v" eager "$@"
     kill_case "$tr rndv-killed" 3 "$v" rndv-killed "$@"
     kill_case "$tr rndv-dies" 3 "$v" rndv-dies "$@"
+    kill_case "$tr rndv-killed-seg" 3 "$v" rndv-killed-seg "$@"
+    kill_case "$tr rndv-dies-seg" 3 "$v" rndv-dies-seg "$@"
     for c in barrier bcast reduce allreduce allgather reduce_scatter alltoall gather scatter \
              iallreduce; do
         kill_case "$tr coll-$c" 4 "$v" "coll-$c" "$@"

@@ -82,12 +82,24 @@ static void gen_proto(void)
     proto("fin", &f, sizeof(f), NULL, 0, 0);
     f.status = 12345;
     proto("fin-bad-status", &f, sizeof(f), NULL, 0, 0);
-    rmpi_cts_t c = {RMPI_MSG_CTS, 0, {0}, RMP_SUCCESS, 0x7f0000001000, 0x7f0000002000,
-                    0x7f0000300000, 0x100000001, 4096, 0};
+    rmpi_cts_t c = {.type = RMPI_MSG_CTS,
+                    .status = RMP_SUCCESS,
+                    .sreq = 0x7f0000001000,
+                    .rreq = 0x7f0000002000,
+                    .addr = 0x7f0000300000,
+                    .key = 0x100000001,
+                    .len = 4096};
     proto("cts", &c, sizeof(c), NULL, 0, 0);
     c.more = 1;
     c.off = 8192;
     proto("cts-piece", &c, sizeof(c), NULL, 0, 0);
+    /* A piece into the receiver's segments: the list is the payload. */
+    struct iovec segs[2] = {{(void *)0x7f0000400000, 2048}, {(void *)0x7f0000500000, 2048}};
+    c.nseg = 2;
+    c.addr = 0;
+    proto("cts-segments", &c, sizeof(c), segs, sizeof(segs), 0);
+    proto("cts-segments-short", &c, sizeof(c), segs, sizeof(segs[0]), 0); /* refused */
+    c.nseg = 0;
     c.more = 7;
     proto("cts-bad-more", &c, sizeof(c), NULL, 0, 0); /* refused */
     c.more = 0;

@@ -450,11 +450,7 @@ static int shm_put(rmpi_ep_t *ep_, const void *src, size_t len, uint64_t raddr, 
 static int shm_copyv(rmpi_ep_t *ep_, int write, const struct iovec *local, size_t nl,
                      const struct iovec *remote, size_t nr)
 {
-    shm_ep_t *ep = (shm_ep_t *)ep_;
-    int rc = shm_cmav(ep, write, local, nl, remote, nr);
-    if (rc == RMP_ERR_PEER_FAILED)
-        ep->tl->peer_failed(ep->base.peer, "process gone");
-    return rc;
+    return shm_cmav((shm_ep_t *)ep_, write, local, nl, remote, nr);
 }
 
 static int shm_ep_alive(rmpi_ep_t *ep_)
