@@ -108,7 +108,7 @@ size_t rmpi_layout_put_direct(rmpi_engine_t *e, rmp_request_t req, size_t off, s
         l[0].iov_len = len;
         nl = 1;
     } else if (!(got = rmpi_layout_segs(req->lay, off, len, l, RMPI_IOV_MAX, &nl,
-                                        RMPI_LAYOUT_SEG_LOCAL))) {
+                                        p->copyv_local_min))) {
         if (!pack)
             return 0;
         void *b = rmpi_layout_send_bounce(req); /* short segments: pack, then one copy */
@@ -139,7 +139,7 @@ static int layout_get_direct(rmpi_engine_t *e, rmpi_peer_t *p, rmp_request_t req
         struct iovec l[RMPI_IOV_MAX];
         size_t n;
         size_t got = rmpi_layout_segs(req->lay, req->frag_off, req->status.bytes - req->frag_off,
-                                      l, RMPI_IOV_MAX, &n, RMPI_LAYOUT_SEG_LOCAL);
+                                      l, RMPI_IOV_MAX, &n, p->copyv_local_min);
         if (!got)
             return 0;
         struct iovec r = {(void *)(uintptr_t)(req->wire.rts.addr + req->frag_off), got};
@@ -282,7 +282,7 @@ static int layout_send_cts(rmpi_engine_t *e, rmp_request_t req, int status)
         if (p->copyv && p->max_am > sizeof(c)) /* the sender writes into the segments */
             got = rmpi_layout_segs(req->lay, req->frag_off, req->plen, seg,
                                    max < RMPI_IOV_MAX ? max : RMPI_IOV_MAX, &nseg,
-                                   RMPI_LAYOUT_SEG_REMOTE);
+                                   p->copyv_remote_min);
         if (got) {
             req->plen = got;
             req->flags |= RMPI_REQF_DIRECT;

@@ -15,14 +15,14 @@
 
 /* A transport's copyv (shm: cross-memory attach with segment lists) moves a layout's
  * data straight between the two processes, one copy instead of pack, transfer, unpack,
- * when its segments average at least these many bytes: the kernel pays about 25 ns a
- * segment on the calling side and about 0.3 us a segment on the peer's side (it pins
- * the peer's pages one segment at a time), where packing pays a copy: straight copies
- * win from about 2 KiB blocks with the list on the calling side, 16-32 KiB with it on
- * the peer's (benchmarks/floor/cma_iov, benchmarks/results/cma-iov-floor-20261128.txt;
+ * when its segments average at least the peer's copyv_local_min on the side that makes
+ * the call and copyv_remote_min on the other (the transport's caps; shm:
+ * RMP_SHM_IOV_LOCAL_MIN, RMP_SHM_IOV_REMOTE_MIN). The kernel pays about 25 ns a segment
+ * on the calling side and about 0.3 us a segment on the peer's side (it pins the peer's
+ * pages one segment at a time), where packing pays a copy: straight copies win from
+ * about 2 KiB blocks with the list on the calling side, 16-32 KiB with it on the peer's
+ * (benchmarks/floor/cma_iov, benchmarks/results/cma-iov-floor-20261128.txt;
  * docs/protocols.md "Layouts"). */
-#define RMPI_LAYOUT_SEG_LOCAL ((size_t)2 << 10)
-#define RMPI_LAYOUT_SEG_REMOTE ((size_t)32 << 10)
 
 /* At most max segments of lay behind stream bytes [off, off + len) in iov (*n of them):
  * the bytes they cover, or 0 when lay has no segments or they average under min. */
@@ -30,10 +30,10 @@ size_t rmpi_layout_segs(const rmp_layout_t *lay, size_t off, size_t len, struct 
                         size_t max, size_t *n, size_t min);
 /* Send side of a straight copy: bytes [off, off + len) of req's message (its layout's
  * segments, or its buffer) written by copyv to the peer's memory that holds them: the
- * segment list remote[0..nr) from its byte rpos on. Returns the bytes moved, maybe fewer than len (call again for the rest),
- * and *rc. 0 with RMP_SUCCESS: the layout's segments are short and pack is 0 (the caller
- * packs); with pack set, such a layout is packed into its bounce buffer and copied from
- * there. */
+ * segment list remote[0..nr) from its byte rpos on. Returns the bytes moved, maybe
+ * fewer than len (call again for the rest), and *rc. 0 with RMP_SUCCESS: the layout's
+ * segments are short and pack is 0 (the caller packs); with pack set, such a layout is
+ * packed into its bounce buffer and copied from there. */
 size_t rmpi_layout_put_direct(rmpi_engine_t *e, rmp_request_t req, size_t off, size_t len,
                               const struct iovec *remote, size_t nr, size_t rpos, int pack,
                               int *rc);

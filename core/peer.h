@@ -21,6 +21,8 @@ typedef struct rmpi_peer {
     bool tell_others;           /* seen failing here: notice to send (failure.c) */
     bool rma;                   /* transport put/get usable with this peer */
     bool copyv;                 /* ... and copyv: segment lists on both sides (core/layout.h) */
+    size_t copyv_local_min;     /* ... worth it from these average segment lengths (caps) */
+    size_t copyv_remote_min;
     size_t rma_msg_max;         /* ... but not for transfers up to this size (caps) */
     rmpi_mq_t pending;          /* sends waiting for room, in order */
     rmp_request_t frag_rx;      /* fragmented message being received */
@@ -47,6 +49,8 @@ static inline void rmpi_peer_attach(rmpi_engine_t *e, rmpi_peer_t *p, int slot,
     p->slot = slot;
     p->rma = caps->rma && p->iface->put && p->iface->get;
     p->copyv = p->rma && p->iface->copyv;
+    p->copyv_local_min = caps->copyv_local_min;
+    p->copyv_remote_min = caps->copyv_remote_min;
     p->rma_msg_max = caps->rma_msg_max;
 }
 

@@ -121,8 +121,8 @@ void rmpi_rndv_take(rmpi_engine_t *e, rmp_request_t req, const rmpi_hdr_t *h, co
     rndv_pull(e, req, u->peer, &r);
 }
 
-static void rndv_on_rts(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
-                        size_t plen)
+static void rndv_on_rts(rmpi_engine_t *e, int src, const void *hdr, size_t hlen,
+                        const void *payload, size_t plen)
 {
     (void)hlen;
     const rmpi_rts_t *r = hdr;
@@ -278,8 +278,8 @@ static void rndv_put_segs(rmpi_engine_t *e, rmp_request_t req, const rmpi_cts_t 
     rndv_range_done_lost(req);
 }
 
-static void rndv_on_cts(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
-                        size_t plen)
+static void rndv_on_cts(rmpi_engine_t *e, int src, const void *hdr, size_t hlen,
+                        const void *payload, size_t plen)
 {
     (void)hlen;
     const rmpi_cts_t *c = hdr;
@@ -331,8 +331,8 @@ void rmpi_rndv_withdraw(rmpi_engine_t *e, rmp_request_t req)
 }
 
 /* FIN: the side that waited (sender for GET, receiver for PUT) completes. */
-static void rndv_on_fin(rmpi_engine_t *e, int src, const void *hdr, size_t hlen, const void *payload,
-                        size_t plen)
+static void rndv_on_fin(rmpi_engine_t *e, int src, const void *hdr, size_t hlen,
+                        const void *payload, size_t plen)
 {
     (void)src, (void)hlen, (void)payload, (void)plen;
     const rmpi_fin_t *f = hdr;

@@ -58,6 +58,8 @@ typedef struct rmpi_tl_caps {
     bool intranode_only;    /* reaches only peers on this node */
     bool native_atomics;    /* atomic() is implemented (else the core emulates atomics) */
     bool rma;               /* put()/get() work with this peer (set per peer by connect) */
+    size_t copyv_local_min;  /* copyv() pays off when the calling side's segments average */
+    size_t copyv_remote_min; /* at least this, and the peer's at least this (core/layout.h) */
     size_t rma_msg_max;     /* one-sided transfers of at most this many bytes go as messages
                              * the target applies: below it put()/get() cost more (0: never) */
 } rmpi_tl_caps_t;

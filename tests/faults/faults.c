@@ -267,7 +267,8 @@ static void mode_rndv(rmp_request_t *pending, int killed, int seg)
             die_now();
         }
         if (me == partner)
-            say("rndv-send", seg ? seg_send(victim, T_RNDV) : rmp_send(big, BIG, victim, T_RNDV, W));
+            say("rndv-send",
+                seg ? seg_send(victim, T_RNDV) : rmp_send(big, BIG, victim, T_RNDV, W));
     }
     survivor_finish(pending);
 }

@@ -11,6 +11,7 @@
 #include "fuzz.h"
 #include "proto.h"
 #include "rmp.h"
+#include "transport.h"
 
 static int status_ok(int32_t s)
 {
@@ -42,8 +43,10 @@ static void check_message(const void *hdr, size_t hlen, size_t plen)
     }
     case RMPI_MSG_CTS: {
         const rmpi_cts_t *c = hdr;
-        FUZZ_CHECK(plen == 0 && c->sreq != 0 && status_ok(c->status) && c->more <= 1);
-        FUZZ_CHECK(c->status == RMP_SUCCESS || c->len == 0);
+        /* The payload is the receiver's segment list, nseg of them (core/layout.h). */
+        FUZZ_CHECK(plen == c->nseg * sizeof(struct iovec) && c->nseg <= RMPI_IOV_MAX);
+        FUZZ_CHECK(c->sreq != 0 && status_ok(c->status) && c->more <= 1);
+        FUZZ_CHECK(c->status == RMP_SUCCESS || (c->len == 0 && c->nseg == 0));
         break;
     }
     case RMPI_MSG_RMA: {

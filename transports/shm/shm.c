@@ -42,6 +42,7 @@ typedef struct shm_params {
     size_t buf_bytes;
     int cma; /* SHM_CMA_* */
     size_t rma_msg_max;
+    size_t iov_local_min, iov_remote_min;
 } shm_params_t;
 
 static shm_params_t shm_params;
@@ -61,6 +62,15 @@ static const rmpi_param_t shm_param_table[] = {
      "one-sided puts and gets of at most this many bytes go as messages the target "
      "applies, not by cross-memory attach, whose system call costs more below it "
      "(docs/tuning.md; 0: cross-memory attach at every size)"},
+    {"RMP_SHM_IOV_LOCAL_MIN", RMPI_PT_SIZE, "2k", "64..1g",
+     RMPI_PARAM_OFF(shm_params_t, iov_local_min),
+     "non-contiguous data moves by one cross-memory attach with segment lists, not packed, "
+     "when the segments on the side that makes the call average at least this "
+     "(docs/protocols.md, Layouts; a size above any block: always pack)"},
+    {"RMP_SHM_IOV_REMOTE_MIN", RMPI_PT_SIZE, "32k", "64..1g",
+     RMPI_PARAM_OFF(shm_params_t, iov_remote_min),
+     "... and the other process's segments average at least this: the kernel pins that "
+     "side's pages one segment at a time (docs/protocols.md, Layouts)"},
     {NULL, 0, NULL, NULL, 0, 0, NULL},
 };
 
@@ -206,6 +216,8 @@ static int shm_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t 
     caps->intranode_only = true;
     caps->rma = prm->cma != SHM_CMA_OFF;
     caps->rma_msg_max = prm->rma_msg_max;
+    caps->copyv_local_min = prm->iov_local_min;
+    caps->copyv_remote_min = prm->iov_remote_min;
     caps->native_atomics = false;
     tl->base.name = "shm";
     *out = &tl->base;
