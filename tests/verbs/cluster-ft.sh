@@ -69,7 +69,8 @@ nl_left() { # this job's ranks still running on NODES
 nl_stuck() { # the launcher's and the ranks' processes on both nodes: state, threads' waits
   local ps='for p in $(pgrep -f "[m]pirun|[o]rted|[r]mp_rsh|[n]ode_loss"); do w=""; '
   ps+='for t in /proc/$p/task/*/wchan; do w="$w $(cat $t 2>/dev/null)"; done; '
-  ps+='echo "$p $(cut -d" " -f3 /proc/$p/stat) [$w ] $(tr "\0" " " </proc/$p/cmdline | cut -c1-120)"; done'
+  ps+='echo "$p $(cut -d" " -f3 /proc/$p/stat) [$w ] '
+  ps+='$(tr "\0" " " </proc/$p/cmdline | cut -c1-120)"; done'
   echo "-- rmpn1 (loadavg $(cut -d' ' -f1-3 /proc/loadavg))"; sh -c "$ps"
   echo "-- rmpn2"; "$RSH" rmpn2 "$ps" 2>&1
 }
@@ -167,5 +168,5 @@ nodeloss_job() {
 }
 nodeloss_job "rmpn2 stopped, RMP_FAILURE_TIMEOUT=0" silent STOP 12 RMP_FAILURE_TIMEOUT=0 \
   RMP_RRUN_VERBOSE=1
-nodeloss_job "rmpn2 lost (QEMU killed), rank 0 in a receive, rank 1 in an allreduce" report KILL 15 \
-  RMP_RRUN_VERBOSE=1
+nodeloss_job "rmpn2 lost (QEMU killed), rank 0 in a receive, rank 1 in an allreduce" report \
+  KILL 15 RMP_RRUN_VERBOSE=1
