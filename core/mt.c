@@ -6,6 +6,7 @@
 #include "mt.h"
 
 __thread char rmpi_mt_self __attribute__((tls_model("initial-exec")));
+__thread char rmpi_mt_handoff __attribute__((tls_model("initial-exec")));
 
 /* Spin briefly (the holder is usually running and done within a microsecond), then
  * yield, then sleep: with threads far above the cores, yielding alone keeps every
@@ -14,9 +15,7 @@ void rmpi_mt_lock_slow(rmpi_engine_t *e)
 {
     for (unsigned spins = 0; !rmpi_mt_trylock(e); spins++) {
         if (spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
+            rmpi_mt_relax();
         } else if (spins < 96) {
             sched_yield();
         } else {

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "coll_core.h"
 #include "engine.h"
@@ -22,6 +23,26 @@
 
 
 extern __thread char rmpi_mt_self __attribute__((tls_model("initial-exec")));
+/* Set when this thread completed a request another thread allocated: that thread may be
+ * waiting for the core this one holds (core/progress.c yields it). */
+extern __thread char rmpi_mt_handoff __attribute__((tls_model("initial-exec")));
+
+/* This thread, in 32 bits (a request's owner): its TLS address; a rare collision only
+ * costs a hand-off. */
+static inline uint32_t rmpi_mt_tag(void)
+{
+    return (uint32_t)(uintptr_t)&rmpi_mt_self;
+}
+
+/* A spinning thread tells the core (lets the sibling hyperthread run). */
+static inline void rmpi_mt_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
 
 /* Take the lock if free or already ours: 1 on success, 0 when another thread has it. */
 static inline int rmpi_mt_trylock(rmpi_engine_t *e)

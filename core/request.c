@@ -44,6 +44,7 @@ rmp_request_t rmpi_req_alloc(rmpi_engine_t *e, int kind)
     e->req.free_list = r->next_active;
     r->kind = (uint8_t)kind;
     r->flags = 0;
+    r->owner = rmpi_mt_tag();
     __atomic_store_n(&r->done, 0, __ATOMIC_RELAXED);
     r->status.error = RMP_SUCCESS;
     r->status.source = -1;
@@ -89,6 +90,8 @@ RMPI_MT_ENTRY_VOID(, rmpi_req_release, req_release_locked, (rmp_request_t req), 
 void rmpi_req_complete(rmp_request_t req)
 {
     __atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
+    if (RMPI_UNLIKELY(rmpi_eng.thr.multiple) && req->owner != rmpi_mt_tag())
+        rmpi_mt_handoff = 1;
     if (RMPI_UNLIKELY(req->flags & RMPI_REQF_ORPHAN))
         rmpi_req_free(req);
 }

@@ -34,6 +34,7 @@ struct rmp_request {
     uint16_t flags;
     int done; /* written under the engine lock; read unlocked with rmpi_req_done */
     int peer; /* world rank: destination of a send, source of a matched receive */
+    uint32_t owner; /* MULTIPLE: the allocating thread (rmpi_mt_tag), for the hand-off */
     void *buf;
     size_t bytes;
     rmp_status_t status;
