@@ -87,13 +87,21 @@ RMPI_MT_BODY void req_release_locked(rmp_request_t req)
 
 RMPI_MT_ENTRY_VOID(, rmpi_req_release, req_release_locked, (rmp_request_t req), (req))
 
+/* The rare cases out of line, reached by a tail call: inlined, the hand-off's TLS access
+ * made the compiler set up a frame on the common path of every completion. */
+static __attribute__((noinline)) void req_complete_slow(rmp_request_t req)
+{
+    if (rmpi_eng.thr.multiple && req->owner != rmpi_mt_tag())
+        rmpi_mt_handoff = 1;
+    if (req->flags & RMPI_REQF_ORPHAN)
+        rmpi_req_free(req);
+}
+
 void rmpi_req_complete(rmp_request_t req)
 {
     __atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
-    if (RMPI_UNLIKELY(rmpi_eng.thr.multiple) && req->owner != rmpi_mt_tag())
-        rmpi_mt_handoff = 1;
-    if (RMPI_UNLIKELY(req->flags & RMPI_REQF_ORPHAN))
-        rmpi_req_free(req);
+    if (RMPI_UNLIKELY(rmpi_eng.thr.multiple || (req->flags & RMPI_REQF_ORPHAN)))
+        req_complete_slow(req);
 }
 
 void rmpi_req_fail(rmp_request_t req, int rc)
