@@ -31,6 +31,16 @@ cleanup() {
 trap cleanup EXIT
 ls /dev/shm > "$TMP/shm.before"
 now() { date +%s.%N; }
+# running PID...: those of PIDS that still run. Not kill -0: it counts zombies, and an
+# orphan's zombie waits for the reaper (PID 1), which may take seconds (a VM's init
+# here reaps every ~2 s), while the process is long dead.
+running() {
+    local p st
+    for p; do
+        st=$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null) || continue
+        [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ] && echo -n "$p "
+    done
+}
 
 # Nothing of a finished job may remain: processes, listening sockets, rrun's
 # directory, /dev/shm files.
@@ -298,7 +308,7 @@ PY
     rd=$(ls -d "$TMP"/run/rrun.* 2>/dev/null | head -1)
     check "[ -n \"$rd\" ] && [ \"\$(stat -c %a '$rd')\" = 700 ]" "isolation: rrun's directory $rd not 0700"
     check "! as_nobody ls '$rd' >/dev/null 2>&1" "isolation: nobody lists rrun's directory"
-    check "kill -0 $p0 2>/dev/null" "isolation: rank 0 died from the strangers"
+    check "[ -n \"$(running $p0)\" ]" "isolation: rank 0 died from the strangers"
     # SIGKILL of a rank: rrun removes everything (checked by no_leftovers).
     p1=$(awk '/^rank 1: ready pid/{print $5}' "$TMP/idle")
     s=$(now); kill -9 "$p1"; wait $rp; rc=$?; e=$(now)
@@ -317,7 +327,7 @@ for i in $(seq 100); do [ "$(grep -c 'ready pid' "$TMP/idle2")" -eq 2 ] && break
 pids=$(awk '/ready pid/{print $5}' "$TMP/idle2")
 check "[ -n \"$pids\" ]" "rrun-killed: the job did not start: $(cat "$TMP/idle2")"
 kill -9 $rp; wait $rp 2>/dev/null
-for i in $(seq 20); do alive=$(for p in $pids; do kill -0 "$p" 2>/dev/null && echo "$p"; done); [ -z "$alive" ] && break; sleep 0.1; done
+for i in $(seq 20); do alive=$(running $pids); [ -z "$alive" ] && break; sleep 0.1; done
 check "[ -z \"$alive\" ]" "rrun-killed: ranks $alive outlived rrun by 2 s"
 check "[ -z \"\$(find '$TMP/run' -mindepth 2 2>/dev/null)\" ]" "rrun-killed: files left: $(find "$TMP/run" -mindepth 2)"
 rm -rf "$TMP"/run/rrun.*
@@ -336,7 +346,7 @@ if command -v mpirun.openmpi >/dev/null; then
     n=$(wc -w <<<"$pids")
     check "[ $n = 2 ]" "mpirun-killed: the job did not start: $(cat "$TMP"/orphan.* 2>&1)"
     kill -9 $mp; wait $mp 2>/dev/null
-    for i in $(seq 30); do alive=$(for p in $pids; do kill -0 "$p" 2>/dev/null && echo -n "$p "; done); [ -z "$alive" ] && break; sleep 0.1; done
+    for i in $(seq 30); do alive=$(running $pids); [ -z "$alive" ] && break; sleep 0.1; done
     check "[ -z '$alive' ]" "mpirun-killed: ranks $alive outlived mpirun by 3 s"
     for r in 0 1; do
         check "grep -q \"^\[rmp $r\] error: lost the connection to the launcher's PMIx server\" '$TMP/orphan.$r'" \
