@@ -41,6 +41,7 @@ RMP_EXPORT int rmp_initialized(void)
 }
 
 __thread int rmpi_tls_main __attribute__((tls_model("initial-exec")));
+int rmpi_any_thread;
 static __thread int runtime_tls_warned;
 
 static const char *const runtime_level_names[] = {"RMP_THREAD_SINGLE", "RMP_THREAD_FUNNELED",
@@ -49,6 +50,8 @@ static const char *const runtime_level_names[] = {"RMP_THREAD_SINGLE", "RMP_THRE
 
 int rmpi_check_state_slow(void)
 {
+    if (RMPI_LIKELY(__atomic_load_n(&rmpi_any_thread, __ATOMIC_RELAXED)))
+        return RMP_SUCCESS; /* another thread at SERIALIZED or more */
     rmpi_engine_t *e = &rmpi_eng;
     if (e->thr.state != RMPI_STATE_INIT)
         return RMP_ERR_STATE;
@@ -394,6 +397,8 @@ RMP_EXPORT int rmp_init_thread(int *argc, char ***argv, int required, int *provi
     e->thr.state = RMPI_STATE_INIT;
     e->thr.main_tls = &rmpi_tls_main;
     rmpi_tls_main = 1;
+    if (e->thr.level >= RMP_THREAD_SERIALIZED)
+        __atomic_store_n(&rmpi_any_thread, 1, __ATOMIC_RELAXED);
     rmpi_diag_install();
     runtime_step(e, t0, "ready (segments mapped, connections set up)");
     rmpi_info("initialized: rank %d of %d on %s (local %d of %d, %d node(s))%s", e->job.rank,
@@ -448,6 +453,7 @@ RMP_EXPORT int rmp_finalize(void)
         runtime_print_stats(e);
     e->thr.state = RMPI_STATE_FINALIZED;
     *e->thr.main_tls = 0;
+    __atomic_store_n(&rmpi_any_thread, 0, __ATOMIC_RELAXED);
     runtime_release(e);
     rmpi_mt_stop(e);
     int brc = rmpi_boot_finalize();

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Surviving failures: the per-communicator state, revocation, failure acknowledgement
- * (core/ulfm.h). Nothing here is on the message path: a revoke clears the main thread's
- * fast-path flag (rmpi_tls_main), so that every later call that names a communicator
- * takes rmpi_comm_check_slow, which asks rmpi_ulfm_revoked. */
+ * (core/ulfm.h). Nothing here is on the message path: a revoke clears the fast-path
+ * flags (rmpi_tls_main, rmpi_any_thread), so that every later call that names a
+ * communicator takes rmpi_comm_check_slow, which asks rmpi_ulfm_revoked. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +140,7 @@ static void ulfm_revoke_local(rmpi_engine_t *e, rmpi_ulfm_st_t *s, rmp_comm_t co
         /* From now on every call naming a communicator asks (rmpi_comm_check_slow). */
         if (e->thr.main_tls)
             __atomic_store_n(e->thr.main_tls, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&rmpi_any_thread, 0, __ATOMIC_RELAXED);
         ulfm_scan_t sc = {s->cid, comm};
         rmpi_req_foreach(e, ulfm_fail_req, &sc);
         comm = sc.comm;

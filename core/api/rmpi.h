@@ -26,6 +26,10 @@
  * the only test on the path of every call. Static TLS (initial-exec): one load, no
  * __tls_get_addr call. */
 extern __thread int rmpi_tls_main __attribute__((tls_model("initial-exec")));
+/* The same for every thread at once, tested by the slow checks first (core/runtime.c,
+ * core/comm.c): 1 from the end of rmp_init to the start of rmp_finalize when the thread
+ * level is RMP_THREAD_SERIALIZED or more, cleared by a revoke as rmpi_tls_main is. */
+extern int rmpi_any_thread;
 
 /* The reason a call may not proceed (core/runtime.c): not initialised, finalised, or a
  * thread other than the main one below RMP_THREAD_SERIALIZED (logged once per thread). */
