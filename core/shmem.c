@@ -44,6 +44,16 @@ int rmpi_shmem_create(size_t len, const char *label, unsigned flags, rmpi_shmem_
     return RMP_SUCCESS;
 }
 
+void rmpi_shmem_prefault(void *addr, size_t len)
+{
+    if (len == 0 || madvise(addr, len, MADV_POPULATE_WRITE) == 0)
+        return;
+    /* Before Linux 5.14: a read of each page maps it (a write could race a peer's). */
+    long pg = sysconf(_SC_PAGESIZE);
+    for (size_t off = 0; off < len; off += (size_t)(pg > 0 ? pg : 4096))
+        (void)*(volatile const char *)((const char *)addr + off);
+}
+
 int rmpi_shmem_parse_name(const char *name, int *pid, int *fd)
 {
     long v[2];

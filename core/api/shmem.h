@@ -22,6 +22,10 @@ typedef struct rmpi_shmem {
  * when first touched, as malloc's are: creating, mapping and freeing a large
  * segment costs nothing per page (a 1 GiB window is not zeroed until used). */
 int rmpi_shmem_create(size_t len, const char *label, unsigned flags, rmpi_shmem_t *seg);
+/* Make and map the pages of [addr, addr + len) now (a prefix of a segment created or
+ * attached without RMPI_SHMEM_POPULATE): what is hot from the first message on costs no
+ * fault later, the rest is made when first touched. Best effort: nothing to fail. */
+void rmpi_shmem_prefault(void *addr, size_t len);
 /* Split a peer's segment name "PID:FD" (decimal, PID > 0, nothing else).
  * RMP_SUCCESS, or RMP_ERR_BOOTSTRAP when name is anything else. */
 int rmpi_shmem_parse_name(const char *name, int *pid, int *fd);

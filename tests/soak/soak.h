@@ -93,6 +93,7 @@ void soak_rma_fini(soak_t *k);
 
 /* Process resources (soak_sys.c). */
 long soak_rss_kib(void);
+long soak_shmem_kib(void);
 long soak_heap_kib(void);
 void soak_malloc_pin(void);
 int soak_fd_count(void);

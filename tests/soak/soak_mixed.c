@@ -5,7 +5,9 @@
  * duplicated, reordered or corrupted, that every collective and atomic result
  * is exact, that resident memory grows < 1% from the end of the warm-up (10%
  * of the duration) to the end, that no descriptor leaks during the run, and
- * that rmp_finalize leaves none of its own open.
+ * that rmp_finalize leaves none of its own open. Shared memory is counted apart:
+ * it may grow only by the shm pool's buffers made when first used (the 56 of 64
+ * made lazily, 64 KiB each, of this rank's segment and of each node peer's it maps).
  *
  *   soak_mixed [SECONDS [SEED]]     (or SOAK_SECONDS, SOAK_SEED; default 60 s)
  *
@@ -91,7 +93,7 @@ int main(int argc, char **argv)
                seconds, (unsigned long long)k.seed, (unsigned long long)k.seed);
     fflush(stdout);
 
-    long rss_warm = -1, rss_end, heap_warm = -1, heap_end;
+    long rss_warm = -1, rss_end, heap_warm = -1, heap_end, shm_warm = -1, shm_end;
     int fd_warm = -1, fd_end, warmed = 0, ctl = CTL_GO;
     double t0 = rmp_wtime();
     while (ctl != CTL_STOP) {
@@ -109,6 +111,7 @@ int main(int argc, char **argv)
         ctl = soak_control(&k, t0, seconds, &warmed);
         if (ctl == CTL_WARM) {
             rss_warm = soak_rss_kib();
+            shm_warm = soak_shmem_kib();
             heap_warm = soak_heap_kib();
             fd_warm = soak_fd_count();
         }
@@ -125,21 +128,29 @@ int main(int argc, char **argv)
         SOAK_FAIL(&k, "final barrier: %s", rmp_strerror(rc));
     soak_rma_final(&k);
     rss_end = soak_rss_kib();
+    shm_end = soak_shmem_kib();
     heap_end = soak_heap_kib();
     fd_end = soak_fd_count();
 
     double growth = rss_warm > 0 ? 100.0 * (double)(rss_end - rss_warm) / (double)rss_warm : 0;
     printf("rank %d: %llu rounds in %.1f s: %llu msgs %.1f MiB, %llu collectives, %llu atomics, "
-           "%llu put/get; RSS %ld KiB after warm-up, %ld KiB at end (%+.2f%%), malloc'd %ld -> "
-           "%ld KiB; fds %d -> %d\n",
+           "%llu put/get; RSS %ld KiB after warm-up, %ld KiB at end (%+.2f%%), shared %ld -> "
+           "%ld KiB, malloc'd %ld -> %ld KiB; fds %d -> %d\n",
            k.me, (unsigned long long)k.round, el, (unsigned long long)k.msgs,
            (double)k.bytes / (1 << 20), (unsigned long long)k.colls,
            (unsigned long long)k.atomics, (unsigned long long)k.puts, rss_warm, rss_end, growth,
-           heap_warm, heap_end, fd_warm, fd_end);
+           shm_warm, shm_end, heap_warm, heap_end, fd_warm, fd_end);
     fflush(stdout);
     const char *rss_check = getenv("SOAK_RSS_CHECK");
     if (growth >= 1.0 && !(rss_check && strcmp(rss_check, "0") == 0))
         SOAK_FAIL(&k, "resident memory grew %.2f%% (%ld -> %ld KiB)", growth, rss_warm, rss_end);
+    /* docs/protocols.md: buffers 9-64 of the pool (RMP_SHM_BUFS, RMP_SHM_BUF_BYTES
+     * defaults) are made when first used, in this rank's segment and in the node
+     * peers' it maps: nothing else may add shared memory after the warm-up. */
+    long shm_lazy = 56L * 64 * k.np;
+    if (shm_warm >= 0 && shm_end - shm_warm > shm_lazy && !(rss_check && !strcmp(rss_check, "0")))
+        SOAK_FAIL(&k, "shared memory grew %ld KiB (%ld -> %ld), more than the pool's lazy "
+                  "buffers (%ld KiB)", shm_end - shm_warm, shm_warm, shm_end, shm_lazy);
     if (fd_end != fd_warm)
         SOAK_FAIL(&k, "open descriptors went from %d to %d during the run", fd_warm, fd_end);
 

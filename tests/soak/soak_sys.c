@@ -9,19 +9,39 @@
 
 #include "soak.h"
 
-/* Resident memory after handing free heap pages back (malloc_trim): what is
- * held, not where the heap's free space happens to sit at that moment. */
-long soak_rss_kib(void)
+/* kB of a "Key:   N kB" line of /proc/self/status, -1 when missing. */
+static long soak_status_kib(const char *key)
 {
-    long size = 0, resident = -1;
-    malloc_trim(0);
-    FILE *f = fopen("/proc/self/statm", "r");
+    FILE *f = fopen("/proc/self/status", "r");
     if (!f)
         return -1;
-    if (fscanf(f, "%ld %ld", &size, &resident) != 2)
-        resident = -1;
+    char line[256];
+    long v = -1;
+    size_t klen = strlen(key);
+    while (fgets(line, sizeof(line), f))
+        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+            v = strtol(line + klen + 1, NULL, 10);
+            break;
+        }
     fclose(f);
-    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+    return v;
+}
+
+/* Resident memory after handing free heap pages back (malloc_trim): what is
+ * held, not where the heap's free space happens to sit at that moment. The
+ * process's own memory (RssAnon + RssFile): the shared segments are counted apart
+ * (soak_shmem_kib), since rmp's shm pool makes its later buffers when first used. */
+long soak_rss_kib(void)
+{
+    malloc_trim(0);
+    long anon = soak_status_kib("RssAnon"), file = soak_status_kib("RssFile");
+    return anon < 0 || file < 0 ? -1 : anon + file;
+}
+
+/* Resident shared memory (RssShmem): the shm segments this rank made or mapped. */
+long soak_shmem_kib(void)
+{
+    return soak_status_kib("RssShmem");
 }
 
 /* Entries of /proc/self/fd, minus the one opendir itself holds. */

@@ -51,8 +51,9 @@ static const rmpi_param_t shm_param_table[] = {
     {"RMP_SHM_CELLS", RMPI_PT_INT, "128", "8..65536", RMPI_PARAM_OFF(shm_params_t, cells),
      "cells of each rank's shared-memory inbox (128 bytes each, rounded up to a power of "
      "two, 8..65536): every local sender posts small messages there"},
-    {"RMP_SHM_BUFS", RMPI_PT_INT, "8", "1..1024", RMPI_PARAM_OFF(shm_params_t, bufs),
-     "medium-message buffers in each rank's shared-memory pool (1..1024)"},
+    {"RMP_SHM_BUFS", RMPI_PT_INT, "64", "1..1024", RMPI_PARAM_OFF(shm_params_t, bufs),
+     "medium-message buffers in each rank's shared-memory pool (1..1024; the first 8 are "
+     "made at start, the others when a stream of medium messages first needs them)"},
     {"RMP_SHM_BUF_BYTES", RMPI_PT_SIZE, "64k", "4k..16m", RMPI_PARAM_OFF(shm_params_t, buf_bytes),
      "bytes of each pool buffer (4k..16m): the largest eager shm message with its header"},
     {"RMP_SHM_CMA", RMPI_PT_ENUM, "auto", "auto|on|off", RMPI_PARAM_OFF(shm_params_t, cma),
@@ -194,12 +195,14 @@ static int shm_init(const rmpi_tl_args_t *args, rmpi_tl_t **out, rmpi_tl_caps_t 
         goto err;
     }
     if (tl->nlocal > 1) {
-        /* Populated now (rmpi_shmem_create): the inbox and the pool are this rank's hot
-         * lines from the first message on, and their size does not depend on N. */
-        rc = rmpi_shmem_create(tl->seg_bytes, "rmp-shm", RMPI_SHMEM_POPULATE, &tl->mem);
+        /* The inbox and the first pool buffers are made now: this rank's hot lines from
+         * the first message on (their size does not depend on N). */
+        rc = rmpi_shmem_create(tl->seg_bytes, "rmp-shm", 0, &tl->mem);
         if (rc != RMP_SUCCESS)
             goto err;
         char *seg = tl->mem.addr;
+        rmpi_shmem_prefault(seg, shm_seg_warm_bytes(tl->ncells, tl->pool.nbufs,
+                                                     tl->pool.buf_bytes));
         shm_seg_hdr_t *h = (shm_seg_hdr_t *)seg;
         h->magic = SHM_MAGIC;
         h->probe = SHM_MAGIC ^ (uint64_t)getpid();
@@ -319,10 +322,11 @@ static int shm_connect(rmpi_tl_t *tl_, int peer, const void *addr, size_t alen, 
 static int shm_map(shm_ep_t *ep)
 {
     void *seg = NULL;
-    int rc = rmpi_shmem_attach(ep->addr.name, ep->addr.seg_bytes, RMPI_SHMEM_POPULATE,
-                                &seg);
+    int rc = rmpi_shmem_attach(ep->addr.name, ep->addr.seg_bytes, 0, &seg);
     if (rc != RMP_SUCCESS)
         return rc;
+    rmpi_shmem_prefault(seg, shm_seg_warm_bytes(ep->addr.ncells, ep->addr.nbufs,
+                                                ep->addr.buf_bytes));
     char *s = seg;
     ep->seg = seg;
     ep->ictl = (shm_inbox_ctl_t *)(s + SHM_LINE);

@@ -7,7 +7,8 @@
  *   [ page-aligned: nbufs pool buffers of buf_bytes ]
  *
  * Its size depends on this rank's parameters only, not on the number of
- * ranks: the node holds N of them (docs/protocols.md, "shm"). */
+ * ranks: the node holds N of them (docs/protocols.md, "shm"). Only its first
+ * part is made at start (shm_seg_warm_bytes). */
 #ifndef SHM_SEG_H
 #define SHM_SEG_H
 
@@ -52,6 +53,16 @@ static inline size_t shm_seg_bufs_off(uint64_t ncells, uint64_t nbufs)
 static inline size_t shm_seg_bytes(uint64_t ncells, uint64_t nbufs, uint64_t buf_bytes)
 {
     return shm_seg_bufs_off(ncells, nbufs) + (size_t)(nbufs * buf_bytes);
+}
+
+/* The part made at start (rmpi_shmem_prefault): everything up to the pool's first
+ * SHM_POOL_WARM buffers, which a ping-pong or a short burst keeps reusing. The other
+ * buffers take memory only once a stream of medium messages has filled the first ones. */
+#define SHM_POOL_WARM 8u
+static inline size_t shm_seg_warm_bytes(uint64_t ncells, uint64_t nbufs, uint64_t buf_bytes)
+{
+    uint64_t warm = nbufs < SHM_POOL_WARM ? nbufs : SHM_POOL_WARM;
+    return shm_seg_bufs_off(ncells, nbufs) + (size_t)(warm * buf_bytes);
 }
 
 /* Is blob (len bytes from PMIx) a peer address this rank can use, with
