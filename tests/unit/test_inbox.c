@@ -183,17 +183,19 @@ static void test_pool(void **state)
         assert_int_equal(shm_pool_get(&p), 0);
         shm_pool_put(st, 0);
     }
-    int seen = 0;
-    for (int i = 0; i < 4; i++) {
-        int64_t b = shm_pool_get(&p);
-        assert_true(b >= 0 && b < 4);
-        assert_false(seen & (1 << b));
-        seen |= 1 << b;
-    }
+    /* A burst: the buffer used last, then the lowest free ones. */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(shm_pool_get(&p), i);
     assert_int_equal(shm_pool_get(&p), -1); /* exhausted */
     shm_pool_put(st, 2);
+    shm_pool_put(st, 1);
+    assert_int_equal(shm_pool_get(&p), 1); /* the lowest free, not the next on round (2) */
+    shm_pool_put(st, 0);
+    assert_int_equal(shm_pool_get(&p), 0); /* last used (1) busy: the lowest free */
     assert_int_equal(shm_pool_get(&p), 2);
     assert_int_equal(shm_pool_get(&p), -1);
+    shm_pool_put(st, 2);
+    assert_int_equal(shm_pool_get(&p), 2); /* the one used last, free again */
 }
 
 static void test_addr(void **state)

@@ -11,7 +11,7 @@
  * (it alone allocates), the receiver clears it with release order once it
  * has read the data, so the sender's acquire load of 0 means the receiver
  * is done. The sender tries the buffer it used last first: a ping-pong of
- * medium messages keeps reusing one hot buffer. */
+ * medium messages keeps reusing one hot buffer; then the lowest free one. */
 #ifndef SHM_POOL_H
 #define SHM_POOL_H
 
@@ -36,18 +36,25 @@ typedef struct shm_pool {
     uint32_t last; /* the buffer handed out last */
 } shm_pool_t;
 
-/* A free buffer's index, now busy, or -1 when all are in flight. */
+/* A free buffer's index, now busy, or -1 when all are in flight: the one used last (a
+ * ping-pong stays on one hot buffer), else the lowest free one, so that the buffers in
+ * use stay few and warm. Walking on round the pool instead cycles a stream, or a burst
+ * to descheduled peers, through all of them (4 MiB with the defaults): that gave osu_bw
+ * at 32 KiB twice the bandwidth but alltoall of 32 KiB at 4 ranks on 2 cores three times
+ * the time, and lost 4-8 KiB bandwidth (benchmarks/results/ab-shm-pool-policy-20261129.txt). */
 static inline int64_t shm_pool_get(shm_pool_t *p)
 {
-    uint32_t i = p->last;
-    for (uint32_t n = 0; n < p->nbufs; n++) {
-        if (atomic_load_explicit(&p->state[i].busy, memory_order_acquire) == 0) {
+    uint32_t last = p->last;
+    if (atomic_load_explicit(&p->state[last].busy, memory_order_acquire) == 0) {
+        atomic_store_explicit(&p->state[last].busy, 1, memory_order_relaxed);
+        return last;
+    }
+    for (uint32_t i = 0; i < p->nbufs; i++) {
+        if (i != last && atomic_load_explicit(&p->state[i].busy, memory_order_acquire) == 0) {
             atomic_store_explicit(&p->state[i].busy, 1, memory_order_relaxed);
             p->last = i;
             return i;
         }
-        if (++i == p->nbufs)
-            i = 0;
     }
     return -1;
 }
