@@ -45,7 +45,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BIG (4u << 20)
+/* Far larger than what shm can hold in flight (its pool: 64 buffers of 64 KiB, 4 MiB):
+ * without CMA a send of BIG still blocks mid-message once its receiver stops polling. */
+#define BIG (16u << 20)
 #define T_PENDING 77
 #define T_STREAM 1
 #define T_RNDV 2
