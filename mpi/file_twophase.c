@@ -368,7 +368,7 @@ int mpii_file_twophase(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count coun
     if (mode == 2 && f->nodes == 1 && np > 0 && nby / np >= own) {
         /* one node, large pieces: no aggregation (file_own.c) */
         size_t got = 0;
-        rc = mpii_file_own_io(f, v, nv, buf, count, d, write, &got);
+        rc = mpii_file_own_io(f, v, nv, buf, count, d, write, 2 * nby >= gmax - gmin, &got);
         free(v);
         *bytes = (MPI_Count)got;
         return rc ? mpii_file_err(f, rc, fn, "collective %s failed", write ? "write" : "read")

@@ -97,9 +97,11 @@ int mpii_file_view_pieces(const mpii_file_t *f, MPI_Offset pos, size_t n, mpii_f
 int mpii_file_twophase(mpii_file_t *f, MPI_Offset pos, void *buf, MPI_Count count,
                        mpii_dtype_t *d, int write, MPI_Count *bytes, int *done, const char *fn);
 /* Collective access without aggregation (file_own.c): my pieces v[0..nv) of the view,
- * in stream order, moved straight between buf and the file; *done: bytes moved. */
+ * in stream order, moved straight between buf and the file; dense: the ranks' pieces
+ * together cover most of their span (a read from disk then reads ahead through the
+ * holes between mine); *done: bytes moved. */
 int mpii_file_own_io(mpii_file_t *f, const mpii_fseg_t *v, size_t nv, void *buf,
-                     MPI_Count count, mpii_dtype_t *d, int write, size_t *done);
+                     MPI_Count count, mpii_dtype_t *d, int write, int dense, size_t *done);
 
 /* Moves the n packed bytes that start at byte at of an access's stream between pk and
  * the file (*got: bytes moved, fewer than n only at end of file); MPI class. */
