@@ -881,6 +881,7 @@ static void test_segments(int expect_shm)
     int fds0 = procfs_count_fds(), maps0 = procfs_count_maps(SEG_NAME);
     T_CHECK(fds0 > 0 && maps0 >= 0, "cannot read /proc/self");
     for (int i = 0; i < 6; i++) {
+        long kib0 = procfs_maps_rss_kib(SEG_NAME); /* world's segment */
         RC_CHECK(rmp_comm_dup(world, &d), "comm_dup", "");
         test_allreduce(d, RMP_INT32, RMP_SUM, 1023, i & 1);
         test_allreduce(d, RMP_FLOAT, RMP_SUM, 100000 + 3, 0);
@@ -891,6 +892,20 @@ static void test_segments(int expect_shm)
             T_CHECK(procfs_count_maps(SEG_NAME) == maps0 + 1,
                     "duplicate %d: %d segment mappings, want %d", i, procfs_count_maps(SEG_NAME),
                     maps0 + 1);
+        /* only the control lines and the first 16 KiB of each of the 2 (np + 1) slots
+         * are mapped when it is made (coll_shm.c, SHM_WARM); a large operation maps
+         * more */
+        long warm = 4 + 2 * (np + 1) * 16;
+        if (expect_shm && np > 1 && i == 0) {
+            long kib = procfs_maps_rss_kib(SEG_NAME) - kib0;
+            T_CHECK(kib0 >= 0 && kib <= warm, "a new segment: %ld KiB resident, want <= %ld", kib,
+                    warm);
+            test_bcast(d, RMP_FLOAT, 100000 + 3, 0); /* through the slots (the 2-rank
+                                                       * allreduce would copy directly) */
+            kib = procfs_maps_rss_kib(SEG_NAME) - kib0;
+            T_CHECK(kib > warm, "after a 400 KB bcast: %ld KiB resident, want > %ld", kib,
+                    warm);
+        }
         RC_CHECK(rmp_comm_free(&d), "comm_free", "");
     }
     T_CHECK(procfs_count_maps(SEG_NAME) == maps0, "freed duplicates left %d segment mappings",

@@ -30,3 +30,21 @@ int procfs_count_maps(const char *name)
     fclose(f);
     return n;
 }
+
+long procfs_maps_rss_kib(const char *name)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    long kib = 0, v = 0;
+    int in = 0;
+    while (fgets(line, sizeof(line), f)) {
+        if (strchr(line, '-') && strchr(line, ' ') && strchr(line, '-') < strchr(line, ' '))
+            in = strstr(line, name) != NULL; /* a mapping's header: "lo-hi perms ..." */
+        else if (in && sscanf(line, "Rss: %ld kB", &v) == 1)
+            kib += v;
+    }
+    fclose(f);
+    return kib;
+}
