@@ -3,6 +3,7 @@
  * error handlers (docs/mpi.md, "MPI-IO"). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,68 +153,85 @@ static void file_destroy(mpii_file_t *f)
     mpii_obj_free(&file_pool, f);
 }
 
-/* Write-only opened read-write: 0, an error class, or -1 when some rank may not read
- * (then nothing is left open and the caller opens write-only). */
-static int file_open_rw(mpii_file_t *f, const char *path, int amode)
-{
-    int err = 0, denied = 0;
-    if (f->rank == 0) {
-        int cf = O_RDWR | (amode & MPI_MODE_CREATE ? O_CREAT : 0) |
-                 (amode & MPI_MODE_EXCL ? O_EXCL : 0);
-        f->fd = open(path, cf, 0666);
-        denied = f->fd < 0 && errno == EACCES;
-        err = f->fd < 0 && !denied ? mpii_file_errno_class(errno) : 0;
-    }
-    int st[2] = {err, denied};
-    PMPI_Bcast(st, 2, MPI_INT, 0, f->comm);
-    if (st[0] || st[1])
-        return st[0] ? st[0] : -1;
-    if (f->rank != 0) {
-        f->fd = open(path, O_RDWR);
-        denied = f->fd < 0 && errno == EACCES;
-        err = f->fd < 0 && !denied ? mpii_file_errno_class(errno) : 0;
-    }
-    int any[2] = {err, denied};
-    PMPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, f->comm);
-    if (any[1] && !any[0]) {
-        if (f->fd >= 0)
-            close(f->fd);
-        f->fd = -1;
-        return -1;
-    }
-    return any[0];
-}
+/* What rank 0 tells the others after its open: its error (or that reading was denied,
+ * probe), and the shared pointer's side file, whose name travels here when it fits. */
+typedef struct {
+    int err, denied, len;
+    char name[244];
+} file_hello_t;
 
-/* Rank 0 opens first (it alone creates, so MPI_MODE_EXCL fails only when the file
- * existed before the call), then the others; every rank learns the first failure. */
-static int file_open_fd(mpii_file_t *f, const char *path, int amode)
+/* One attempt at opening path with flags on every rank, and the shared pointer's side
+ * file: rank 0 first (it alone creates, so MPI_MODE_EXCL fails only when the file existed
+ * before the call), then the others; one bcast and one allreduce. probe: a failure to
+ * read (EACCES) is not an error but *denied, and nothing is left open (the caller then
+ * opens write-only). 0 or an MPI class, the same on every rank. */
+static int file_open_try(mpii_file_t *f, int flags, int amode, int probe, int *denied)
 {
-    int flags = amode & MPI_MODE_RDONLY ? O_RDONLY : amode & MPI_MODE_WRONLY ? O_WRONLY : O_RDWR;
-    int err = 0;
-    /* write sieving reads before it writes: write-only is opened read-write when it may
-     * sieve (the access mode checks stay MPI's); sieving is off where that is refused */
-    if (flags == O_WRONLY && f->ds_write) {
-        int rw = file_open_rw(f, path, amode);
-        if (rw >= 0)
-            return rw;
-        f->ds_write = 0;
-    }
+    file_hello_t h = {0, 0, 0, ""};
+    char name[PATH_MAX] = "";
+    MPI_Offset end = 0;
+    struct stat sb;
+    *denied = 0;
     if (f->rank == 0) {
         int cf = flags | (amode & MPI_MODE_CREATE ? O_CREAT : 0) |
                  (amode & MPI_MODE_EXCL ? O_EXCL : 0);
-        f->fd = open(path, cf, 0666);
-        err = f->fd < 0 ? mpii_file_errno_class(errno) : 0;
+        f->fd = open(f->path, cf, 0666);
+        h.denied = probe && f->fd < 0 && errno == EACCES;
+        h.err = f->fd < 0 && !h.denied ? mpii_file_errno_class(errno) : 0;
+        if (f->fd >= 0 && (amode & MPI_MODE_APPEND))
+            end = fstat(f->fd, &sb) == 0 ? (MPI_Offset)sb.st_size : 0;
+        if (f->fd >= 0)
+            h.err = mpii_file_shared_make(f, end, name, sizeof(name));
+        h.len = (int)strlen(name);
+        if (h.len < (int)sizeof(h.name))
+            memcpy(h.name, name, (size_t)h.len + 1);
     }
-    PMPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
-    if (err)
-        return err;
+    PMPI_Bcast(&h, (int)sizeof(h), MPI_BYTE, 0, f->comm);
+    if (h.err || h.denied) {
+        *denied = h.denied;
+        return h.err;
+    }
+    if (h.len >= (int)sizeof(h.name)) /* a long directory: the name on its own */
+        PMPI_Bcast(name, h.len + 1, MPI_CHAR, 0, f->comm);
+    else
+        memcpy(name, h.name, (size_t)h.len + 1);
+    int st[2] = {0, 0}; /* error, denied */
     if (f->rank != 0) {
-        f->fd = open(path, flags);
-        err = f->fd < 0 ? mpii_file_errno_class(errno) : 0;
+        f->fd = open(f->path, flags);
+        st[1] = probe && f->fd < 0 && errno == EACCES;
+        st[0] = f->fd < 0 && !st[1] ? mpii_file_errno_class(errno) : 0;
+        if (f->fd >= 0)
+            st[0] = mpii_file_shared_join(f, name);
     }
-    int any = 0;
-    PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, f->comm);
-    return any;
+    PMPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, f->comm);
+    if (f->rank == 0) /* every rank has it open, or gave up */
+        unlink(name);
+    if (st[1] && !st[0]) {
+        *denied = 1;
+        if (f->fd >= 0)
+            close(f->fd);
+        f->fd = -1;
+        mpii_file_shared_close(f);
+    }
+    return st[0];
+}
+
+/* Write sieving reads before it writes: write-only is opened read-write when it may
+ * sieve (the access mode checks stay MPI's); sieving is off where some rank may not
+ * read. */
+static int file_open_fd(mpii_file_t *f, int amode)
+{
+    int flags = amode & MPI_MODE_RDONLY ? O_RDONLY : amode & MPI_MODE_WRONLY ? O_WRONLY : O_RDWR;
+    int denied = 0;
+    if (flags == O_WRONLY && f->ds_write) {
+        int rc = file_open_try(f, O_RDWR, amode, 1, &denied);
+        if (!denied)
+            return rc;
+        f->ds_write = 0;
+        if (f->rank == 0 && (amode & MPI_MODE_EXCL)) /* it may have created the file */
+            amode &= ~MPI_MODE_EXCL;
+    }
+    return file_open_try(f, flags, amode, 0, &denied);
 }
 
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
@@ -253,28 +271,29 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     PMPI_Comm_rank(f->comm, &f->rank);
     PMPI_Comm_size(f->comm, &f->size);
     /* one aggregator per node unless the hint says otherwise */
-    int err = mpii_file_aggr_init(f);
-    f->cb_nodes = f->nodes;
+    int err = mpii_file_aggr_alloc(f);
+    f->cb_nodes = 0;
     file_hints(f, info);
     if (!err)
         err = f->path ? mpii_file_view_default(f) : MPI_ERR_NO_MEM;
     int any = 0;
     PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, f->comm);
-    err = any ? any : file_open_fd(f, f->path, amode);
+    if (!any) {
+        mpii_file_aggr_layout(f);
+        f->cb_nodes = f->cb_nodes > 0 ? f->cb_nodes : f->nodes;
+    }
+    err = any ? any : file_open_fd(f, amode);
     MPI_Offset end = 0;
     struct stat sb;
     if (!err && (amode & MPI_MODE_APPEND))
         end = fstat(f->fd, &sb) == 0 ? (MPI_Offset)sb.st_size : 0;
-    if (!err)
-        err = mpii_file_shared_open(f, end);
     if (!err)
         mpii_file_direct_open(f);
     if (err) {
         file_destroy(f);
         return mpii_file_err(NULL, err, fn, "cannot open %s: %s", filename, mpii_err_name(err));
     }
-    f->ptr = end;
-    PMPI_Barrier(f->comm);
+    f->ptr = end; /* the allreduce of file_open_try: every rank has opened */
     *fh = (MPI_File)f;
     return MPI_SUCCESS;
 }
@@ -291,9 +310,11 @@ int PMPI_File_close(MPI_File *fh)
     if (f->fd >= 0 && close(f->fd) != 0)
         err = mpii_file_errno_class(errno);
     f->fd = -1;
-    PMPI_Barrier(f->comm); /* every rank closed before the file goes */
+    /* the name goes before any rank returns (the others' open descriptors keep the data
+     * until they close them, in this call) */
     if ((f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0)
         unlink(f->path);
+    PMPI_Barrier(f->comm);
     file_destroy(f);
     *fh = MPI_FILE_NULL;
     return err ? mpii_file_err(NULL, err, fn, "close failed") : MPI_SUCCESS;

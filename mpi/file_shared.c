@@ -17,36 +17,35 @@
 
 /* The counter is 8 bytes in a file rank 0 makes beside the data file (in TMPDIR when
  * that directory is not writable), opened by every rank and unlinked at once, so it
- * lives exactly as long as the descriptors: a crash leaves nothing behind. Updates are
- * serialized by an fcntl write lock on it. */
-int mpii_file_shared_open(mpii_file_t *f, int64_t init)
+ * lives exactly as long as the descriptors: a crash leaves nothing behind (the open is
+ * file_open.c's: the name travels with the data file's open). Updates are serialized
+ * by an fcntl write lock on it. */
+int mpii_file_shared_make(mpii_file_t *f, int64_t init, char *name, size_t cap)
 {
-    char name[PATH_MAX];
-    int err = 0;
-    if (f->rank == 0) {
-        const char *slash = strrchr(f->path, '/');
-        int dl = slash ? (int)(slash - f->path) : 1;
-        snprintf(name, sizeof(name), "%.*s/.rmpio-shfp-XXXXXX", dl, slash ? f->path : ".");
+    const char *slash = strrchr(f->path, '/');
+    int dl = slash ? (int)(slash - f->path) : 1;
+    snprintf(name, cap, "%.*s/.rmpio-shfp-XXXXXX", dl, slash ? f->path : ".");
+    f->shfd = mkstemp(name);
+    if (f->shfd < 0) {
+        const char *t = getenv("TMPDIR");
+        snprintf(name, cap, "%s/.rmpio-shfp-XXXXXX", t && *t ? t : "/tmp");
         f->shfd = mkstemp(name);
-        if (f->shfd < 0) {
-            const char *t = getenv("TMPDIR");
-            snprintf(name, sizeof(name), "%s/.rmpio-shfp-XXXXXX", t && *t ? t : "/tmp");
-            f->shfd = mkstemp(name);
-        }
-        if (f->shfd < 0 || pwrite(f->shfd, &init, sizeof(init), 0) != (ssize_t)sizeof(init))
-            err = MPI_ERR_IO;
     }
-    PMPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
-    if (err)
-        return err;
-    PMPI_Bcast(name, sizeof(name), MPI_CHAR, 0, f->comm);
-    if (f->rank != 0 && (f->shfd = open(name, O_RDWR)) < 0)
-        err = mpii_file_errno_class(errno);
-    int any = 0;
-    PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, f->comm);
-    if (f->rank == 0)
+    if (f->shfd >= 0 && pwrite(f->shfd, &init, sizeof(init), 0) == (ssize_t)sizeof(init))
+        return MPI_SUCCESS;
+    if (f->shfd >= 0) {
+        close(f->shfd);
         unlink(name);
-    return any;
+    }
+    f->shfd = -1;
+    name[0] = '\0';
+    return MPI_ERR_IO;
+}
+
+int mpii_file_shared_join(mpii_file_t *f, const char *name)
+{
+    f->shfd = open(name, O_RDWR);
+    return f->shfd < 0 ? mpii_file_errno_class(errno) : MPI_SUCCESS;
 }
 
 void mpii_file_shared_close(mpii_file_t *f)

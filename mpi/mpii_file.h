@@ -149,16 +149,20 @@ int mpii_file_is_x32(const mpii_file_t *f);
 int mpii_file_x32_byte_of(const mpii_file_t *f, MPI_Offset eoff, MPI_Offset *byte);
 int mpii_file_x32_end_of(const mpii_file_t *f, MPI_Offset size, MPI_Offset *eoff);
 
-/* Shared pointer (file_shared.c): make it (collective; 0 or the value given), free it,
- * set it (rank 0 only), add n etypes returning the old value. */
-int mpii_file_shared_open(mpii_file_t *f, int64_t init);
+/* Shared pointer (file_shared.c): rank 0 makes its side file, holding init, named in
+ * name (cap bytes; MPI class), which the others then open (join; MPI class) and rank 0
+ * unlinks once all have; free it, set it (rank 0 only), add n etypes returning the old
+ * value. */
+int mpii_file_shared_make(mpii_file_t *f, int64_t init, char *name, size_t cap);
+int mpii_file_shared_join(mpii_file_t *f, const char *name);
 void mpii_file_shared_close(mpii_file_t *f);
 int mpii_file_shared_set(mpii_file_t *f, int64_t v);
 int mpii_file_shared_fetch_add(mpii_file_t *f, int64_t n, int64_t *old);
 
-/* Fast paths (iobench). Aggregators (file_aggr.c): the node layout of f's ranks, made at
- * open (collective), and its release. */
-int mpii_file_aggr_init(mpii_file_t *f);
+/* Fast paths (iobench). Aggregators (file_aggr.c): room for the node layout of f's
+ * ranks (MPI class), the layout (collective: one allgather at open), its release. */
+int mpii_file_aggr_alloc(mpii_file_t *f);
+void mpii_file_aggr_layout(mpii_file_t *f);
 /* Hints of the fast paths (file_hints.c): defaults, set from an info, shown in one. */
 void mpii_file_fast_defaults(mpii_file_t *f);
 void mpii_file_fast_hints(mpii_file_t *f, MPI_Info info);

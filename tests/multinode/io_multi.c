@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO across hosts (tests/multinode/run): `io_multi DIR`, DIR a directory every
  * rank sees. A 2-D array of doubles distributed by column blocks (each rank's part is
- * strided in the file) is written with MPI_File_write_all through a subarray view;
+ * strided in the file) is written with MPI_File_write_all through a subarray view (its
+ * cb_nodes hint, one aggregator per host by default, checked against the hosts);
  * every rank then reads the whole file back and checks every element. Then each rank
  * writes rank + 1 ints with MPI_File_write_ordered, and every rank checks that the
  * blocks are in rank order. Prints "2 passed, 0 failed" (rank 0) on success; any
@@ -49,6 +50,21 @@ static void t_write_all(const char *path)
     int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
                            &fh);
     CHECK(rc == MPI_SUCCESS, "open %s: error %d", path, rc);
+    /* one aggregator per node by default: cb_nodes is the number of hosts */
+    MPI_Comm node;
+    int lr, hosts = 0, len = 16, flag = 0;
+    char v[16];
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &lr);
+    lr = lr == 0;
+    MPI_Allreduce(&lr, &hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm_free(&node);
+    MPI_Info in;
+    CHECK(MPI_File_get_info(fh, &in) == MPI_SUCCESS, "get_info");
+    CHECK(MPI_Info_get_string(in, "cb_nodes", &len, v, &flag) == MPI_SUCCESS && flag &&
+              atoi(v) == hosts,
+          "cb_nodes is %s, want %d (the hosts)", flag ? v : "unset", hosts);
+    MPI_Info_free(&in);
     CHECK(MPI_File_set_size(fh, 0) == MPI_SUCCESS, "set_size");
     CHECK(MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL) == MPI_SUCCESS,
           "set_view");
