@@ -111,7 +111,7 @@ static size_t shm_len(int n, size_t chunk)
  * that uses it: populating all of it (MAP_POPULATE) made the segment cost 0.4 ms at
  * 2 ranks and 4.3 ms at 4 ranks on 2 cores (5 MiB, 512 KiB chunks), plus 0.6-1 ms in
  * every other rank, for communicators that move a few small messages (MPI_File_open's
- * private duplicate: 5.5 ms an open at 4 ranks, 0.16 ms with ROMIO). */
+ * private duplicate: an open took 4.5 ms at 4 ranks, ROMIO's 0.12 ms; docs/io.md). */
 #define SHM_WARM ((size_t)16384)
 
 static void shm_warm(coll_shm_t *s)

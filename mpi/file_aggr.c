@@ -2,8 +2,9 @@
 /* MPI-IO aggregators of two-phase collective access. The node layout comes from the
  * node id of every rank (rmp_node_id, by which MPI_Comm_split_type splits), one
  * allgather at open. Ranks are put in aggregator order: the lowest rank of every node,
- * then the second of every node, and so on, so the first cb_nodes entries spread the I/O over
- * as many nodes as they can; cb_nodes defaults to the node count (ROMIO's default). */
+ * then the second of every node, and so on, so the first cb_nodes entries spread the
+ * I/O over as many nodes as they can; cb_nodes defaults to the node count (ROMIO's
+ * default). */
 #include <stdlib.h>
 
 #include "mpii.h"
